@@ -1,0 +1,33 @@
+/* parbench: parse, launch if needed, run.  Everything else lives in the
+ * files named by the calls below. */
+#include <stdio.h>
+
+#include "pb_app.h"
+#include "pb_launch.h"
+#include "pb_options.h"
+
+int main(int argc, char **argv)
+{
+    pb_options_t opt;
+    pb_err_t err;
+    /* argv is the same on every rank, so every rank refuses the same
+     * input; only rank 0 says so */
+    if (pb_cli_parse(argc, argv, &opt, &err) != PB_OK) {
+        if (pb_launch_rank_hint() == 0)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return err.code;
+    }
+    if (opt.cmd == PB_CMD_HELP || opt.cmd == PB_CMD_VERSION) {
+        if (pb_launch_rank_hint() == 0)
+            fputs(opt.cmd == PB_CMD_VERSION ? "parbench " PB_VERSION "\n"
+                                            : pb_cli_usage(opt.help_for),
+                  stdout);
+        return 0;
+    }
+    if (!opt.no_launch && !pb_launch_under_launcher()) {
+        pb_launch_exec(argc, argv, &opt, &err);
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        return err.code;
+    }
+    return pb_app_run(&argc, &argv, &opt);
+}

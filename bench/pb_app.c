@@ -1,0 +1,27 @@
+#include "pb_app.h"
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "pb_coll_cmd.h"
+#include "pb_ctx.h"
+
+int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
+{
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        fprintf(stderr, "parbench: MPI_Init failed\n");
+        return PB_ERUNTIME;
+    }
+    pb_ctx_t ctx;
+    pb_err_t err;
+    pb_err_clear(&err);
+    int code = pb_ctx_init(&ctx, opt, &err);
+    if (code == PB_OK)
+        code = pb_coll_cmd(&ctx, &err);
+    /* every rank holds the same code here; rank 0 says why, once */
+    if (code != PB_OK && ctx.rank == 0)
+        fprintf(stderr, "parbench: %s\n", err.msg);
+    pb_ctx_fini(&ctx);
+    MPI_Finalize();
+    return code;
+}

@@ -1,0 +1,504 @@
+/* Command-line parsing: a table of options and one loop, no getopt (whose
+ * state is global).  Accepted forms: --name value, --name=value, -x value,
+ * -xvalue. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_options.h"
+#include "pb_size.h"
+
+enum opt_id {
+    O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
+    O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
+    O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
+    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT
+};
+
+struct opt_spec {
+    const char *lng;
+    char shrt;
+    int has_arg;
+    enum opt_id id;
+};
+
+static const struct opt_spec specs[] = {
+    {"help", 'h', 0, O_HELP},          {"version", 'V', 0, O_VERSION},
+    {"op", 0, 1, O_OP},                {"dtype", 'd', 1, O_DTYPE},
+    {"redop", 0, 1, O_REDOP},          {"minbytes", 'b', 1, O_MIN},
+    {"maxbytes", 'e', 1, O_MAX},       {"stepfactor", 'f', 1, O_FACTOR},
+    {"stepbytes", 'i', 1, O_STEP},     {"sizes", 0, 1, O_SIZES},
+    {"iters", 'n', 1, O_ITERS},        {"warmup", 'w', 1, O_WARMUP},
+    {"check", 0, 0, O_CHECK},          {"", 'c', 1, O_CHECK_NUM},
+    {"mode", 0, 1, O_MODE},            {"place", 0, 1, O_PLACE},
+    {"root", 'r', 1, O_ROOT},          {"precision", 0, 1, O_PRECISION},
+    {"time-budget", 0, 1, O_BUDGET},   {"min-iters", 0, 1, O_MIN_ITERS},
+    {"max-iters", 0, 1, O_MAX_ITERS},  {"batch", 0, 1, O_BATCH},
+    {"csv", 0, 1, O_CSV},              {"label", 0, 1, O_LABEL},
+    {"quiet", 'q', 0, O_QUIET},        {"backend", 0, 1, O_BACKEND},
+    {"np", 0, 1, O_NP},                {"no-launch", 0, 0, O_NO_LAUNCH},
+    {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
+    {"fault", 0, 1, O_FAULT},
+};
+
+static const char usage_main[] =
+    "usage: parbench [COMMAND] [OPTIONS]\n"
+    "\n"
+    "Measures the communication of large-model training on this machine.\n"
+    "\n"
+    "commands:\n"
+    "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
+    "           written to parbench-results.csv\n"
+    "  coll     measure collectives (see parbench coll --help)\n"
+    "\n"
+    "Started from a plain shell, parbench re-executes itself under mpirun with\n"
+    "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
+    "\n"
+    "common options:\n"
+    "  --np N            ranks to launch when not started by a launcher\n"
+    "  --no-launch       run as a single MPI process instead of re-launching\n"
+    "  --csv FILE        append one row per measurement (DESIGN.md schema)\n"
+    "  -h, --help        this text;  -V, --version  the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 verification failure, 2 bad input, 3 runtime failure\n";
+
+static const char usage_coll[] =
+    "usage: parbench coll [OPTIONS]\n"
+    "\n"
+    "what:\n"
+    "  --op LIST         allreduce, allgather, reducescatter, alltoall, alltoallv,\n"
+    "                    broadcast, reduce, sendrecv, or all (default allreduce)\n"
+    "  -d, --dtype LIST  float, double, half, bfloat16, int32, int8 (f32, f64, f16,\n"
+    "                    bf16, i32, i8), or all (default float)\n"
+    "  --redop LIST      sum, max, min (avg: NCCL only), or all (default sum)\n"
+    "  -r, --root N      root of broadcast and reduce (default 0)\n"
+    "  --place P         out, in or both (default both): out-of-place / in-place\n"
+    "  --group-size K    run on groups of K consecutive ranks, all at once\n"
+    "\n"
+    "sizes (K, M, G, T = powers of 1024):\n"
+    "  -b, --minbytes S  smallest size (default 8)\n"
+    "  -e, --maxbytes S  largest size (default: the smallest, or 64M with -b absent)\n"
+    "  -f, --stepfactor F  multiply by F (default 2)\n"
+    "  -i, --stepbytes S   or add S\n"
+    "  --sizes LIST      explicit sizes, e.g. 8,1K,64M (each must divide as needed)\n"
+    "  A size is the largest per-rank buffer (nccl-tests' convention): the message\n"
+    "  for allreduce, broadcast, reduce and sendrecv; the gathered output for\n"
+    "  allgather; the full input for reducescatter; one rank's send buffer for\n"
+    "  alltoall(v).  Range sizes are rounded down to what the collective needs.\n"
+    "\n"
+    "timing:\n"
+    "  --mode M          latency (barrier, time each op; OSU-like), throughput\n"
+    "                    (time a batch of back-to-back ops; nccl-tests-like), or both\n"
+    "                    (default latency)\n"
+    "  --precision P     sample until the median's 95% CI half-width is within P\n"
+    "                    percent (default 2)\n"
+    "  --time-budget S   seconds per measurement at most (default 1)\n"
+    "  --min-iters N, --max-iters N   sample count bounds (default 10, 1000)\n"
+    "  -n, --iters N     fixed number of timed samples instead (no adaptation)\n"
+    "  -w, --warmup N    untimed operations first (default 5)\n"
+    "  --batch N         throughput mode: operations per sample (default: ~1 ms)\n"
+    "\n"
+    "checking and output:\n"
+    "  --check (-c 1)    verify every result exactly; wrong elements fail the run\n"
+    "  --csv FILE        append rows to FILE (a file with another header is refused)\n"
+    "  --label TEXT      free text for the label column\n"
+    "  --backend NAME    mpi (default)\n"
+    "  --mpi-chunk S     largest single MPI call (default 1G; for tests)\n"
+    "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n";
+
+const char *pb_cli_usage(pb_command_t cmd)
+{
+    return cmd == PB_CMD_COLL ? usage_coll : usage_main;
+}
+
+static void defaults(pb_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = PB_CMD_MAIN;
+    snprintf(o->backend, sizeof o->backend, "mpi");
+    o->out_of_place = 1;
+    o->in_place = 1;
+    o->size_min = 8;
+    o->size_factor = 2.0;
+    o->warmup = 5;
+    o->min_iters = 10;
+    o->max_iters = 1000;
+    o->precision = 0.02;
+    o->time_budget = 1.0;
+    o->fault_rank = -1;
+}
+
+void pb_cli_main_job_defaults(pb_options_t *o)
+{
+    o->ncolls = 0;
+    for (int c = 0; c < PB_COLL_COUNT; c++)
+        o->colls[o->ncolls++] = (pb_coll_t)c;
+    if (!o->sizes_given) {
+        o->size_min = 8;
+        o->size_max = UINT64_C(64) << 20;
+    }
+    o->check = 1;
+    /* the whole sweep in well under a minute on a small machine */
+    o->time_budget = 0.25;
+    o->min_iters = 5;
+    if (o->csv_path == NULL)
+        o->csv_path = "parbench-results.csv";
+}
+
+static int parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err)
+{
+    char *end;
+    errno = 0;
+    if (v[0] == '-' || v[0] == '\0')
+        return pb_err_set(err, PB_EINPUT, "%s needs a whole number, not '%s'", name, v);
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return pb_err_set(err, PB_EINPUT, "%s needs a whole number, not '%s'", name, v);
+    if (x < lo)
+        return pb_err_set(err, PB_EINPUT, "%s must be at least %llu (got %s)", name,
+                          (unsigned long long)lo, v);
+    *out = x;
+    return PB_OK;
+}
+
+static int parse_int(const char *name, const char *v, int lo, int *out, pb_err_t *err)
+{
+    uint64_t x;
+    if (parse_u64(name, v, (uint64_t)lo, &x, err) != PB_OK)
+        return err->code;
+    if (x > INT_MAX)
+        return pb_err_set(err, PB_EINPUT, "%s is too large: %s", name, v);
+    *out = (int)x;
+    return PB_OK;
+}
+
+static int parse_double(const char *name, const char *v, double *out, pb_err_t *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end != v && *end == '%' && end[1] == '\0')
+        end++;
+    if (errno != 0 || end == v || *end != '\0' || !isfinite(x) || x <= 0.0)
+        return pb_err_set(err, PB_EINPUT, "%s needs a positive number, not '%s'", name, v);
+    *out = x;
+    return PB_OK;
+}
+
+/* "a,b,c" or "all" into a list of enum values via a parse function. */
+typedef int (*enum_parse_fn)(const char *s, int *out);
+
+static int p_coll(const char *s, int *o)
+{
+    pb_coll_t c;
+    int rc = pb_coll_parse(s, &c);
+    *o = (int)c;
+    return rc;
+}
+static int p_dtype(const char *s, int *o)
+{
+    pb_dtype_t t;
+    int rc = pb_dtype_parse(s, &t);
+    *o = (int)t;
+    return rc;
+}
+static int p_redop(const char *s, int *o)
+{
+    pb_redop_t r;
+    int rc = pb_redop_parse(s, &r);
+    *o = (int)r;
+    return rc;
+}
+static int p_mode(const char *s, int *o)
+{
+    if (strcmp(s, "latency") == 0)
+        *o = PB_MODE_LATENCY;
+    else if (strcmp(s, "throughput") == 0)
+        *o = PB_MODE_THROUGHPUT;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nall,
+                      int all_count, int *out, int *n, pb_err_t *err)
+{
+    *n = 0;
+    if (strcmp(v, "all") == 0 || (all_count == PB_MODE_COUNT && strcmp(v, "both") == 0)) {
+        for (int i = 0; i < all_count; i++)
+            out[(*n)++] = i;
+        return PB_OK;
+    }
+    char buf[256];
+    if (strlen(v) >= sizeof buf || v[0] == '\0')
+        return pb_err_set(err, PB_EINPUT, "bad %s list '%s'", what, v);
+    snprintf(buf, sizeof buf, "%s", v);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int x;
+        if (fn(tok, &x) != 0)
+            return pb_err_set(err, PB_EINPUT, "unknown %s '%s'", what, tok);
+        for (int i = 0; i < *n; i++)
+            if (out[i] == x)
+                return pb_err_set(err, PB_EINPUT, "%s '%s' given twice", what, tok);
+        if (*n >= nall)
+            return pb_err_set(err, PB_EINPUT, "too many %s values in '%s'", what, v);
+        out[(*n)++] = x;
+    }
+    return PB_OK;
+}
+
+static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
+{
+    if (strncmp(v, "corrupt:", 8) != 0)
+        return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK", v);
+    o->fault = PB_FAULT_CORRUPT;
+    return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
+}
+
+static const struct opt_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        if (specs[i].lng[0] && strlen(specs[i].lng) == len && strncmp(specs[i].lng, name, len) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+static const struct opt_spec *find_short(char c)
+{
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        if (specs[i].shrt == c)
+            return &specs[i];
+    return NULL;
+}
+
+static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const char *shown,
+                 pb_err_t *err)
+{
+    int tmp[PB_COLL_COUNT + PB_DTYPE_COUNT], n;
+    uint64_t u;
+    switch (s->id) {
+    case O_HELP:
+        o->help = 1;
+        return PB_OK;
+    case O_VERSION:
+        o->cmd = PB_CMD_VERSION;
+        return PB_OK;
+    case O_OP:
+        if (parse_list("collective", v, p_coll, PB_COLL_COUNT, PB_COLL_COUNT, tmp, &n, err))
+            return err->code;
+        for (int i = 0; i < n; i++)
+            o->colls[i] = (pb_coll_t)tmp[i];
+        o->ncolls = n;
+        return PB_OK;
+    case O_DTYPE:
+        if (parse_list("dtype", v, p_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
+            return err->code;
+        for (int i = 0; i < n; i++)
+            o->dtypes[i] = (pb_dtype_t)tmp[i];
+        o->ndtypes = n;
+        return PB_OK;
+    case O_REDOP:
+        /* "all" means every reduction MPI has; avg must be asked for */
+        if (parse_list("redop", v, p_redop, PB_REDOP_COUNT, PB_AVG, tmp, &n, err))
+            return err->code;
+        for (int i = 0; i < n; i++)
+            o->redops[i] = (pb_redop_t)tmp[i];
+        o->nredops = n;
+        return PB_OK;
+    case O_MODE:
+        if (parse_list("mode", v, p_mode, PB_MODE_COUNT, PB_MODE_COUNT, tmp, &n, err))
+            return err->code;
+        for (int i = 0; i < n; i++)
+            o->modes[i] = (pb_mode_t)tmp[i];
+        o->nmodes = n;
+        return PB_OK;
+    case O_MIN:
+        o->sizes_given |= 1;
+        return pb_size_parse(v, &o->size_min, err);
+    case O_MAX:
+        o->sizes_given |= 2;
+        return pb_size_parse(v, &o->size_max, err);
+    case O_STEP:
+        if (pb_size_parse(v, &o->size_step, err) != PB_OK)
+            return err->code;
+        if (o->size_step == 0)
+            return pb_err_set(err, PB_EINPUT, "%s must be above 0", shown);
+        return PB_OK;
+    case O_FACTOR:
+        if (parse_double(shown, v, &o->size_factor, err) != PB_OK)
+            return err->code;
+        if (!(o->size_factor > 1.0))
+            return pb_err_set(err, PB_EINPUT, "%s must be above 1 (got %s)", shown, v);
+        return PB_OK;
+    case O_SIZES:
+        o->size_list = v;
+        o->sizes_given |= 4;
+        return PB_OK;
+    case O_ITERS:
+        return parse_u64(shown, v, 1, &o->iters, err);
+    case O_WARMUP:
+        return parse_u64(shown, v, 0, &o->warmup, err);
+    case O_MIN_ITERS:
+        return parse_u64(shown, v, 1, &o->min_iters, err);
+    case O_MAX_ITERS:
+        return parse_u64(shown, v, 1, &o->max_iters, err);
+    case O_BATCH:
+        return parse_u64(shown, v, 1, &o->batch, err);
+    case O_CHECK:
+        o->check = 1;
+        return PB_OK;
+    case O_CHECK_NUM:
+        if (parse_u64(shown, v, 0, &u, err) != PB_OK)
+            return err->code;
+        o->check = u != 0;
+        return PB_OK;
+    case O_PLACE:
+        if (strcmp(v, "out") == 0 || strcmp(v, "both") == 0 || strcmp(v, "in") == 0) {
+            o->out_of_place = strcmp(v, "in") != 0;
+            o->in_place = strcmp(v, "out") != 0;
+            return PB_OK;
+        }
+        return pb_err_set(err, PB_EINPUT, "--place takes out, in or both, not '%s'", v);
+    case O_ROOT:
+        return parse_int(shown, v, 0, &o->root, err);
+    case O_PRECISION:
+        if (parse_double(shown, v, &o->precision, err) != PB_OK)
+            return err->code;
+        o->precision /= 100.0;
+        return PB_OK;
+    case O_BUDGET:
+        return parse_double(shown, v, &o->time_budget, err);
+    case O_CSV:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--csv needs a file name");
+        o->csv_path = v;
+        return PB_OK;
+    case O_LABEL:
+        o->label = v;
+        return PB_OK;
+    case O_QUIET:
+        o->quiet = 1;
+        return PB_OK;
+    case O_BACKEND:
+        if (strlen(v) >= sizeof o->backend)
+            return pb_err_set(err, PB_EINPUT, "unknown backend '%s'", v);
+        snprintf(o->backend, sizeof o->backend, "%s", v);
+        return PB_OK;
+    case O_NP:
+        return parse_int(shown, v, 1, &o->np, err);
+    case O_NO_LAUNCH:
+        o->no_launch = 1;
+        return PB_OK;
+    case O_GROUP_SIZE:
+        return parse_int(shown, v, 1, &o->group_size, err);
+    case O_CHUNK:
+        if (pb_size_parse(v, &o->chunk_bytes, err) != PB_OK)
+            return err->code;
+        if (o->chunk_bytes == 0)
+            return pb_err_set(err, PB_EINPUT, "--mpi-chunk must be above 0");
+        return PB_OK;
+    case O_FAULT:
+        return parse_fault(v, o, err);
+    }
+    return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
+}
+
+static int finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->ncolls == 0) {
+        o->colls[0] = PB_ALLREDUCE;
+        o->ncolls = 1;
+    }
+    if (o->ndtypes == 0) {
+        o->dtypes[0] = PB_F32;
+        o->ndtypes = 1;
+    }
+    if (o->nredops == 0) {
+        o->redops[0] = PB_SUM;
+        o->nredops = 1;
+    }
+    if (o->nmodes == 0) {
+        o->modes[0] = PB_MODE_LATENCY;
+        o->nmodes = 1;
+    }
+    if ((o->sizes_given & 4) && (o->sizes_given & 3))
+        return pb_err_set(err, PB_EINPUT, "give sizes either with -b/-e or with --sizes, not both");
+    if (o->size_step && o->size_factor != 2.0)
+        return pb_err_set(err, PB_EINPUT, "give either -f (factor) or -i (step), not both");
+    if (!(o->sizes_given & 2))
+        o->size_max = (o->sizes_given & 1) ? o->size_min : UINT64_C(64) << 20;
+    if (!(o->sizes_given & 4) && o->size_min > o->size_max)
+        return pb_err_set(err, PB_EINPUT, "minimum size %llu is above maximum size %llu",
+                          (unsigned long long)o->size_min, (unsigned long long)o->size_max);
+    if (o->min_iters > o->max_iters)
+        return pb_err_set(err, PB_EINPUT, "--min-iters %llu is above --max-iters %llu",
+                          (unsigned long long)o->min_iters, (unsigned long long)o->max_iters);
+    if (!o->out_of_place && !o->in_place)
+        return pb_err_set(err, PB_EINPUT, "nothing to measure: --place excludes both");
+    if (o->cmd == PB_CMD_MAIN)
+        pb_cli_main_job_defaults(o);
+    return PB_OK;
+}
+
+int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
+{
+    defaults(o);
+    pb_err_clear(err);
+    int i = 1;
+    if (argc > 1 && argv[1][0] != '-') {
+        if (strcmp(argv[1], "coll") == 0)
+            o->cmd = PB_CMD_COLL;
+        else if (strcmp(argv[1], "help") == 0)
+            o->cmd = PB_CMD_HELP;
+        else
+            return pb_err_set(err, PB_EINPUT, "unknown command '%s' (see parbench --help)", argv[1]);
+        i = 2;
+    }
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const struct opt_spec *s = NULL;
+        const char *val = NULL;
+        char shown[64];
+        if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            s = find_long(a + 2, len);
+            snprintf(shown, sizeof shown, "--%.*s", (int)(len < 40 ? len : 40), a + 2);
+            if (s && eq) {
+                if (!s->has_arg)
+                    return pb_err_set(err, PB_EINPUT, "option %s takes no value", shown);
+                val = eq + 1;
+            }
+        } else if (a[0] == '-' && a[1] != '\0' && a[1] != '-') {
+            s = find_short(a[1]);
+            snprintf(shown, sizeof shown, "-%c", a[1]);
+            if (s && a[2] != '\0') {
+                if (!s->has_arg)
+                    return pb_err_set(err, PB_EINPUT, "unknown option '%s' (see parbench --help)", a);
+                val = a + 2;
+            }
+        } else {
+            return pb_err_set(err, PB_EINPUT, "unexpected argument '%s' (see parbench --help)", a);
+        }
+        if (s == NULL)
+            return pb_err_set(err, PB_EINPUT, "unknown option '%s' (see parbench --help)", a);
+        if (s->has_arg && val == NULL) {
+            if (i + 1 >= argc)
+                return pb_err_set(err, PB_EINPUT, "option %s needs a value", shown);
+            val = argv[++i];
+        }
+        if (apply(o, s, val, shown, err) != PB_OK)
+            return err->code;
+    }
+    if (o->help) {
+        o->help_for = o->cmd;
+        o->cmd = PB_CMD_HELP;
+    }
+    if (o->cmd == PB_CMD_HELP || o->cmd == PB_CMD_VERSION)
+        return PB_OK;
+    return finish(o, err);
+}

@@ -1,0 +1,325 @@
+#include "pb_coll_cmd.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/pb_table.h"
+#include "pb_harness.h"
+#include "pb_size.h"
+
+typedef struct sweep {
+    pb_ctx_t *ctx;
+    pb_group_t *g; /* this rank's group */
+    const char *group_name;
+    uint64_t *sizes;
+    size_t nsizes;
+    int from_range; /* range sizes are rounded; listed ones must divide */
+    pb_bufs_t bufs;
+    int64_t wrong_total;
+} sweep_t;
+
+/* Sizes for one collective on this group: a range is rounded down to the
+ * collective's granule (a sweep must work at 3 ranks too), dropping sizes
+ * that round to 0 and repeats; an explicit size must divide exactly. */
+static int sizes_for(const sweep_t *s, pb_coll_t c, pb_dtype_t t, uint64_t *out, size_t *n,
+                     int *rounded, pb_err_t *err)
+{
+    uint64_t gran = pb_coll_granule(c, s->g->size, t);
+    *n = 0;
+    *rounded = 0;
+    for (size_t i = 0; i < s->nsizes; i++) {
+        uint64_t b = s->sizes[i];
+        if (b % gran != 0) {
+            if (!s->from_range)
+                return pb_err_set(err, PB_EINPUT,
+                                  "size %" PRIu64 " B is not a multiple of %" PRIu64
+                                  " B, as %s of %s on %d ranks needs",
+                                  b, gran, pb_coll_name(c), pb_dtype_name(t), s->g->size);
+            b -= b % gran;
+            *rounded = 1;
+        }
+        if (b == 0 || (*n > 0 && out[*n - 1] == b))
+            continue;
+        out[(*n)++] = b;
+    }
+    return PB_OK;
+}
+
+static int build_sizes(sweep_t *s, pb_err_t *err)
+{
+    const pb_options_t *o = s->ctx->opt;
+    if (o->size_list) {
+        s->from_range = 0;
+        return pb_size_list(o->size_list, &s->sizes, &s->nsizes, err);
+    }
+    /* a single size (-b alone, or -b == -e) is an explicit one */
+    s->from_range = o->size_min != o->size_max;
+    return pb_size_range(o->size_min, o->size_max, o->size_step ? 0.0 : o->size_factor,
+                         o->size_step, &s->sizes, &s->nsizes, err);
+}
+
+/* Everything that can be refused is refused before anything runs. */
+static int validate(sweep_t *s, pb_err_t *err)
+{
+    const pb_options_t *o = s->ctx->opt;
+    uint64_t *tmp = malloc((s->nsizes ? s->nsizes : 1) * sizeof *tmp);
+    if (tmp == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    int code = PB_OK;
+    for (int ci = 0; ci < o->ncolls && code == PB_OK; ci++) {
+        pb_coll_t c = o->colls[ci];
+        if (pb_coll_rooted(c) && o->root >= s->g->size)
+            code = pb_err_set(err, PB_EINPUT, "--root %d is not a rank of a %d-rank group",
+                              o->root, s->g->size);
+        for (int di = 0; di < o->ndtypes && code == PB_OK; di++) {
+            size_t n;
+            int rounded;
+            code = sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, err);
+            for (int ri = 0; ri < o->nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
+                char why[160];
+                if (!s->ctx->be.ops->supports(&s->ctx->be, o->dtypes[di], o->redops[ri], why,
+                                              sizeof why))
+                    code = pb_err_set(err, PB_EINPUT, "%s", why);
+            }
+        }
+    }
+    free(tmp);
+    return code;
+}
+
+static uint64_t max_size(const sweep_t *s)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < s->nsizes; i++)
+        if (s->sizes[i] > m)
+            m = s->sizes[i];
+    return m;
+}
+
+static const char *size_meaning(pb_coll_t c)
+{
+    switch (c) {
+    case PB_ALLGATHER:
+        return "the gathered output (n blocks)";
+    case PB_REDUCESCATTER:
+        return "the full input (n blocks; each rank keeps one)";
+    case PB_ALLTOALL:
+    case PB_ALLTOALLV:
+        return "one rank's send buffer";
+    default:
+        return "the message, per rank";
+    }
+}
+
+static const char *factor_text(pb_coll_t c)
+{
+    switch (c) {
+    case PB_ALLREDUCE:
+        return "2(n-1)/n";
+    case PB_ALLGATHER:
+    case PB_REDUCESCATTER:
+    case PB_ALLTOALL:
+    case PB_ALLTOALLV:
+        return "(n-1)/n";
+    default:
+        return "1";
+    }
+}
+
+static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const char *redop,
+                             pb_mode_t mode, int rounded)
+{
+    const pb_options_t *o = s->ctx->opt;
+    printf("#\n# %s | %s | redop %s | group %s (%d ranks) | mode %s\n", pb_coll_name(c),
+           pb_dtype_name(t), redop, s->group_name, s->g->size, pb_mode_name(mode));
+    if (mode == PB_MODE_LATENCY)
+        printf("#   timing: barrier, then one operation between two clocks; the slowest rank's time per sample\n");
+    else
+        printf("#   timing: barrier, then a batch of back-to-back operations between two clocks, / batch; slowest rank\n");
+    if (o->iters)
+        printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->iters,
+               o->warmup);
+    else
+        printf("#   samples: until the median's 95%% CI is within +-%.3g%%, %" PRIu64 "..%" PRIu64
+               ", at most %.3g s per size; %" PRIu64 " warm-up operations\n",
+               o->precision * 100.0, o->min_iters, o->max_iters, o->time_budget, o->warmup);
+    printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
+           size_meaning(c), factor_text(c));
+    if (rounded)
+        printf("#   range sizes rounded down to multiples of %" PRIu64 " B (n x element)\n",
+               pb_coll_granule(c, s->g->size, t));
+    pb_table_header(stdout);
+}
+
+static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const pb_timing_t *tm,
+                     int64_t wrong, pb_result_t *r)
+{
+    pb_ctx_result_base(s->ctx, r);
+    snprintf(r->mode, sizeof r->mode, "%s", pb_mode_name(mode));
+    snprintf(r->pattern, sizeof r->pattern, "coll");
+    snprintf(r->collective, sizeof r->collective, "%s", pb_coll_name(op->coll));
+    snprintf(r->group, sizeof r->group, "%s", s->group_name);
+    r->group_size = s->g->size;
+    r->bytes = op->bytes;
+    snprintf(r->dtype, sizeof r->dtype, "%s", pb_dtype_name(op->dtype));
+    r->in_place = op->in_place;
+    r->iters = tm->iters;
+    r->time_us_min = tm->st.min * 1e6;
+    r->time_us_median = tm->st.median * 1e6;
+    r->time_us_p99 = tm->st.p99 * 1e6;
+    r->time_us_max = tm->st.max * 1e6;
+    r->algbw_gbps = tm->st.median > 0.0 ? (double)op->bytes / tm->st.median / 1e9 : 0.0;
+    r->busbw_gbps = r->algbw_gbps * pb_busbw_factor(op->coll, s->g->size);
+    r->wrong = wrong;
+    snprintf(r->redop, sizeof r->redop, "%s",
+             pb_coll_reduces(op->coll) ? pb_redop_name(op->redop) : "none");
+    r->slowest_rank = tm->slowest_rank;
+}
+
+/* One measurement: time, then verify outside the timed region. */
+static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
+{
+    pb_ctx_t *ctx = s->ctx;
+    const pb_options_t *o = ctx->opt;
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_harness_cfg_t cfg = {mode, o->warmup, o->iters, o->min_iters, o->max_iters, o->batch,
+                            o->precision, o->time_budget};
+    pb_timing_t tm;
+    if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
+        pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
+        pb_ctx_abort(ctx, &err);
+    int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
+    if (o->check) {
+        uint64_t w = 0;
+        int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
+        if (pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
+            pb_ctx_abort(ctx, &err);
+        int64_t lw = (int64_t)w;
+        MPI_Allreduce(&lw, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        s->wrong_total += wrong;
+    }
+    fill_row(s, op, mode, &tm, wrong, r);
+    if (ctx->csv && pb_csv_write(ctx->csv, r, &err) != PB_OK)
+        pb_ctx_abort(ctx, &err);
+}
+
+static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, pb_mode_t mode)
+{
+    const pb_options_t *o = s->ctx->opt;
+    uint64_t *sizes = malloc(s->nsizes * sizeof *sizes);
+    size_t n = 0;
+    int rounded = 0;
+    pb_err_t err;
+    pb_err_clear(&err);
+    if (sizes == NULL || sizes_for(s, c, t, sizes, &n, &rounded, &err) != PB_OK) {
+        pb_err_set(&err, PB_ERUNTIME, "cannot list sizes");
+        pb_ctx_abort(s->ctx, &err);
+    }
+    const char *redop = pb_coll_reduces(c) ? pb_redop_name(op_red) : "none";
+    if (s->ctx->rank == 0 && !o->quiet)
+        print_table_head(s, c, t, redop, mode, rounded);
+    pb_table_summary_t sum;
+    memset(&sum, 0, sizeof sum);
+    for (size_t i = 0; i < n; i++) {
+        pb_result_t res[2];
+        const pb_result_t *shown[2] = {NULL, NULL};
+        for (int place = 0; place < 2; place++) {
+            int want = place ? o->in_place && pb_coll_has_in_place(c)
+                             : o->out_of_place && pb_coll_has_out_of_place(c);
+            if (!want)
+                continue;
+            pb_op_t op = {c, t, op_red, o->root, place, sizes[i], {0, 0, 0, 0}};
+            measure(s, &op, mode, &res[place]);
+            shown[place] = &res[place];
+            pb_table_account(&sum, &res[place]);
+        }
+        if (s->ctx->rank == 0 && !o->quiet && (shown[0] || shown[1])) {
+            pb_table_line_t l = {sizes[i], sizes[i] / pb_dtype_size(t), pb_dtype_name(t),
+                                 redop, pb_coll_rooted(c) ? o->root : -1, shown[0], shown[1]};
+            pb_table_line(stdout, &l);
+        }
+    }
+    if (s->ctx->rank == 0 && !o->quiet)
+        pb_table_footer(stdout, &sum);
+    free(sizes);
+}
+
+static int make_group(sweep_t *s, pb_err_t *err)
+{
+    pb_ctx_t *ctx = s->ctx;
+    int k = ctx->opt->group_size;
+    if (k == 0 || k == ctx->size) {
+        s->group_name = "world";
+        return ctx->be.ops->split(ctx->world_group, 0, ctx->rank, &s->g, err);
+    }
+    if (ctx->size % k != 0)
+        return pb_err_set(err, PB_EINPUT, "--group-size %d does not divide the %d launched ranks",
+                          k, ctx->size);
+    s->group_name = "split";
+    return ctx->be.ops->split(ctx->world_group, ctx->rank / k, ctx->rank, &s->g, err);
+}
+
+static void print_run_head(const sweep_t *s)
+{
+    const pb_ctx_t *ctx = s->ctx;
+    printf("# parbench %s | %s | backend %s: %s\n", PB_VERSION,
+           ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.ops->name,
+           ctx->version);
+    printf("# run %s | world %d rank%s on %d node%s (rank 0 on %s)", ctx->run_id, ctx->size,
+           ctx->size == 1 ? "" : "s", ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
+    if (s->g->size != ctx->size)
+        printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
+    printf("\n");
+    if (ctx->opt->check)
+        printf("# check: every output compared with its exact expected value after timing\n");
+    if (ctx->opt->csv_path)
+        printf("# csv: %s\n", ctx->opt->csv_path);
+    fflush(stdout);
+}
+
+int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
+{
+    const pb_options_t *o = ctx->opt;
+    sweep_t s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    int code = make_group(&s, err);
+    if (code == PB_OK)
+        code = build_sizes(&s, err);
+    if (code == PB_OK)
+        code = validate(&s, err);
+    /* input problems are found identically on every rank; allocation can
+     * fail on one rank only, so agree before anyone starts measuring */
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        goto out;
+    code = pb_bufs_alloc(s.g, max_size(&s), &s.bufs, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        goto out;
+    if (ctx->rank == 0 && !o->quiet)
+        print_run_head(&s);
+    for (int ci = 0; ci < o->ncolls; ci++) {
+        pb_coll_t c = o->colls[ci];
+        for (int di = 0; di < o->ndtypes; di++) {
+            int nred = pb_coll_reduces(c) ? o->nredops : 1;
+            for (int ri = 0; ri < nred; ri++)
+                for (int mi = 0; mi < o->nmodes; mi++)
+                    run_table(&s, c, o->dtypes[di], o->redops[ri], o->modes[mi]);
+        }
+    }
+    code = PB_OK;
+    if (s.wrong_total > 0)
+        code = pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",
+                          s.wrong_total);
+    if (ctx->rank == 0 && !o->quiet && o->csv_path)
+        printf("# results appended to %s\n", o->csv_path);
+out:
+    if (s.bufs.a2av || s.bufs.send)
+        pb_bufs_free(s.g, &s.bufs);
+    if (s.g)
+        ctx->be.ops->group_free(s.g);
+    free(s.sizes);
+    return err->code ? err->code : code;
+}

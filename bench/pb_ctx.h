@@ -1,0 +1,44 @@
+/* pb_ctx.h - one run: the MPI world, the backend, the output, and the
+ * facts every result row carries (run id, host, nodes). */
+#ifndef PB_CTX_H
+#define PB_CTX_H
+
+#include <mpi.h>
+
+#include "../collectives/pb_backend.h"
+#include "../reports/pb_csv.h"
+#include "pb_options.h"
+
+typedef struct pb_ctx {
+    const pb_options_t *opt;
+    MPI_Comm world;
+    int rank;
+    int size;
+    int nodes;
+    char host[PB_RESULT_STR];
+    char run_id[PB_RESULT_STR];
+    char version[256];
+    pb_backend_t be;
+    pb_group_t *world_group;
+    pb_csv_writer_t *csv; /* rank 0 only */
+} pb_ctx_t;
+
+/* Collective.  On failure every rank returns the same code, and err holds
+ * the message of the lowest failing rank. */
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err);
+void pb_ctx_fini(pb_ctx_t *ctx);
+
+/* Collective agreement on a status: returns the worst code of all ranks
+ * and, where this rank was fine but another was not, copies that rank's
+ * message into err so rank 0 can print it.  Used after every step that
+ * can fail on some ranks only, so no rank waits alone in a collective. */
+int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err);
+
+/* A runtime failure inside a step that others may be blocked in: print
+ * it from this rank and abort the whole job with the runtime exit code. */
+_Noreturn void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err);
+
+/* Fills the run-wide fields of a result row. */
+void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r);
+
+#endif

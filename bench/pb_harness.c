@@ -1,0 +1,166 @@
+#include "pb_harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pb_mode_name(pb_mode_t m)
+{
+    return m == PB_MODE_THROUGHPUT ? "throughput" : "latency";
+}
+
+/* One sample: this rank's seconds per operation. */
+static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t *b,
+                  uint64_t batch, double *sec, pb_err_t *err)
+{
+    const pb_backend_ops_t *ops = g->be->ops;
+    if (ops->barrier(world, err) || ops->mark(g, 0, err))
+        return err->code;
+    for (uint64_t i = 0; i < batch; i++)
+        if (pb_op_run(g, op, b, err))
+            return err->code;
+    if (ops->mark(g, 1, err) || ops->elapsed(g, 0, 1, sec, err))
+        return err->code;
+    *sec /= (double)batch;
+    return PB_OK;
+}
+
+typedef struct { double v; int rank; } dbl_int_t; /* MPI_DOUBLE_INT layout */
+
+static int reduce_round(MPI_Comm ctrl, dbl_int_t *v, int n, pb_err_t *err)
+{
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE_INT, MPI_MAXLOC, ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of timing samples failed (%d)", rc);
+    return PB_OK;
+}
+
+/* Throughput batches last about a millisecond, so that the two marks and
+ * the barrier are small next to what is measured; the estimate is the
+ * slowest rank's warm-up time, so every rank picks the same batch. */
+static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+                      pb_bufs_t *b, const pb_harness_cfg_t *cfg, uint64_t *batch, pb_err_t *err)
+{
+    *batch = 1;
+    if (cfg->mode != PB_MODE_THROUGHPUT)
+        return PB_OK;
+    if (cfg->batch) {
+        *batch = cfg->batch;
+        return PB_OK;
+    }
+    dbl_int_t est;
+    int wr;
+    MPI_Comm_rank(ctrl, &wr);
+    if (sample(g, world, op, b, 1, &est.v, err))
+        return err->code;
+    est.rank = wr;
+    if (reduce_round(ctrl, &est, 1, err))
+        return err->code;
+    double want = 1e-3 / (est.v > 1e-9 ? est.v : 1e-9);
+    *batch = want < 1.0 ? 1u : want > 1000.0 ? 1000u : (uint64_t)ceil(want);
+    return PB_OK;
+}
+
+static int done(const pb_harness_cfg_t *cfg, const pb_stats_t *st, uint64_t n, double elapsed)
+{
+    if (cfg->iters)
+        return n >= cfg->iters;
+    if (n >= cfg->max_iters)
+        return 1;
+    if (n < cfg->min_iters)
+        return 0;
+    return pb_stats_precise(st, cfg->precision) || elapsed >= cfg->budget;
+}
+
+/* Next round's size: enough to reach min_iters, then a quarter more each
+ * time (so the stop check stays cheap relative to sampling), never past
+ * the sample limit or, by the time per sample so far, the budget. */
+static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elapsed)
+{
+    uint64_t limit = cfg->iters ? cfg->iters : cfg->max_iters;
+    uint64_t r;
+    if (cfg->iters)
+        r = limit - n < 64 ? limit - n : 64;
+    else if (n < cfg->min_iters)
+        r = cfg->min_iters - n;
+    else {
+        r = n / 4 < 4 ? 4 : n / 4;
+        double per = n ? elapsed / (double)n : 0.0;
+        if (per > 0.0) {
+            double left = (cfg->budget - elapsed) / per;
+            if (left < (double)r)
+                r = left < 1.0 ? 1u : (uint64_t)left;
+        }
+    }
+    if (r > limit - n)
+        r = limit - n;
+    return r ? r : 1;
+}
+
+int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+                    pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    int wr, wn;
+    MPI_Comm_rank(ctrl, &wr);
+    MPI_Comm_size(ctrl, &wn);
+    uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;
+    double *samples = malloc(cap * sizeof *samples);
+    double *scratch = malloc(cap * sizeof *scratch);
+    dbl_int_t *round = malloc((cap + 1) * sizeof *round);
+    int *slow = calloc((size_t)wn, sizeof *slow);
+    int code = PB_OK;
+    if (!samples || !scratch || !round || !slow) {
+        code = pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples",
+                          (unsigned long long)cap);
+        goto out;
+    }
+    for (uint64_t i = 0; i < cfg->warmup; i++)
+        if ((code = pb_op_run(g, op, b, err)) != PB_OK)
+            goto out;
+    if ((code = g->be->ops->sync(g, err)) != PB_OK)
+        goto out;
+    uint64_t batch;
+    if ((code = pick_batch(g, world, ctrl, op, b, cfg, &batch, err)) != PB_OK)
+        goto out;
+
+    double t0 = MPI_Wtime(), elapsed = 0.0;
+    uint64_t n = 0;
+    pb_stats_t st;
+    memset(&st, 0, sizeof st);
+    while (!done(cfg, &st, n, elapsed)) {
+        uint64_t r = round_size(cfg, n, elapsed);
+        for (uint64_t i = 0; i < r; i++) {
+            if ((code = sample(g, world, op, b, batch, &round[i].v, err)) != PB_OK)
+                goto out;
+            round[i].rank = wr;
+        }
+        /* the last entry carries the wall time, so the stop is unanimous */
+        round[r].v = MPI_Wtime() - t0;
+        round[r].rank = wr;
+        if ((code = reduce_round(ctrl, round, (int)r + 1, err)) != PB_OK)
+            goto out;
+        for (uint64_t i = 0; i < r; i++) {
+            samples[n + i] = round[i].v;
+            slow[round[i].rank]++;
+        }
+        n += r;
+        elapsed = round[r].v;
+        pb_stats_compute(samples, n, scratch, &st);
+    }
+    out->st = st;
+    out->samples = n;
+    out->batch = batch;
+    out->iters = n * batch;
+    out->converged = pb_stats_precise(&st, cfg->precision);
+    out->slowest_rank = 0;
+    for (int i = 1; i < wn; i++)
+        if (slow[i] > slow[out->slowest_rank])
+            out->slowest_rank = i;
+out:
+    free(samples);
+    free(scratch);
+    free(round);
+    free(slow);
+    return code;
+}

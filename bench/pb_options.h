@@ -1,0 +1,88 @@
+/* pb_options.h - everything the command line can say, as plain data.
+ *
+ * Parsing (pb_cli.c) is pure: no MPI, no I/O beyond the error value, so
+ * every rank parses the same argv to the same result, and a bad flag is
+ * refused identically everywhere without any communication. */
+#ifndef PB_OPTIONS_H
+#define PB_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../collectives/pb_coll.h"
+#include "../collectives/pb_dtype.h"
+#include "../util/pb_err.h"
+
+#define PB_VERSION "0.1.0"
+
+typedef enum pb_command {
+    PB_CMD_MAIN, /* no sub-command: the main job */
+    PB_CMD_COLL,
+    PB_CMD_HELP,
+    PB_CMD_VERSION
+} pb_command_t;
+
+typedef enum pb_mode { PB_MODE_LATENCY, PB_MODE_THROUGHPUT, PB_MODE_COUNT } pb_mode_t;
+
+typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT } pb_fault_kind_t;
+
+typedef struct pb_options {
+    pb_command_t cmd;
+    int help;              /* -h given */
+    pb_command_t help_for; /* the command whose help to print */
+    char backend[32];
+
+    /* what to measure: lists, all of whose combinations run */
+    pb_coll_t colls[PB_COLL_COUNT];
+    int ncolls;
+    pb_dtype_t dtypes[PB_DTYPE_COUNT];
+    int ndtypes;
+    pb_redop_t redops[PB_REDOP_COUNT];
+    int nredops;
+    pb_mode_t modes[PB_MODE_COUNT];
+    int nmodes;
+    int out_of_place; /* --place out|in|both */
+    int in_place;
+    int root;
+
+    /* sizes: either a range or an explicit list */
+    uint64_t size_min, size_max, size_step;
+    double size_factor;
+    const char *size_list; /* points into argv */
+    int sizes_given;
+
+    /* iterations */
+    uint64_t iters;  /* -n: fixed count; 0 = adaptive */
+    uint64_t warmup; /* -w */
+    uint64_t min_iters, max_iters;
+    double precision;   /* relative half-width of the median's 95 % CI */
+    double time_budget; /* seconds per measurement */
+    uint64_t batch;     /* throughput mode ops per sample; 0 = auto */
+
+    int check;
+    const char *csv_path;
+    const char *label;
+    int quiet;
+
+    /* launching and groups */
+    int np;
+    int no_launch;
+    int group_size; /* 0 = the whole world */
+    uint64_t chunk_bytes;
+
+    /* test switches */
+    pb_fault_kind_t fault;
+    int fault_rank;
+} pb_options_t;
+
+/* Fills defaults, then parses argv (argv[0] is the program).  Returns
+ * PB_OK or PB_EINPUT with one line in err. */
+int pb_cli_parse(int argc, char **argv, pb_options_t *opt, pb_err_t *err);
+
+/* The defaults of the main job, applied when no sub-command is given. */
+void pb_cli_main_job_defaults(pb_options_t *opt);
+
+/* Help text for a command. */
+const char *pb_cli_usage(pb_command_t cmd);
+
+#endif

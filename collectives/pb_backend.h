@@ -1,0 +1,140 @@
+/* pb_backend.h - the backend interface: one ops table per way of moving
+ * data (MPI on host memory, NCCL on device memory, ...).
+ *
+ * Everything above collectives/ (harness, patterns runner, step runner)
+ * talks to a backend only through this table, so adding a backend is one
+ * new file plus one line in pb_backend_registry.c.
+ *
+ * Conventions, shared by every backend so the harness stays generic:
+ *  - counts are 64-bit element counts; a backend that has 32-bit counts
+ *    underneath (MPI 3.1) splits calls itself;
+ *  - in-place is expressed by pointers, exactly as NCCL defines it:
+ *      allreduce, alltoall, reduce: sendbuf == recvbuf;
+ *      allgather:     sendbuf == recvbuf + rank * count;
+ *      reducescatter: recvbuf == sendbuf + rank * count;
+ *      broadcast:     one buffer;
+ *  - operations are issued in order on the group's stream (device) or
+ *    complete on return (host); sync() waits for everything issued;
+ *  - every call returns PB_OK or an error code with err filled in. */
+#ifndef PB_BACKEND_H
+#define PB_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_check.h"
+#include "pb_coll.h"
+#include "pb_dtype.h"
+#include "../util/pb_err.h"
+
+typedef struct pb_backend pb_backend_t;
+typedef struct pb_group pb_group_t;
+typedef struct pb_backend_ops pb_backend_ops_t;
+
+typedef enum pb_memory { PB_MEM_HOST, PB_MEM_DEVICE } pb_memory_t;
+
+typedef struct pb_backend_config {
+    /* The world the backend builds on: an MPI_Comm passed as a pointer so
+     * that this header needs no mpi.h (bench/ owns the MPI world). */
+    const void *world_comm;
+    pb_memory_t memory;
+    /* Largest message one underlying call may carry (bytes); 0 = the
+     * backend's default.  Tests set it small to exercise the splitting of
+     * large messages without allocating gigabytes. */
+    uint64_t chunk_bytes;
+} pb_backend_config_t;
+
+struct pb_backend_ops {
+    const char *name;
+    const char *description;
+
+    int (*init)(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err);
+    void (*finalize)(pb_backend_t *be);
+    /* Library versions, e.g. "Open MPI v4.1.4 (MPI 3.1)". */
+    void (*version)(pb_backend_t *be, char *buf, size_t len);
+
+    /* Groups: the world, and sub-groups by color/key like MPI_Comm_split.
+     * Collective over `parent`. */
+    int (*world)(pb_backend_t *be, pb_group_t **out, pb_err_t *err);
+    int (*split)(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err);
+    void (*group_free)(pb_group_t *g);
+
+    /* Memory the collectives use (host or device, per the config). */
+    int (*alloc)(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err);
+    void (*free)(pb_backend_t *be, void *ptr);
+
+    /* Collectives.  count = elements per rank as described beside each. */
+    int (*allreduce)(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                     pb_redop_t op, pb_err_t *err);
+    /* count = elements each rank contributes */
+    int (*allgather)(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                     pb_err_t *err);
+    /* count = elements each rank receives */
+    int (*reduce_scatter)(pb_group_t *g, const void *s, void *r, uint64_t count,
+                          pb_dtype_t t, pb_redop_t op, pb_err_t *err);
+    /* count = elements sent to each peer */
+    int (*alltoall)(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                    pb_err_t *err);
+    int (*alltoallv)(pb_group_t *g, const void *s, const uint64_t *scounts,
+                     const uint64_t *sdispls, void *r, const uint64_t *rcounts,
+                     const uint64_t *rdispls, pb_dtype_t t, pb_err_t *err);
+    int (*broadcast)(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int root,
+                     pb_err_t *err);
+    int (*reduce)(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                  pb_redop_t op, int root, pb_err_t *err);
+    /* Send count elements to peer `dst` while receiving count from `src`
+     * (both group ranks; either may be -1 for none). */
+    int (*sendrecv)(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t count,
+                    pb_dtype_t t, pb_err_t *err);
+    int (*barrier)(pb_group_t *g, pb_err_t *err);
+
+    /* Timing.  mark() records a point in the group's stream of work
+     * (host: the clock now; device: an event); elapsed() waits for both
+     * marks and returns the seconds between them. */
+    int (*mark)(pb_group_t *g, int slot, pb_err_t *err);
+    int (*elapsed)(pb_group_t *g, int from, int to, double *seconds, pb_err_t *err);
+    int (*sync)(pb_group_t *g, pb_err_t *err);
+
+    /* Data: fill with the pattern (base + j) mod q, fill as rank `rank`'s
+     * input of a reduction, and count elements differing from `e`.  Device
+     * backends do all three on the device. */
+    int (*fill)(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, uint64_t base,
+                uint64_t q, pb_err_t *err);
+    int (*fill_red)(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t,
+                    pb_redparams_t p, int rank, uint64_t first_global, pb_err_t *err);
+    int (*check)(pb_group_t *g, const void *buf, uint64_t count, pb_dtype_t t,
+                 const pb_expect_t *e, uint64_t *wrong, pb_err_t *err);
+    /* Set every byte to 0xff: NaN in every float type, -1 in every
+     * integer type, never a value verification expects. */
+    int (*poison)(pb_group_t *g, void *buf, uint64_t bytes, pb_err_t *err);
+    /* Overwrite one element (fault injection: a corrupted transfer). */
+    int (*poke)(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64_t value,
+                pb_err_t *err);
+
+    /* Which reductions and types this backend can run, with a reason. */
+    int (*supports)(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len);
+};
+
+/* A backend instance: its table and its private state.  Backends keep
+ * their state in `priv`; there is no global state anywhere. */
+struct pb_backend {
+    const pb_backend_ops_t *ops;
+    void *priv;
+};
+
+/* A group of ranks that run collectives together.  The common part is
+ * public so callers need no accessor calls in timed loops; `priv` is the
+ * backend's (an MPI communicator, an NCCL communicator and its stream). */
+struct pb_group {
+    pb_backend_t *be;
+    int rank; /* in this group */
+    int size;
+    void *priv;
+};
+
+/* Registry: every backend built into this binary. */
+const pb_backend_ops_t *pb_backend_find(const char *name);
+int pb_backend_count(void);
+const pb_backend_ops_t *pb_backend_at(int i);
+
+#endif

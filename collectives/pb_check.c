@@ -1,0 +1,179 @@
+#include "pb_check.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pb_half.h"
+
+/* Wide enough that neighbouring elements and blocks differ, small enough
+ * that a device kernel can do the arithmetic in 32 bits if it wants. */
+#define PB_CHECK_QMAX (UINT64_C(1) << 20)
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+pb_redparams_t pb_check_redparams(pb_dtype_t t, pb_redop_t op, int n)
+{
+    uint64_t lim = pb_dtype_exact_max(t);
+    pb_redparams_t p;
+    p.active = n;
+    if (op == PB_MAX || op == PB_MIN) {
+        /* nothing is ever added: any exact value will do */
+        p.q = min_u64(lim + 1u, PB_CHECK_QMAX);
+        return p;
+    }
+    /* sum: the largest partial sum is active * (q - 1) <= lim */
+    if ((uint64_t)n > lim)
+        p.active = (int)lim;
+    p.q = min_u64(lim / (uint64_t)p.active + 1u, PB_CHECK_QMAX);
+    if (p.q < 2u)
+        p.q = 2u;
+    return p;
+}
+
+uint64_t pb_check_move_q(pb_dtype_t t)
+{
+    return min_u64(pb_dtype_exact_max(t) + 1u, PB_CHECK_QMAX);
+}
+
+uint64_t pb_check_move_base(int src, int dst, int n)
+{
+    /* 977 is odd and prime: distinct (src, dst) give distinct bases modulo
+     * any power of two and modulo 257 while src * n + dst < q. */
+    return ((uint64_t)src * (uint64_t)n + (uint64_t)dst) * 977u + 1u;
+}
+
+uint64_t pb_check_red_input(pb_redparams_t p, int rank, uint64_t g)
+{
+    if (rank >= p.active)
+        return 0;
+    return ((uint64_t)rank + g) % p.q;
+}
+
+/* sum of (s + j) mod q for j in [0, b), b <= q, s < q */
+static uint64_t partial_cycle_sum(uint64_t s, uint64_t b, uint64_t q)
+{
+    if (s + b <= q)
+        return b * s + b * (b - 1u) / 2u;
+    uint64_t t = q - s; /* s .. q-1 */
+    uint64_t rest = b - t; /* then 0 .. rest-1 */
+    return (s + q - 1u) * t / 2u + rest * (rest - 1u) / 2u;
+}
+
+static uint64_t reduced_value(const pb_expect_t *e, uint64_t g)
+{
+    uint64_t q = e->q, m = (uint64_t)e->active;
+    uint64_t s = g % q;
+    int has_zero_ranks = e->nranks > e->active;
+    switch (e->op) {
+    case PB_SUM:
+    case PB_AVG:
+    case PB_REDOP_COUNT:
+        return (m / q) * (q * (q - 1u) / 2u) + partial_cycle_sum(s, m % q, q);
+    case PB_MAX:
+        if (m == 0)
+            return 0;
+        if (m >= q || s + m - 1u >= q)
+            return q - 1u;
+        return s + m - 1u;
+    case PB_MIN:
+        if (has_zero_ranks || m == 0 || m >= q || s + m - 1u >= q)
+            return 0;
+        return s;
+    }
+    return 0;
+}
+
+uint64_t pb_expect_value(const pb_expect_t *e, uint64_t j)
+{
+    if (e->kind == PB_EXPECT_PATTERN)
+        return (e->base + j) % e->q;
+    return reduced_value(e, e->base + j);
+}
+
+void pb_store_int(void *buf, uint64_t i, pb_dtype_t t, uint64_t v)
+{
+    switch (t) {
+    case PB_F32:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case PB_F64:
+        ((double *)buf)[i] = (double)v;
+        break;
+    case PB_F16:
+        ((uint16_t *)buf)[i] = pb_float_to_half((float)v);
+        break;
+    case PB_BF16:
+        ((uint16_t *)buf)[i] = pb_float_to_bf16((float)v);
+        break;
+    case PB_I32:
+        ((int32_t *)buf)[i] = (int32_t)v;
+        break;
+    case PB_I8:
+        ((int8_t *)buf)[i] = (int8_t)v;
+        break;
+    case PB_DTYPE_COUNT:
+        break;
+    }
+}
+
+uint64_t pb_load_int(const void *buf, uint64_t i, pb_dtype_t t, int *exact)
+{
+    double d = 0.0;
+    switch (t) {
+    case PB_F32:
+        d = ((const float *)buf)[i];
+        break;
+    case PB_F64:
+        d = ((const double *)buf)[i];
+        break;
+    case PB_F16:
+        d = pb_half_to_float(((const uint16_t *)buf)[i]);
+        break;
+    case PB_BF16:
+        d = pb_bf16_to_float(((const uint16_t *)buf)[i]);
+        break;
+    case PB_I32:
+        d = ((const int32_t *)buf)[i];
+        break;
+    case PB_I8:
+        d = ((const int8_t *)buf)[i];
+        break;
+    case PB_DTYPE_COUNT:
+        break;
+    }
+    *exact = isfinite(d) && d >= 0.0 && d == floor(d) && d < 18446744073709551616.0;
+    return *exact ? (uint64_t)d : 0;
+}
+
+void pb_fill_host(void *buf, uint64_t count, pb_dtype_t t, uint64_t base, uint64_t q)
+{
+    uint64_t v = base % q;
+    for (uint64_t i = 0; i < count; i++) {
+        pb_store_int(buf, i, t, v);
+        if (++v == q) /* the modulus without a division per element */
+            v = 0;
+    }
+}
+
+void pb_fill_red_host(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p,
+                      int rank, uint64_t first_global)
+{
+    if (rank >= p.active) {
+        for (uint64_t i = 0; i < count; i++)
+            pb_store_int(buf, i, t, 0);
+        return;
+    }
+    pb_fill_host(buf, count, t, (uint64_t)rank + first_global, p.q);
+}
+
+uint64_t pb_check_host(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect_t *e)
+{
+    uint64_t wrong = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        int exact;
+        uint64_t got = pb_load_int(buf, i, t, &exact);
+        if (!exact || got != pb_expect_value(e, i))
+            wrong++;
+    }
+    return wrong;
+}

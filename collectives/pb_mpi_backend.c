@@ -1,0 +1,245 @@
+/* The MPI backend: collectives on host memory through MPI.
+ *
+ * It is also the reference backend: every other backend is checked
+ * against the same expected values, and its timing loop (MPI_Wtime around
+ * one call between barriers) is the one OSU users know. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_mpi_priv.h"
+
+static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
+{
+    if (cfg->memory == PB_MEM_DEVICE)
+        return pb_err_set(err, PB_EINPUT,
+                          "--memory device needs a CUDA-aware MPI, which this build does not use");
+    pb_mpi_state_t *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the MPI backend");
+    st->chunk_bytes = cfg->chunk_bytes ? cfg->chunk_bytes : PB_MPI_DEFAULT_CHUNK;
+    MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
+    int rc = MPI_Comm_dup(parent, &st->world);
+    if (rc != MPI_SUCCESS) {
+        free(st);
+        return pb_mpi_fail(rc, "MPI_Comm_dup", err);
+    }
+    /* errors come back as codes, which every call checks */
+    MPI_Comm_set_errhandler(st->world, MPI_ERRORS_RETURN);
+    if (pb_mpi_ops_create(st, err) != PB_OK) {
+        pb_mpi_ops_free(st);
+        MPI_Comm_free(&st->world);
+        free(st);
+        return err->code;
+    }
+    be->priv = st;
+    return PB_OK;
+}
+
+static void mpi_finalize(pb_backend_t *be)
+{
+    pb_mpi_state_t *st = be->priv;
+    if (st == NULL)
+        return;
+    pb_mpi_ops_free(st);
+    MPI_Comm_free(&st->world);
+    free(st);
+    be->priv = NULL;
+}
+
+static void mpi_version(pb_backend_t *be, char *buf, size_t len)
+{
+    (void)be;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0, major = 0, minor = 0;
+    MPI_Get_library_version(lib, &n);
+    MPI_Get_version(&major, &minor);
+    lib[strcspn(lib, ",\n")] = '\0'; /* first clause: "Open MPI v4.1.4" */
+    snprintf(buf, len, "%s (MPI %d.%d)", lib, major, minor);
+}
+
+static int group_wrap(pb_backend_t *be, MPI_Comm comm, pb_group_t **out, pb_err_t *err)
+{
+    pb_group_t *g = calloc(1, sizeof *g);
+    pb_mpi_group_t *mg = calloc(1, sizeof *mg);
+    if (g == NULL || mg == NULL) {
+        free(g);
+        free(mg);
+        MPI_Comm_free(&comm);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for a group");
+    }
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    mg->comm = comm;
+    g->be = be;
+    g->priv = mg;
+    MPI_Comm_rank(comm, &g->rank);
+    MPI_Comm_size(comm, &g->size);
+    *out = g;
+    return PB_OK;
+}
+
+static int mpi_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
+{
+    MPI_Comm c;
+    int rc = MPI_Comm_dup(((pb_mpi_state_t *)be->priv)->world, &c);
+    if (rc != MPI_SUCCESS)
+        return pb_mpi_fail(rc, "MPI_Comm_dup", err);
+    return group_wrap(be, c, out, err);
+}
+
+static int mpi_split(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err)
+{
+    MPI_Comm c;
+    int rc = MPI_Comm_split(pb_mpi_comm(parent), color < 0 ? MPI_UNDEFINED : color, key, &c);
+    if (rc != MPI_SUCCESS)
+        return pb_mpi_fail(rc, "MPI_Comm_split", err);
+    if (c == MPI_COMM_NULL) {
+        *out = NULL; /* this rank asked for no group */
+        return PB_OK;
+    }
+    return group_wrap(parent->be, c, out, err);
+}
+
+static void mpi_group_free(pb_group_t *g)
+{
+    if (g == NULL)
+        return;
+    pb_mpi_group_t *mg = g->priv;
+    MPI_Comm_free(&mg->comm);
+    free(mg);
+    free(g);
+}
+
+static int mpi_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err)
+{
+    (void)be;
+    /* 4 KiB: page aligned, like device allocations; never a zero-size
+     * request, which some allocators answer with NULL */
+    size_t sz = (size_t)(bytes ? bytes : 1);
+    if ((uint64_t)sz != (bytes ? bytes : 1) || posix_memalign(ptr, 4096, sz) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "cannot allocate %llu bytes of host memory",
+                          (unsigned long long)bytes);
+    return PB_OK;
+}
+
+static void mpi_free(pb_backend_t *be, void *ptr)
+{
+    (void)be;
+    free(ptr);
+}
+
+static int mpi_barrier(pb_group_t *g, pb_err_t *err)
+{
+    int rc = MPI_Barrier(pb_mpi_comm(g));
+    return rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Barrier", err);
+}
+
+static int mpi_mark(pb_group_t *g, int slot, pb_err_t *err)
+{
+    if (slot < 0 || slot >= PB_MPI_MARKS)
+        return pb_err_set(err, PB_ERUNTIME, "timer slot %d out of range", slot);
+    ((pb_mpi_group_t *)g->priv)->marks[slot] = MPI_Wtime();
+    return PB_OK;
+}
+
+static int mpi_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t *err)
+{
+    if (from < 0 || to < 0 || from >= PB_MPI_MARKS || to >= PB_MPI_MARKS)
+        return pb_err_set(err, PB_ERUNTIME, "timer slot out of range");
+    const double *m = ((pb_mpi_group_t *)g->priv)->marks;
+    *seconds = m[to] - m[from];
+    return PB_OK;
+}
+
+static int mpi_sync(pb_group_t *g, pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    return PB_OK; /* host calls are complete when they return */
+}
+
+static int mpi_fill(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, uint64_t base,
+                    uint64_t q, pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    pb_fill_host(buf, count, t, base, q);
+    return PB_OK;
+}
+
+static int mpi_fill_red(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t,
+                        pb_redparams_t p, int rank, uint64_t first_global, pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    pb_fill_red_host(buf, count, t, p, rank, first_global);
+    return PB_OK;
+}
+
+static int mpi_check(pb_group_t *g, const void *buf, uint64_t count, pb_dtype_t t,
+                     const pb_expect_t *e, uint64_t *wrong, pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    *wrong = pb_check_host(buf, count, t, e);
+    return PB_OK;
+}
+
+static int mpi_poison(pb_group_t *g, void *buf, uint64_t bytes, pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    memset(buf, 0xff, (size_t)bytes);
+    return PB_OK;
+}
+
+static int mpi_poke(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64_t value,
+                    pb_err_t *err)
+{
+    (void)g;
+    (void)err;
+    pb_store_int(buf, index, t, value);
+    return PB_OK;
+}
+
+static int mpi_supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len)
+{
+    (void)be;
+    (void)t;
+    if (op == PB_AVG) {
+        snprintf(why, len, "redop avg is not available on the mpi backend (MPI has no average)");
+        return 0;
+    }
+    return 1;
+}
+
+const pb_backend_ops_t pb_mpi_backend_ops = {
+    .name = "mpi",
+    .description = "MPI on host memory",
+    .init = mpi_init,
+    .finalize = mpi_finalize,
+    .version = mpi_version,
+    .world = mpi_world,
+    .split = mpi_split,
+    .group_free = mpi_group_free,
+    .alloc = mpi_alloc,
+    .free = mpi_free,
+    .allreduce = pb_mpi_allreduce,
+    .allgather = pb_mpi_allgather,
+    .reduce_scatter = pb_mpi_reduce_scatter,
+    .alltoall = pb_mpi_alltoall,
+    .alltoallv = pb_mpi_alltoallv,
+    .broadcast = pb_mpi_broadcast,
+    .reduce = pb_mpi_reduce,
+    .sendrecv = pb_mpi_sendrecv,
+    .barrier = mpi_barrier,
+    .mark = mpi_mark,
+    .elapsed = mpi_elapsed,
+    .sync = mpi_sync,
+    .fill = mpi_fill,
+    .fill_red = mpi_fill_red,
+    .check = mpi_check,
+    .poison = mpi_poison,
+    .poke = mpi_poke,
+    .supports = mpi_supports,
+};

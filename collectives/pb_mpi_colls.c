@@ -1,0 +1,299 @@
+/* The collectives of the MPI backend.
+ *
+ * MPI 3.1 counts are int; parbench's are 64-bit.  Each call below is cut
+ * into pieces of at most chunk_elems() elements.  Whole-buffer operations
+ * (allreduce, broadcast, reduce, sendrecv) are cut at offsets; blocked
+ * ones (allgather, alltoall) cut every block at the same offset and use a
+ * datatype whose extent is one whole block, so one call still moves piece
+ * `off` of every block; reduce-scatter packs its pieces (MPI's predefined
+ * reductions are only defined on basic types); all-to-all-v falls back to
+ * paired non-blocking sends.  Messages that fit take the plain call, so
+ * the common case costs nothing extra. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_mpi_priv.h"
+
+#define CHECK_MPI(call, name)                                                          \
+    do {                                                                               \
+        int rc_ = (call);                                                              \
+        if (rc_ != MPI_SUCCESS)                                                        \
+            return pb_mpi_fail(rc_, name, err);                                        \
+    } while (0)
+
+static uint64_t chunk_elems(const pb_group_t *g, pb_dtype_t t)
+{
+    uint64_t c = pb_mpi_state(g)->chunk_bytes / pb_dtype_size(t);
+    if (c == 0)
+        c = 1;
+    return c > (uint64_t)INT_MAX ? (uint64_t)INT_MAX : c;
+}
+
+static const char *at(const void *p, uint64_t elems, pb_dtype_t t)
+{
+    return (const char *)p + elems * pb_dtype_size(t);
+}
+
+static char *at_mut(void *p, uint64_t elems, pb_dtype_t t)
+{
+    return (char *)p + elems * pb_dtype_size(t);
+}
+
+/* `k` elements of t, stretched to an extent of `stride` elements: one
+ * piece of one block, the next block's piece one extent further on. */
+static int piece_type(pb_dtype_t t, uint64_t k, uint64_t stride, MPI_Datatype *out,
+                      pb_err_t *err)
+{
+    MPI_Datatype base;
+    MPI_Aint esz = (MPI_Aint)pb_dtype_size(t);
+    CHECK_MPI(MPI_Type_contiguous((int)k, pb_mpi_datatype(t), &base), "MPI_Type_contiguous");
+    int rc = MPI_Type_create_resized(base, 0, (MPI_Aint)stride * esz, out);
+    MPI_Type_free(&base);
+    if (rc != MPI_SUCCESS)
+        return pb_mpi_fail(rc, "MPI_Type_create_resized", err);
+    CHECK_MPI(MPI_Type_commit(out), "MPI_Type_commit");
+    return PB_OK;
+}
+
+int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                     pb_redop_t op, pb_err_t *err)
+{
+    MPI_Op mop;
+    if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
+        return err->code;
+    uint64_t ce = chunk_elems(g, t);
+    int in_place = s == r;
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : at(s, off, t), at_mut(r, off, t),
+                                (int)k, pb_mpi_datatype(t), mop, pb_mpi_comm(g)),
+                  "MPI_Allreduce");
+    }
+    return PB_OK;
+}
+
+int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                     pb_err_t *err)
+{
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    int in_place = s == at(r, (uint64_t)g->rank * count, t);
+    uint64_t ce = chunk_elems(g, t);
+    if (count <= ce) {
+        CHECK_MPI(MPI_Allgather(in_place ? MPI_IN_PLACE : s, (int)count, dt, r, (int)count, dt,
+                                pb_mpi_comm(g)),
+                  "MPI_Allgather");
+        return PB_OK;
+    }
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        MPI_Datatype piece;
+        if (piece_type(t, k, count, &piece, err) != PB_OK)
+            return err->code;
+        int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : at(s, off, t), (int)k, dt,
+                               at_mut(r, off, t), 1, piece, pb_mpi_comm(g));
+        MPI_Type_free(&piece);
+        if (rc != MPI_SUCCESS)
+            return pb_mpi_fail(rc, "MPI_Allgather", err);
+    }
+    return PB_OK;
+}
+
+int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                          pb_redop_t op, pb_err_t *err)
+{
+    MPI_Op mop;
+    if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
+        return err->code;
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    size_t esz = pb_dtype_size(t);
+    int in_place = r == at(s, (uint64_t)g->rank * count, t);
+    uint64_t ce = chunk_elems(g, t);
+    if (count <= ce) {
+        if (!in_place) {
+            CHECK_MPI(MPI_Reduce_scatter_block(s, r, (int)count, dt, mop, pb_mpi_comm(g)),
+                      "MPI_Reduce_scatter_block");
+            return PB_OK;
+        }
+        /* MPI's in-place result lands at the start of the buffer; NCCL's
+         * convention (ours) is the rank's own block.  Move it there. */
+        void *buf = (void *)(uintptr_t)s;
+        CHECK_MPI(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, (int)count, dt, mop,
+                                           pb_mpi_comm(g)),
+                  "MPI_Reduce_scatter_block");
+        if (g->rank != 0)
+            memmove(r, buf, count * esz);
+        return PB_OK;
+    }
+    /* Pieces: gather piece `off` of every block into a packed buffer; the
+     * in-place output (own block, piece off) has already been packed by
+     * the time it is overwritten, and later pieces never read it. */
+    uint64_t n = (uint64_t)g->size;
+    char *pack = malloc(n * ce * esz);
+    if (pack == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory packing a reduce-scatter piece");
+    int code = PB_OK;
+    for (uint64_t off = 0; off < count && code == PB_OK; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        for (uint64_t b = 0; b < n; b++)
+            memcpy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
+        int rc = MPI_Reduce_scatter_block(pack, at_mut(r, off, t), (int)k, dt, mop,
+                                          pb_mpi_comm(g));
+        if (rc != MPI_SUCCESS)
+            code = pb_mpi_fail(rc, "MPI_Reduce_scatter_block", err);
+    }
+    free(pack);
+    return code;
+}
+
+int pb_mpi_alltoall(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                    pb_err_t *err)
+{
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    int in_place = s == r;
+    uint64_t ce = chunk_elems(g, t);
+    if (count <= ce) {
+        CHECK_MPI(MPI_Alltoall(in_place ? MPI_IN_PLACE : s, (int)count, dt, r, (int)count, dt,
+                               pb_mpi_comm(g)),
+                  "MPI_Alltoall");
+        return PB_OK;
+    }
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        MPI_Datatype piece;
+        if (piece_type(t, k, count, &piece, err) != PB_OK)
+            return err->code;
+        int rc = MPI_Alltoall(in_place ? MPI_IN_PLACE : at(s, off, t), 1, piece,
+                              at_mut(r, off, t), 1, piece, pb_mpi_comm(g));
+        MPI_Type_free(&piece);
+        if (rc != MPI_SUCCESS)
+            return pb_mpi_fail(rc, "MPI_Alltoall", err);
+    }
+    return PB_OK;
+}
+
+static int fits_int(const uint64_t *v, int n, uint64_t limit)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] > limit)
+            return 0;
+    return 1;
+}
+
+/* Pieces of every pair, round by round: in round c each pair exchanges
+ * its elements [c*ce, (c+1)*ce).  Messages between a pair never overtake
+ * each other (MPI's ordering rule), so a receiver's c-th piece from a
+ * sender is the sender's c-th piece. */
+static int alltoallv_pieces(pb_group_t *g, const void *s, const uint64_t *scounts,
+                            const uint64_t *sdispls, void *r, const uint64_t *rcounts,
+                            const uint64_t *rdispls, pb_dtype_t t, uint64_t ce,
+                            pb_err_t *err)
+{
+    int n = g->size;
+    uint64_t most = 0;
+    for (int p = 0; p < n; p++) {
+        if (scounts[p] > most)
+            most = scounts[p];
+        if (rcounts[p] > most)
+            most = rcounts[p];
+    }
+    MPI_Request *req = malloc(2u * (size_t)n * sizeof *req);
+    if (req == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for all-to-all-v requests");
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    int code = PB_OK;
+    for (uint64_t off = 0; off < most && code == PB_OK; off += ce) {
+        int nreq = 0, rc = MPI_SUCCESS;
+        for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
+            if (rcounts[p] > off) {
+                uint64_t k = rcounts[p] - off < ce ? rcounts[p] - off : ce;
+                rc = MPI_Irecv(at_mut(r, rdispls[p] + off, t), (int)k, dt, p, 0,
+                               pb_mpi_comm(g), &req[nreq++]);
+            }
+        }
+        for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
+            if (scounts[p] > off) {
+                uint64_t k = scounts[p] - off < ce ? scounts[p] - off : ce;
+                rc = MPI_Isend(at(s, sdispls[p] + off, t), (int)k, dt, p, 0, pb_mpi_comm(g),
+                               &req[nreq++]);
+            }
+        }
+        if (rc != MPI_SUCCESS)
+            code = pb_mpi_fail(rc, "MPI_Isend/MPI_Irecv", err);
+        rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS && code == PB_OK)
+            code = pb_mpi_fail(rc, "MPI_Waitall", err);
+    }
+    free(req);
+    return code;
+}
+
+int pb_mpi_alltoallv(pb_group_t *g, const void *s, const uint64_t *scounts,
+                     const uint64_t *sdispls, void *r, const uint64_t *rcounts,
+                     const uint64_t *rdispls, pb_dtype_t t, pb_err_t *err)
+{
+    int n = g->size;
+    uint64_t ce = chunk_elems(g, t);
+    if (!(fits_int(scounts, n, ce) && fits_int(rcounts, n, ce) &&
+          fits_int(sdispls, n, INT_MAX) && fits_int(rdispls, n, INT_MAX)))
+        return alltoallv_pieces(g, s, scounts, sdispls, r, rcounts, rdispls, t, ce, err);
+    int *v = malloc(4u * (size_t)n * sizeof *v);
+    if (v == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for all-to-all-v counts");
+    for (int p = 0; p < n; p++) {
+        v[p] = (int)scounts[p];
+        v[n + p] = (int)sdispls[p];
+        v[2 * n + p] = (int)rcounts[p];
+        v[3 * n + p] = (int)rdispls[p];
+    }
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    int rc = MPI_Alltoallv(s, v, v + n, dt, r, v + 2 * n, v + 3 * n, dt, pb_mpi_comm(g));
+    free(v);
+    return rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Alltoallv", err);
+}
+
+int pb_mpi_broadcast(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int root,
+                     pb_err_t *err)
+{
+    uint64_t ce = chunk_elems(g, t);
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        CHECK_MPI(MPI_Bcast(at_mut(buf, off, t), (int)k, pb_mpi_datatype(t), root,
+                            pb_mpi_comm(g)),
+                  "MPI_Bcast");
+    }
+    return PB_OK;
+}
+
+int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
+                  pb_redop_t op, int root, pb_err_t *err)
+{
+    MPI_Op mop;
+    if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
+        return err->code;
+    uint64_t ce = chunk_elems(g, t);
+    int in_place = s == r && g->rank == root; /* MPI_IN_PLACE is the root's only */
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        CHECK_MPI(MPI_Reduce(in_place ? MPI_IN_PLACE : at(s, off, t), at_mut(r, off, t),
+                             (int)k, pb_mpi_datatype(t), mop, root, pb_mpi_comm(g)),
+                  "MPI_Reduce");
+    }
+    return PB_OK;
+}
+
+int pb_mpi_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t count,
+                    pb_dtype_t t, pb_err_t *err)
+{
+    uint64_t ce = chunk_elems(g, t);
+    int to = dst < 0 ? MPI_PROC_NULL : dst;
+    int from = src < 0 ? MPI_PROC_NULL : src;
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        CHECK_MPI(MPI_Sendrecv(at(s, off, t), (int)k, pb_mpi_datatype(t), to, 1,
+                               at_mut(r, off, t), (int)k, pb_mpi_datatype(t), from, 1,
+                               pb_mpi_comm(g), MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+    }
+    return PB_OK;
+}

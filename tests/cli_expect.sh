@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# cli_expect.sh RC REGEX CMD [ARGS...]
+# Runs CMD and passes when it exits with RC and printed exactly one line
+# starting "parbench:" (the one-line error convention: rank 0 only), and
+# that line matches the extended regex REGEX.  With RC 0 and REGEX "-",
+# only the exit code is checked.
+set -u
+want_rc=$1 regex=$2
+shift 2
+out=$("$@" 2>&1)
+rc=$?
+fail() { printf 'FAIL: %s\n--- output ---\n%s\n' "$1" "$out"; exit 1; }
+[ "$rc" -eq "$want_rc" ] || fail "exit code $rc, expected $want_rc"
+[ "$regex" = "-" ] && exit 0
+lines=$(printf '%s\n' "$out" | grep -c '^parbench:')
+[ "$lines" -eq 1 ] || fail "$lines lines start with 'parbench:', expected exactly 1"
+printf '%s\n' "$out" | grep '^parbench:' | grep -Eq -- "$regex" || fail "message does not match /$regex/"
+printf 'ok: rc %s, %s\n' "$rc" "$(printf '%s\n' "$out" | grep '^parbench:')"

@@ -1,0 +1,22 @@
+#include "pb_err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int pb_err_set(pb_err_t *err, int code, const char *fmt, ...)
+{
+    if (err == NULL || err->code != PB_OK)
+        return code;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void pb_err_clear(pb_err_t *err)
+{
+    err->code = PB_OK;
+    err->msg[0] = '\0';
+}
