@@ -133,17 +133,22 @@ static void defaults(pb_options_t *o)
 
 void pb_cli_main_job_defaults(pb_options_t *o)
 {
-    o->ncolls = 0;
-    for (int c = 0; c < PB_COLL_COUNT; c++)
-        o->colls[o->ncolls++] = (pb_coll_t)c;
+    if (!(o->given & PB_GIVEN_OP)) {
+        o->ncolls = 0;
+        for (int c = 0; c < PB_COLL_COUNT; c++)
+            o->colls[o->ncolls++] = (pb_coll_t)c;
+    }
     if (!o->sizes_given) {
         o->size_min = 8;
         o->size_max = UINT64_C(64) << 20;
     }
-    o->check = 1;
+    if (!(o->given & PB_GIVEN_CHECK))
+        o->check = 1;
     /* the whole sweep in well under a minute on a small machine */
-    o->time_budget = 0.25;
-    o->min_iters = 5;
+    if (!(o->given & PB_GIVEN_BUDGET))
+        o->time_budget = 0.25;
+    if (!(o->given & PB_GIVEN_MIN_ITERS) && o->max_iters >= 5)
+        o->min_iters = 5;
     if (o->csv_path == NULL)
         o->csv_path = "parbench-results.csv";
 }
@@ -175,12 +180,13 @@ static int parse_int(const char *name, const char *v, int lo, int *out, pb_err_t
     return PB_OK;
 }
 
-static int parse_double(const char *name, const char *v, double *out, pb_err_t *err)
+static int parse_double(const char *name, const char *v, int percent_ok, double *out,
+                        pb_err_t *err)
 {
     char *end;
     errno = 0;
     double x = strtod(v, &end);
-    if (end != v && *end == '%' && end[1] == '\0')
+    if (percent_ok && end != v && *end == '%' && end[1] == '\0')
         end++;
     if (errno != 0 || end == v || *end != '\0' || !isfinite(x) || x <= 0.0)
         return pb_err_set(err, PB_EINPUT, "%s needs a positive number, not '%s'", name, v);
@@ -293,6 +299,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         for (int i = 0; i < n; i++)
             o->colls[i] = (pb_coll_t)tmp[i];
         o->ncolls = n;
+        o->given |= PB_GIVEN_OP;
         return PB_OK;
     case O_DTYPE:
         if (parse_list("dtype", v, p_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
@@ -329,8 +336,9 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
             return pb_err_set(err, PB_EINPUT, "%s must be above 0", shown);
         return PB_OK;
     case O_FACTOR:
-        if (parse_double(shown, v, &o->size_factor, err) != PB_OK)
+        if (parse_double(shown, v, 0, &o->size_factor, err) != PB_OK)
             return err->code;
+        o->given |= PB_GIVEN_FACTOR;
         if (!(o->size_factor > 1.0))
             return pb_err_set(err, PB_EINPUT, "%s must be above 1 (got %s)", shown, v);
         return PB_OK;
@@ -343,17 +351,20 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_WARMUP:
         return parse_u64(shown, v, 0, &o->warmup, err);
     case O_MIN_ITERS:
+        o->given |= PB_GIVEN_MIN_ITERS;
         return parse_u64(shown, v, 1, &o->min_iters, err);
     case O_MAX_ITERS:
         return parse_u64(shown, v, 1, &o->max_iters, err);
     case O_BATCH:
         return parse_u64(shown, v, 1, &o->batch, err);
     case O_CHECK:
+        o->given |= PB_GIVEN_CHECK;
         o->check = 1;
         return PB_OK;
     case O_CHECK_NUM:
         if (parse_u64(shown, v, 0, &u, err) != PB_OK)
             return err->code;
+        o->given |= PB_GIVEN_CHECK;
         o->check = u != 0;
         return PB_OK;
     case O_PLACE:
@@ -366,12 +377,13 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_ROOT:
         return parse_int(shown, v, 0, &o->root, err);
     case O_PRECISION:
-        if (parse_double(shown, v, &o->precision, err) != PB_OK)
+        if (parse_double(shown, v, 1, &o->precision, err) != PB_OK)
             return err->code;
         o->precision /= 100.0;
         return PB_OK;
     case O_BUDGET:
-        return parse_double(shown, v, &o->time_budget, err);
+        o->given |= PB_GIVEN_BUDGET;
+        return parse_double(shown, v, 0, &o->time_budget, err);
     case O_CSV:
         if (v[0] == '\0')
             return pb_err_set(err, PB_EINPUT, "--csv needs a file name");
@@ -409,6 +421,8 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
 
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_MAIN)
+        pb_cli_main_job_defaults(o);
     if (o->ncolls == 0) {
         o->colls[0] = PB_ALLREDUCE;
         o->ncolls = 1;
@@ -427,20 +441,20 @@ static int finish(pb_options_t *o, pb_err_t *err)
     }
     if ((o->sizes_given & 4) && (o->sizes_given & 3))
         return pb_err_set(err, PB_EINPUT, "give sizes either with -b/-e or with --sizes, not both");
-    if (o->size_step && o->size_factor != 2.0)
+    if (o->size_step && (o->given & PB_GIVEN_FACTOR))
         return pb_err_set(err, PB_EINPUT, "give either -f (factor) or -i (step), not both");
     if (!(o->sizes_given & 2))
         o->size_max = (o->sizes_given & 1) ? o->size_min : UINT64_C(64) << 20;
     if (!(o->sizes_given & 4) && o->size_min > o->size_max)
         return pb_err_set(err, PB_EINPUT, "minimum size %llu is above maximum size %llu",
                           (unsigned long long)o->size_min, (unsigned long long)o->size_max);
+    if (!(o->given & PB_GIVEN_MIN_ITERS) && o->min_iters > o->max_iters)
+        o->min_iters = o->max_iters; /* only the user's own numbers can clash */
     if (o->min_iters > o->max_iters)
         return pb_err_set(err, PB_EINPUT, "--min-iters %llu is above --max-iters %llu",
                           (unsigned long long)o->min_iters, (unsigned long long)o->max_iters);
     if (!o->out_of_place && !o->in_place)
         return pb_err_set(err, PB_EINPUT, "nothing to measure: --place excludes both");
-    if (o->cmd == PB_CMD_MAIN)
-        pb_cli_main_job_defaults(o);
     return PB_OK;
 }
 

@@ -26,6 +26,14 @@ typedef enum pb_mode { PB_MODE_LATENCY, PB_MODE_THROUGHPUT, PB_MODE_COUNT } pb_m
 
 typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT } pb_fault_kind_t;
 
+enum {
+    PB_GIVEN_OP = 1u << 0,
+    PB_GIVEN_BUDGET = 1u << 1,
+    PB_GIVEN_MIN_ITERS = 1u << 2,
+    PB_GIVEN_FACTOR = 1u << 3,
+    PB_GIVEN_CHECK = 1u << 4
+};
+
 typedef struct pb_options {
     pb_command_t cmd;
     int help;              /* -h given */
@@ -69,6 +77,10 @@ typedef struct pb_options {
     int no_launch;
     int group_size; /* 0 = the whole world */
     uint64_t chunk_bytes;
+
+    /* options the user typed, so that command defaults never override
+     * them (PB_GIVEN_* bits) */
+    unsigned given;
 
     /* test switches */
     pb_fault_kind_t fault;

@@ -22,6 +22,8 @@ pb_redparams_t pb_check_redparams(pb_dtype_t t, pb_redop_t op, int n)
         return p;
     }
     /* sum: the largest partial sum is active * (q - 1) <= lim */
+    if (n < 1)
+        p.active = n = 1;
     if ((uint64_t)n > lim)
         p.active = (int)lim;
     p.q = min_u64(lim / (uint64_t)p.active + 1u, PB_CHECK_QMAX);
@@ -141,7 +143,8 @@ uint64_t pb_load_int(const void *buf, uint64_t i, pb_dtype_t t, int *exact)
     case PB_DTYPE_COUNT:
         break;
     }
-    *exact = isfinite(d) && d >= 0.0 && d == floor(d) && d < 18446744073709551616.0;
+    /* -0.0 is never produced from +0 inputs: a flipped sign bit is an error */
+    *exact = isfinite(d) && d >= 0.0 && !signbit(d) && d == floor(d) && d < 18446744073709551616.0;
     return *exact ? (uint64_t)d : 0;
 }
 

@@ -80,23 +80,25 @@ pb_coll_geom_t pb_coll_geom(pb_coll_t c, int n, pb_dtype_t t, uint64_t bytes)
     return g;
 }
 
-/* Weight of the pair (r, d): k = (r + d) mod n gets floor(B*2(k+1)/(n+1))
- * elements, where B = total/n; the rounding remainder goes to k = n-1.
- * The weights 2(k+1)/(n+1) add up to n over k, so a rank sends about
- * `total`, and exactly `total` after the remainder.  Every receiver sees
- * each k exactly once as well, so receives add up to `total` too. */
+/* Share of the pair (r, d): with k = (r + d) mod n, the exact share is
+ * total * 2(k+1) / (n(n+1)) - the weights 2(k+1)/(n(n+1)) add up to 1
+ * over k, so the largest pair gets n times the smallest.  Each share is
+ * floored (computed as a*w + floor(b*w/D) with total = a*D + b, which
+ * cannot overflow), and the R < n elements the floors lose go one each to
+ * the R largest shares.  Every receiver sees each k exactly once too, so
+ * sends and receives both add up to `total`. */
 static uint64_t skew_count(int n, int k, uint64_t total)
 {
-    uint64_t nn = (uint64_t)n;
-    uint64_t b = total / nn;
-    uint64_t c = b * 2u * (uint64_t)(k + 1) / (nn + 1u);
-    if (k == n - 1) {
-        uint64_t sum = 0;
-        for (int j = 0; j < n; j++)
-            sum += b * 2u * (uint64_t)(j + 1) / (nn + 1u);
-        c += total - sum;
+    uint64_t nn = (uint64_t)n, d = nn * (nn + 1u);
+    uint64_t a = total / d, b = total % d, lost = 0;
+    for (uint64_t j = 0; j < nn; j++) {
+        uint64_t w = 2u * (j + 1u);
+        lost += (b * w) % d; /* sum of the fractional parts, times d */
     }
-    return c;
+    uint64_t r = lost / d; /* whole elements the floors dropped */
+    uint64_t w = 2u * (uint64_t)(k + 1);
+    uint64_t c = a * w + b * w / d;
+    return c + ((uint64_t)k >= nn - r ? 1u : 0u);
 }
 
 void pb_alltoallv_skewed(int n, int rank, uint64_t total, uint64_t *send_counts,

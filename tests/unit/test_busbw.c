@@ -205,10 +205,9 @@ static void test_alltoallv(void)
     struct skew s[16];
 
     /* n = 3, total = 30 (pb_coll.c: pair (r, d) has k = (r + d) mod n and
-     * gets floor(B * 2(k+1) / (n+1)) elements with B = total / n, the
-     * rounding remainder going to k = n-1):
-     *   B = 10; k=0: floor(20/4) = 5, k=1: floor(40/4) = 10, k=2: floor(60/4) = 15;
-     *   5 + 10 + 15 = 30: remainder 0. */
+     * gets floor(total * 2(k+1) / (n(n+1))) elements, the elements the
+     * floors lose going one each to the largest shares):
+     *   k=0: 60/12 = 5, k=1: 120/12 = 10, k=2: 180/12 = 15; sum 30. */
     skew_all(3, 30, s);
     /* rank 0: d=0,1,2 -> k=0,1,2 -> 5,10,15; displs 0,5,15 */
     ROW3(s[0].sc, 5, 10, 15);
@@ -226,27 +225,32 @@ static void test_alltoallv(void)
     ROW3(s[2].rd, 0, 15, 20);
     check_skew_consistent(3, 30, s, __LINE__);
 
-    /* n = 4, total = 10: B = floor(10/4) = 2; k=0: floor(4/5) = 0,
-     * k=1: floor(8/5) = 1, k=2: floor(12/5) = 2, k=3: floor(16/5) = 3;
-     * sum 6, remainder 10 - 6 = 4 -> k=3 gets 3 + 4 = 7.  By k: 0,1,2,7. */
+    /* n = 4, total = 10: D = n(n+1) = 20, shares 10*2(k+1)/20 =
+     * 1, 2, 3, 4 for k = 0..3, exact: nothing left over.  By k: 1,2,3,4. */
     skew_all(4, 10, s);
-    ROW4(s[0].sc, 0, 1, 2, 7); /* k = 0,1,2,3 */
-    ROW4(s[0].sd, 0, 0, 1, 3);
-    ROW4(s[1].sc, 1, 2, 7, 0); /* k = 1,2,3,0 */
-    ROW4(s[1].sd, 0, 1, 3, 10);
-    ROW4(s[2].sc, 2, 7, 0, 1); /* k = 2,3,0,1 */
-    ROW4(s[2].sd, 0, 2, 9, 9);
-    ROW4(s[3].sc, 7, 0, 1, 2); /* k = 3,0,1,2 */
-    ROW4(s[3].sd, 0, 7, 7, 8);
-    ROW4(s[3].rc, 7, 0, 1, 2);
+    ROW4(s[0].sc, 1, 2, 3, 4); /* k = 0,1,2,3 */
+    ROW4(s[0].sd, 0, 1, 3, 6);
+    ROW4(s[1].sc, 2, 3, 4, 1); /* k = 1,2,3,0 */
+    ROW4(s[1].sd, 0, 2, 5, 9);
+    ROW4(s[2].sc, 3, 4, 1, 2); /* k = 2,3,0,1 */
+    ROW4(s[2].sd, 0, 3, 7, 8);
+    ROW4(s[3].sc, 4, 1, 2, 3); /* k = 3,0,1,2 */
+    ROW4(s[3].sd, 0, 4, 5, 7);
+    ROW4(s[3].rc, 4, 1, 2, 3);
     check_skew_consistent(4, 10, s, __LINE__);
 
-    /* n = 3, total = 3000: B = 1000 -> 500, 1000, 1500 (weights 1:2:3) */
+    /* n = 4, total = 11: shares 11*2/20 = 1.1, 2.2, 3.3, 4.4 -> floors
+     * 1,2,3,4 = 10, one element lost -> the largest share (k=3) gets 5 */
+    skew_all(4, 11, s);
+    ROW4(s[0].sc, 1, 2, 3, 5);
+    check_skew_consistent(4, 11, s, __LINE__);
+
+    /* n = 3, total = 3000: 3000 * 2/12, 4/12, 6/12 -> 500, 1000, 1500 */
     skew_all(3, 3000, s);
     ROW3(s[0].sc, 500, 1000, 1500);
 
-    /* n = 2, total = 7: B = 3; k=0: floor(6/3) = 2, k=1: floor(12/3) = 4,
-     * remainder 7 - 6 = 1 -> 5 */
+    /* n = 2, total = 7: 7 * 2/6 = 2.33 -> 2, 7 * 4/6 = 4.67 -> 4; one
+     * element lost -> the larger share gets 5 */
     skew_all(2, 7, s);
     check_row(s[0].sc, 2, 5, 0, 0, 2, __LINE__);
     check_row(s[1].sc, 5, 2, 0, 0, 2, __LINE__);

@@ -196,6 +196,27 @@ static void test_refusals(void)
     REFUSED("corrupt", "coll", "--fault", "flip:1");
     REFUSED("--fault", "coll", "--fault", "corrupt:");
     REFUSED("--mpi-chunk", "coll", "--mpi-chunk", "0");
+    REFUSED("-f", "coll", "-f", "2", "-i", "8");   /* the default factor, typed: still both */
+    REFUSED("-f", "coll", "-f", "2%");             /* percent belongs to --precision only */
+    REFUSED("--time-budget", "coll", "--time-budget", "1%");
+}
+
+/* The main job's own defaults never override what the user typed. */
+static void test_main_job_respects_flags(void)
+{
+    pb_options_t o;
+    pb_err_t e;
+    CHECK(PARSE(&o, &e, "--op", "allreduce", "--time-budget", "5") == PB_OK);
+    CHECK(o.cmd == PB_CMD_MAIN && o.ncolls == 1 && o.colls[0] == PB_ALLREDUCE);
+    CHECK(o.time_budget == 5.0);
+    CHECK(o.check == 1); /* not typed: the main job's default, verified */
+    CHECK(PARSE(&o, &e, "-c", "0") == PB_OK);
+    CHECK(o.check == 0);
+    /* --max-iters 3 alone lowers the untyped minimum instead of clashing */
+    CHECK(PARSE(&o, &e, "--max-iters", "3") == PB_OK);
+    CHECK(o.min_iters == 3 && o.max_iters == 3);
+    CHECK(PARSE(&o, &e, "coll", "--max-iters", "3") == PB_OK);
+    CHECK(o.min_iters == 3);
 }
 
 static void test_commands(void)
@@ -246,6 +267,7 @@ int main(void)
     test_coll_defaults();
     test_coll_values();
     test_refusals();
+    test_main_job_respects_flags();
     test_commands();
     PB_TEST_END("unit_cli");
 }
