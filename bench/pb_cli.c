@@ -15,7 +15,7 @@ enum opt_id {
     O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
-    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT
+    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY
 };
 
 struct opt_spec {
@@ -41,7 +41,8 @@ static const struct opt_spec specs[] = {
     {"quiet", 'q', 0, O_QUIET},        {"backend", 0, 1, O_BACKEND},
     {"np", 0, 1, O_NP},                {"no-launch", 0, 0, O_NO_LAUNCH},
     {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
-    {"fault", 0, 1, O_FAULT},
+    {"fault", 0, 1, O_FAULT},          {"graph", 'G', 1, O_GRAPH},
+    {"timeout", 'T', 1, O_TIMEOUT},    {"memory", 0, 1, O_MEMORY},
 };
 
 static const char usage_main[] =
@@ -71,9 +72,10 @@ static const char usage_coll[] =
     "what:\n"
     "  --op LIST         allreduce, allgather, reducescatter, alltoall, alltoallv,\n"
     "                    broadcast, reduce, sendrecv, or all (default allreduce)\n"
-    "  -d, --dtype LIST  float, double, half, bfloat16, int32, int8 (f32, f64, f16,\n"
-    "                    bf16, i32, i8), or all (default float)\n"
-    "  --redop LIST      sum, max, min (avg: NCCL only), or all (default sum)\n"
+    "  -d, --dtype LIST  float, double, half, bfloat16, int32, int8, f8e4m3, f8e5m2\n"
+    "                    (f32, f64, f16, bf16, i32, i8, e4m3, e5m2), or all (default float)\n"
+    "  --redop LIST      sum, max, min, avg (nccl only), or all = sum,max,min\n"
+    "                    (default sum)\n"
     "  -r, --root N      root of broadcast and reduce (default 0)\n"
     "  --place P         out, in or both (default both): out-of-place / in-place\n"
     "  --group-size K    run on groups of K consecutive ranks, all at once\n"
@@ -92,7 +94,11 @@ static const char usage_coll[] =
     "timing:\n"
     "  --mode M          latency (barrier, time each op; OSU-like), throughput\n"
     "                    (time a batch of back-to-back ops; nccl-tests-like), or both\n"
-    "                    (default latency)\n"
+    "                    (default latency); graph: the batch captured as a CUDA\n"
+    "                    graph and replayed (nccl backend)\n"
+    "  -G, --graph N     graph mode with N replays per sample (nccl-tests' -G)\n"
+    "  -T, --timeout S   an operation past S seconds is a hang: say where, exit 3\n"
+    "                    (default 300; 0 = never)\n"
     "  --precision P     sample until the median's 95% CI half-width is within P\n"
     "                    percent (default 2)\n"
     "  --time-budget S   seconds per measurement at most (default 1)\n"
@@ -105,7 +111,9 @@ static const char usage_coll[] =
     "  --check (-c 1)    verify every result exactly; wrong elements fail the run\n"
     "  --csv FILE        append rows to FILE (a file with another header is refused)\n"
     "  --label TEXT      free text for the label column\n"
-    "  --backend NAME    mpi (default)\n"
+    "  --backend NAME    auto (default: nccl when a GPU answers, else mpi), nccl, mpi\n"
+    "  --memory M        host or device buffers for the mpi backend (device needs a\n"
+    "                    CUDA-aware MPI)\n"
     "  --mpi-chunk S     largest single MPI call (default 1G; for tests)\n"
     "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n";
 
@@ -118,7 +126,8 @@ static void defaults(pb_options_t *o)
 {
     memset(o, 0, sizeof *o);
     o->cmd = PB_CMD_MAIN;
-    snprintf(o->backend, sizeof o->backend, "mpi");
+    snprintf(o->backend, sizeof o->backend, "auto");
+    o->timeout_s = 300.0;
     o->out_of_place = 1;
     o->in_place = 1;
     o->size_min = 8;
@@ -224,16 +233,19 @@ static int p_mode(const char *s, int *o)
         *o = PB_MODE_LATENCY;
     else if (strcmp(s, "throughput") == 0)
         *o = PB_MODE_THROUGHPUT;
+    else if (strcmp(s, "graph") == 0)
+        *o = PB_MODE_GRAPH;
     else
         return -1;
     return 0;
 }
 
+/* "all" (and, for modes, "both") means the first all_count values */
 static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nall,
                       int all_count, int *out, int *n, pb_err_t *err)
 {
     *n = 0;
-    if (strcmp(v, "all") == 0 || (all_count == PB_MODE_COUNT && strcmp(v, "both") == 0)) {
+    if (strcmp(v, "all") == 0 || (fn == p_mode && strcmp(v, "both") == 0)) {
         for (int i = 0; i < all_count; i++)
             out[(*n)++] = i;
         return PB_OK;
@@ -317,11 +329,13 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         o->nredops = n;
         return PB_OK;
     case O_MODE:
-        if (parse_list("mode", v, p_mode, PB_MODE_COUNT, PB_MODE_COUNT, tmp, &n, err))
+        /* both = latency and throughput, the two modes every backend has */
+        if (parse_list("mode", v, p_mode, PB_MODE_COUNT, PB_MODE_GRAPH, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
             o->modes[i] = (pb_mode_t)tmp[i];
         o->nmodes = n;
+        o->given |= PB_GIVEN_MODE;
         return PB_OK;
     case O_MIN:
         o->sizes_given |= 1;
@@ -415,6 +429,20 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_FAULT:
         return parse_fault(v, o, err);
+    case O_GRAPH:
+        return parse_u64(shown, v, 1, &o->graph_replays, err);
+    case O_TIMEOUT:
+        if (strcmp(v, "0") == 0) { /* 0: never time out */
+            o->timeout_s = 0.0;
+            return PB_OK;
+        }
+        return parse_double(shown, v, 0, &o->timeout_s, err);
+    case O_MEMORY:
+        if (strcmp(v, "host") == 0 || strcmp(v, "device") == 0) {
+            o->memory_device = strcmp(v, "device") == 0;
+            return PB_OK;
+        }
+        return pb_err_set(err, PB_EINPUT, "--memory takes host or device, not '%s'", v);
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
@@ -438,6 +466,17 @@ static int finish(pb_options_t *o, pb_err_t *err)
     if (o->nmodes == 0) {
         o->modes[0] = PB_MODE_LATENCY;
         o->nmodes = 1;
+    }
+    if (o->graph_replays) { /* -G N: graph mode, beside any --mode given */
+        int have = 0;
+        for (int i = 0; i < o->nmodes; i++)
+            have |= o->modes[i] == PB_MODE_GRAPH;
+        if (!(o->given & PB_GIVEN_MODE))
+            o->nmodes = 0;
+        if (!have)
+            o->modes[o->nmodes++] = PB_MODE_GRAPH;
+    } else {
+        o->graph_replays = 10;
     }
     if ((o->sizes_given & 4) && (o->sizes_given & 3))
         return pb_err_set(err, PB_EINPUT, "give sizes either with -b/-e or with --sizes, not both");

@@ -68,6 +68,12 @@ static int validate(sweep_t *s, pb_err_t *err)
     if (tmp == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
     int code = PB_OK;
+    const pb_backend_ops_t *ops = s->ctx->be.ops;
+    for (int mi = 0; mi < o->nmodes; mi++)
+        if (o->modes[mi] == PB_MODE_GRAPH && ops->graph_launch == NULL)
+            code = pb_err_set(err, PB_EINPUT,
+                              "graph mode needs a backend with graphs (nccl); %s has none",
+                              ops->name);
     for (int ci = 0; ci < o->ncolls && code == PB_OK; ci++) {
         pb_coll_t c = o->colls[ci];
         if (pb_coll_rooted(c) && o->root >= s->g->size)
@@ -136,8 +142,11 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
            pb_dtype_name(t), redop, s->group_name, s->g->size, pb_mode_name(mode));
     if (mode == PB_MODE_LATENCY)
         printf("#   timing: barrier, then one operation between two clocks; the slowest rank's time per sample\n");
-    else
+    else if (mode == PB_MODE_THROUGHPUT)
         printf("#   timing: barrier, then a batch of back-to-back operations between two clocks, / batch; slowest rank\n");
+    else
+        printf("#   timing: barrier, then %" PRIu64 " replays of a graph of back-to-back operations, / operations; slowest rank\n",
+               o->graph_replays);
     if (o->iters)
         printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->iters,
                o->warmup);
@@ -186,7 +195,10 @@ static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_err_t err;
     pb_err_clear(&err);
     pb_harness_cfg_t cfg = {mode, o->warmup, o->iters, o->min_iters, o->max_iters, o->batch,
-                            o->precision, o->time_budget};
+                            o->graph_replays, o->precision, o->time_budget};
+    snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
+             pb_coll_name(op->coll), op->bytes, pb_dtype_name(op->dtype),
+             op->in_place ? " in place" : "", s->group_name, s->g->size, pb_mode_name(mode));
     pb_timing_t tm;
     if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
         pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
@@ -227,7 +239,10 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
         pb_result_t res[2];
         const pb_result_t *shown[2] = {NULL, NULL};
         for (int place = 0; place < 2; place++) {
-            int want = place ? o->in_place && pb_coll_has_in_place(c)
+            const pb_backend_ops_t *ops = s->ctx->be.ops;
+            int in_ok = pb_coll_has_in_place(c) &&
+                        (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
+            int want = place ? o->in_place && in_ok
                              : o->out_of_place && pb_coll_has_out_of_place(c);
             if (!want)
                 continue;

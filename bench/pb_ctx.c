@@ -65,6 +65,48 @@ static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)
     return pb_ctx_agree(ctx, code, err);
 }
 
+static void backend_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < pb_backend_count() && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 pb_backend_at(i)->name);
+}
+
+/* "auto" takes the first backend of the registry that is available on
+ * every rank (nccl before mpi), so all ranks agree; a named one must be
+ * available everywhere, else the first rank's reason is the message. */
+static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_ops_t **out,
+                          pb_err_t *err)
+{
+    int is_auto = strcmp(name, "auto") == 0;
+    for (int i = 0; i < pb_backend_count(); i++) {
+        const pb_backend_ops_t *ops = pb_backend_at(i);
+        if (!is_auto && strcmp(ops->name, name) != 0)
+            continue;
+        char why[200] = "";
+        int ok = ops->available == NULL || ops->available(why, sizeof why);
+        int code = ok ? PB_OK : pb_err_set(err, PB_EINPUT, "%s", why);
+        if (is_auto) {
+            int all = ok;
+            MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, ctx->world);
+            pb_err_clear(err);
+            if (!all)
+                continue;
+            *out = ops;
+            return PB_OK;
+        }
+        if (pb_ctx_agree(ctx, code, err) != PB_OK)
+            return err->code;
+        *out = ops;
+        return PB_OK;
+    }
+    char names[128];
+    backend_names(names, sizeof names);
+    return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: %s)", name, names);
+}
+
 int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -86,12 +128,12 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     MPI_Bcast(ctx->run_id, (int)sizeof ctx->run_id, MPI_CHAR, 0, ctx->world);
     MPI_Bcast(ctx->host, (int)sizeof ctx->host, MPI_CHAR, 0, ctx->world);
 
-    const pb_backend_ops_t *ops = pb_backend_find(opt->backend);
-    if (ops == NULL) /* the same answer on every rank: no agreement needed */
-        return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: mpi)",
-                          opt->backend);
+    const pb_backend_ops_t *ops = NULL;
+    if (select_backend(ctx, opt->backend, &ops, err) != PB_OK)
+        return err->code;
     ctx->be.ops = ops;
-    pb_backend_config_t cfg = {&ctx->world, PB_MEM_HOST, opt->chunk_bytes};
+    pb_backend_config_t cfg = {&ctx->world, opt->memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
+                               opt->chunk_bytes, opt->timeout_s};
     int code = ops->init(&ctx->be, &cfg, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK) {
         if (code == PB_OK)

@@ -6,23 +6,48 @@
 
 const char *pb_mode_name(pb_mode_t m)
 {
-    return m == PB_MODE_THROUGHPUT ? "throughput" : "latency";
+    return m == PB_MODE_THROUGHPUT ? "throughput" : m == PB_MODE_GRAPH ? "graph" : "latency";
 }
 
-/* One sample: this rank's seconds per operation. */
+/* One sample: this rank's seconds per operation.  In graph mode the
+ * batch was captured once and each sample replays it `replays` times. */
 static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t *b,
-                  uint64_t batch, double *sec, pb_err_t *err)
+                  uint64_t batch, uint64_t replays, double *sec, pb_err_t *err)
 {
     const pb_backend_ops_t *ops = g->be->ops;
     if (ops->barrier(world, err) || ops->mark(g, 0, err))
         return err->code;
-    for (uint64_t i = 0; i < batch; i++)
-        if (pb_op_run(g, op, b, err))
+    if (replays) {
+        if (ops->graph_launch(g, replays, err))
             return err->code;
+    } else {
+        for (uint64_t i = 0; i < batch; i++)
+            if (pb_op_run(g, op, b, err))
+                return err->code;
+    }
     if (ops->mark(g, 1, err) || ops->elapsed(g, 0, 1, sec, err))
         return err->code;
-    *sec /= (double)batch;
+    *sec /= (double)batch * (double)(replays ? replays : 1);
     return PB_OK;
+}
+
+static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batch,
+                   pb_err_t *err)
+{
+    const pb_backend_ops_t *ops = g->be->ops;
+    if (!ops->graph_begin || !ops->graph_end || !ops->graph_launch)
+        return pb_err_set(err, PB_EINPUT, "graph mode needs a backend with graphs (nccl); %s has none",
+                          ops->name);
+    if (ops->graph_begin(g, err))
+        return err->code;
+    for (uint64_t i = 0; i < batch; i++)
+        if (pb_op_run(g, op, b, err)) {
+            pb_err_t ignore;
+            pb_err_clear(&ignore);
+            ops->graph_end(g, &ignore); /* leave capture mode before reporting */
+            return err->code;
+        }
+    return ops->graph_end(g, err);
 }
 
 typedef struct { double v; int rank; } dbl_int_t; /* MPI_DOUBLE_INT layout */
@@ -42,7 +67,7 @@ static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_
                       pb_bufs_t *b, const pb_harness_cfg_t *cfg, uint64_t *batch, pb_err_t *err)
 {
     *batch = 1;
-    if (cfg->mode != PB_MODE_THROUGHPUT)
+    if (cfg->mode == PB_MODE_LATENCY)
         return PB_OK;
     if (cfg->batch) {
         *batch = cfg->batch;
@@ -51,7 +76,7 @@ static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_
     dbl_int_t est;
     int wr;
     MPI_Comm_rank(ctrl, &wr);
-    if (sample(g, world, op, b, 1, &est.v, err))
+    if (sample(g, world, op, b, 1, 0, &est.v, err))
         return err->code;
     est.rank = wr;
     if (reduce_round(ctrl, &est, 1, err))
@@ -120,9 +145,14 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
             goto out;
     if ((code = g->be->ops->sync(g, err)) != PB_OK)
         goto out;
-    uint64_t batch;
+    uint64_t batch, replays = 0;
     if ((code = pick_batch(g, world, ctrl, op, b, cfg, &batch, err)) != PB_OK)
         goto out;
+    if (cfg->mode == PB_MODE_GRAPH) {
+        replays = cfg->graph_replays;
+        if ((code = capture(g, op, b, batch, err)) != PB_OK)
+            goto out;
+    }
 
     double t0 = MPI_Wtime(), elapsed = 0.0;
     uint64_t n = 0;
@@ -131,7 +161,7 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     while (!done(cfg, &st, n, elapsed)) {
         uint64_t r = round_size(cfg, n, elapsed);
         for (uint64_t i = 0; i < r; i++) {
-            if ((code = sample(g, world, op, b, batch, &round[i].v, err)) != PB_OK)
+            if ((code = sample(g, world, op, b, batch, replays, &round[i].v, err)) != PB_OK)
                 goto out;
             round[i].rank = wr;
         }
@@ -151,7 +181,7 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     out->st = st;
     out->samples = n;
     out->batch = batch;
-    out->iters = n * batch;
+    out->iters = n * batch * (replays ? replays : 1);
     out->converged = pb_stats_precise(&st, cfg->precision);
     out->slowest_rank = 0;
     for (int i = 1; i < wn; i++)

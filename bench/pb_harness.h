@@ -3,7 +3,9 @@
  * latency:    barrier, then one operation between two marks, per sample
  *             (OSU's method);
  * throughput: barrier, then a batch of back-to-back operations between
- *             two marks, divided by the batch (nccl-tests' method).
+ *             two marks, divided by the batch (nccl-tests' method);
+ * graph:      the batch captured once as a device graph, each sample
+ *             replaying it N times (nccl-tests' -G: no launch gaps).
  * A collective takes as long as its slowest rank: each sample is the
  * maximum over all ranks of the world (every group runs at once, as in
  * training), and the rank that was slowest is counted.
@@ -25,7 +27,8 @@ typedef struct pb_harness_cfg {
     uint64_t warmup;
     uint64_t iters; /* fixed sample count, 0 = adaptive */
     uint64_t min_iters, max_iters;
-    uint64_t batch; /* throughput: ops per sample, 0 = auto */
+    uint64_t batch; /* throughput, graph: ops per batch, 0 = auto */
+    uint64_t graph_replays; /* graph: replays of the captured batch per sample */
     double precision;
     double budget;
 } pb_harness_cfg_t;

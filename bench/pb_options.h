@@ -22,7 +22,15 @@ typedef enum pb_command {
     PB_CMD_VERSION
 } pb_command_t;
 
-typedef enum pb_mode { PB_MODE_LATENCY, PB_MODE_THROUGHPUT, PB_MODE_COUNT } pb_mode_t;
+/* latency: one op per sample (OSU); throughput: a batch of back-to-back
+ * ops per sample (nccl-tests); graph: the batch captured once as a device
+ * graph and replayed (launch gaps gone; device backends only). */
+typedef enum pb_mode {
+    PB_MODE_LATENCY,
+    PB_MODE_THROUGHPUT,
+    PB_MODE_GRAPH,
+    PB_MODE_COUNT
+} pb_mode_t;
 
 typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT } pb_fault_kind_t;
 
@@ -31,7 +39,8 @@ enum {
     PB_GIVEN_BUDGET = 1u << 1,
     PB_GIVEN_MIN_ITERS = 1u << 2,
     PB_GIVEN_FACTOR = 1u << 3,
-    PB_GIVEN_CHECK = 1u << 4
+    PB_GIVEN_CHECK = 1u << 4,
+    PB_GIVEN_MODE = 1u << 5
 };
 
 typedef struct pb_options {
@@ -66,6 +75,9 @@ typedef struct pb_options {
     double precision;   /* relative half-width of the median's 95 % CI */
     double time_budget; /* seconds per measurement */
     uint64_t batch;     /* throughput mode ops per sample; 0 = auto */
+    uint64_t graph_replays; /* graph mode: replays of the captured batch per sample */
+    double timeout_s;   /* an operation longer than this is a hang */
+    int memory_device;  /* --memory device: buffers on the GPU */
 
     int check;
     const char *csv_path;

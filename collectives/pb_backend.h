@@ -42,11 +42,19 @@ typedef struct pb_backend_config {
      * backend's default.  Tests set it small to exercise the splitting of
      * large messages without allocating gigabytes. */
     uint64_t chunk_bytes;
+    /* Seconds an operation may take before the backend declares a hang
+     * (device backends poll while they wait); 0 = wait forever. */
+    double timeout_s;
 } pb_backend_config_t;
 
 struct pb_backend_ops {
     const char *name;
     const char *description;
+
+    /* Optional: can this backend run here at all?  0 with a reason ("no
+     * CUDA device: cudaGetDeviceCount returned 35") when not.  Not
+     * collective: it looks at this process's machine only. */
+    int (*available)(char *why, size_t len);
 
     int (*init)(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err);
     void (*finalize)(pb_backend_t *be);
@@ -113,6 +121,18 @@ struct pb_backend_ops {
 
     /* Which reductions and types this backend can run, with a reason. */
     int (*supports)(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len);
+
+    /* Optional parts; NULL where a backend has none. */
+    /* Does the in-place variant of c exist here (default: it does when
+     * pb_coll_has_in_place says so)? */
+    int (*has_in_place)(pb_backend_t *be, pb_coll_t c);
+    /* Graphs: record the operations issued between begin and end, then
+     * replay them `times` times with no launch gaps (CUDA graphs). */
+    int (*graph_begin)(pb_group_t *g, pb_err_t *err);
+    int (*graph_end)(pb_group_t *g, pb_err_t *err);
+    int (*graph_launch)(pb_group_t *g, uint64_t times, pb_err_t *err);
+    /* One line about this rank's device, e.g. "GPU 0 NVIDIA H200 0000:18:00.0". */
+    void (*device_info)(pb_backend_t *be, char *buf, size_t len);
 };
 
 /* A backend instance: its table and its private state.  Backends keep
@@ -130,6 +150,10 @@ struct pb_group {
     int rank; /* in this group */
     int size;
     void *priv;
+    /* What the group is doing now ("allreduce 1048576 B float, group tp"),
+     * set by the caller before it issues work, so that a backend that
+     * detects a hang can say which operation hung. */
+    char doing[160];
 };
 
 /* Registry: every backend built into this binary. */

@@ -113,6 +113,12 @@ void pb_store_int(void *buf, uint64_t i, pb_dtype_t t, uint64_t v)
     case PB_I8:
         ((int8_t *)buf)[i] = (int8_t)v;
         break;
+    case PB_F8E4M3:
+        ((uint8_t *)buf)[i] = pb_float_to_f8e4m3((float)v);
+        break;
+    case PB_F8E5M2:
+        ((uint8_t *)buf)[i] = pb_float_to_f8e5m2((float)v);
+        break;
     case PB_DTYPE_COUNT:
         break;
     }
@@ -139,6 +145,12 @@ uint64_t pb_load_int(const void *buf, uint64_t i, pb_dtype_t t, int *exact)
         break;
     case PB_I8:
         d = ((const int8_t *)buf)[i];
+        break;
+    case PB_F8E4M3:
+        d = pb_f8e4m3_to_float(((const uint8_t *)buf)[i]);
+        break;
+    case PB_F8E5M2:
+        d = pb_f8e5m2_to_float(((const uint8_t *)buf)[i]);
         break;
     case PB_DTYPE_COUNT:
         break;

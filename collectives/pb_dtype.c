@@ -10,8 +10,9 @@ struct dtype_info {
     uint64_t exact_max;
 };
 
-/* exact_max: 2^(mantissa bits + 1) for binary floats (f32 24 bits, f64 53,
- * f16 11, bf16 8); the largest positive value for signed integers. */
+/* exact_max: 2^(significand bits) for binary floats (f32 24 bits, f64 53,
+ * f16 11, bf16 8, fp8 e4m3 4, e5m2 3); the largest value for signed
+ * integers. */
 static const struct dtype_info dtypes[PB_DTYPE_COUNT] = {
     [PB_F32] = {"float", "f32", "fp32", 4, UINT64_C(1) << 24},
     [PB_F64] = {"double", "f64", "fp64", 8, UINT64_C(1) << 53},
@@ -19,6 +20,8 @@ static const struct dtype_info dtypes[PB_DTYPE_COUNT] = {
     [PB_BF16] = {"bfloat16", "bf16", "bfloat", 2, UINT64_C(1) << 8},
     [PB_I32] = {"int32", "i32", "int", 4, INT32_MAX},
     [PB_I8] = {"int8", "i8", "char", 1, INT8_MAX},
+    [PB_F8E4M3] = {"f8e4m3", "fp8e4m3", "e4m3", 1, UINT64_C(1) << 4},
+    [PB_F8E5M2] = {"f8e5m2", "fp8e5m2", "e5m2", 1, UINT64_C(1) << 3},
 };
 
 static const char *const redops[PB_REDOP_COUNT] = {

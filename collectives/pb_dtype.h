@@ -16,6 +16,8 @@ typedef enum pb_dtype {
     PB_BF16,
     PB_I32,
     PB_I8,
+    PB_F8E4M3, /* OCP fp8: 4 exponent bits, 3 mantissa bits, no infinity */
+    PB_F8E5M2, /* OCP fp8: 5 exponent bits, 2 mantissa bits */
     PB_DTYPE_COUNT
 } pb_dtype_t;
 

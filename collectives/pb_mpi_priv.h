@@ -17,9 +17,10 @@
 typedef struct pb_mpi_state {
     MPI_Comm world;
     uint64_t chunk_bytes;
-    /* 2-byte floats have no MPI type: they travel as MPI_UINT16_T and are
-     * reduced by user-defined operators [dtype F16/BF16][redop] */
-    MPI_Op half_ops[2][PB_REDOP_COUNT];
+    /* 2- and 1-byte floats have no MPI type: they travel as MPI_UINT16_T
+     * or MPI_UINT8_T and are reduced by user-defined operators
+     * [f16, bf16, f8e4m3, f8e5m2][redop] */
+    MPI_Op small_ops[4][PB_REDOP_COUNT];
 } pb_mpi_state_t;
 
 typedef struct pb_mpi_group {

@@ -86,7 +86,7 @@ static void test_collectives(uint64_t chunk, const char *what)
 {
     pb_backend_t be = {pb_backend_find("mpi"), NULL};
     MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk};
+    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0};
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
@@ -115,7 +115,7 @@ static void test_checker_sees_corruption(void)
 {
     pb_backend_t be = {pb_backend_find("mpi"), NULL};
     MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, 0};
+    pb_backend_config_t cfg = {&w, PB_MEM_HOST, 0, 0.0};
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);

@@ -31,6 +31,8 @@ static void test_dtype(void)
     CHECK(pb_dtype_exact_max(PB_BF16) == 256u);                  /* 2^8 */
     CHECK(pb_dtype_exact_max(PB_I32) == 2147483647u);            /* 2^31 - 1 */
     CHECK(pb_dtype_exact_max(PB_I8) == 127u);                    /* 2^7 - 1 */
+    CHECK(pb_dtype_exact_max(PB_F8E4M3) == 16u);                 /* 3 mantissa bits: 2^4 */
+    CHECK(pb_dtype_exact_max(PB_F8E5M2) == 8u);                  /* 2 mantissa bits: 2^3 */
 
     /* the limits really are the limits: N exact, N + 1 not (floats) */
     CHECK((float)16777216.0 == 16777216.0f && (double)(float)16777217.0 != 16777217.0);
@@ -436,6 +438,15 @@ static void combine(void *dst, const void *src, uint64_t count, pb_dtype_t t, pb
             ((uint16_t *)dst)[i] = t == PB_F16 ? pb_float_to_half(r) : pb_float_to_bf16(r);
             break;
         }
+        case PB_F8E4M3:
+        case PB_F8E5M2: {
+            uint8_t ha = ((uint8_t *)dst)[i], hb = ((const uint8_t *)src)[i];
+            float a = t == PB_F8E4M3 ? pb_f8e4m3_to_float(ha) : pb_f8e5m2_to_float(ha);
+            float b = t == PB_F8E4M3 ? pb_f8e4m3_to_float(hb) : pb_f8e5m2_to_float(hb);
+            float r = op == PB_SUM ? a + b : op == PB_MAX ? fmaxf(a, b) : fminf(a, b);
+            ((uint8_t *)dst)[i] = t == PB_F8E4M3 ? pb_float_to_f8e4m3(r) : pb_float_to_f8e5m2(r);
+            break;
+        }
         case PB_I32: {
             int64_t a = ((int32_t *)dst)[i], b = ((const int32_t *)src)[i];
             int64_t r = op == PB_SUM ? a + b : op == PB_MAX ? (a > b ? a : b) : (a < b ? a : b);
@@ -560,8 +571,40 @@ static void test_simulated_reduction(void)
     CHECK(simulate(PB_F16, PB_SUM, 4, 2049) > 0);
 }
 
+/* OCP 8-bit floats (OCP 8-bit Floating Point Specification, 2023):
+ * e4m3 bias 7, max 448 = 0x7e, NaN 0x7f, no infinity; e5m2 bias 15,
+ * max 57344 = 0x7b, infinity 0x7c. */
+static void test_fp8(void)
+{
+    CHECK(pb_float_to_f8e4m3(1.0f) == 0x38);   /* exponent 7 -> 0 0111 000 */
+    CHECK(pb_float_to_f8e4m3(16.0f) == 0x58);  /* 2^4: exponent 11 -> 0 1011 000 */
+    CHECK(pb_float_to_f8e4m3(17.0f) == 0x58);  /* spacing 2 at 16: 17 ties to even 16 */
+    CHECK(pb_float_to_f8e4m3(18.0f) == 0x59);  /* 16 + 2: mantissa 001 */
+    CHECK(pb_float_to_f8e4m3(448.0f) == 0x7e); /* largest finite */
+    CHECK(pb_float_to_f8e4m3(-2.0f) == 0xc0);  /* sign + exponent 8 */
+    CHECK(pb_f8e4m3_to_float(0x01) == ldexpf(1.0f, -9)); /* smallest subnormal 2^-6 * 1/8 */
+    CHECK(isnan(pb_f8e4m3_to_float(0x7f)));
+    CHECK(pb_float_to_f8e5m2(1.0f) == 0x3c);   /* exponent 15 -> 0 01111 00 */
+    CHECK(pb_float_to_f8e5m2(8.0f) == 0x48);   /* 2^3: exponent 18 -> 0 10010 00 */
+    CHECK(pb_float_to_f8e5m2(9.0f) == 0x48);   /* spacing 2 at 8: 9 ties to even 8 */
+    CHECK(pb_float_to_f8e5m2(57344.0f) == 0x7b);
+    CHECK(pb_float_to_f8e5m2(1e6f) == 0x7c);   /* overflow: infinity */
+    CHECK(pb_f8e5m2_to_float(0x01) == ldexpf(1.0f, -16)); /* 2^-14 * 1/4 */
+    /* every non-NaN pattern survives a round trip */
+    int bad = 0;
+    for (unsigned v = 0; v < 256; v++) {
+        float a = pb_f8e4m3_to_float((uint8_t)v), b = pb_f8e5m2_to_float((uint8_t)v);
+        if (!isnan(a) && pb_float_to_f8e4m3(a) != v)
+            bad++;
+        if (!isnan(b) && pb_float_to_f8e5m2(b) != v)
+            bad++;
+    }
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
+    test_fp8();
     test_dtype();
     test_half();
     test_redparams();

@@ -67,7 +67,9 @@ static void test_coll_defaults(void)
     CHECK(o.check == 0);                                /* off unless --check */
     CHECK(o.csv_path == NULL && o.label == NULL);
     CHECK(o.quiet == 0);
-    CHECK(strcmp(o.backend, "mpi") == 0);               /* "mpi (default)" */
+    CHECK(strcmp(o.backend, "auto") == 0);              /* "auto (default: nccl when a GPU answers, else mpi)" */
+    CHECK(o.timeout_s == 300.0);                        /* "(default 300; 0 = never)" */
+    CHECK(o.memory_device == 0);
     CHECK(o.np == 0 && o.no_launch == 0 && o.group_size == 0);
     CHECK(o.chunk_bytes == 0);
     CHECK(o.fault == PB_FAULT_NONE && o.fault_rank == -1);
@@ -102,7 +104,7 @@ static void test_coll_values(void)
     CHECK(PARSE(&o, &err, "coll", "--dtype", "bf16,f32") == PB_OK); /* order kept */
     CHECK(o.ndtypes == 2 && o.dtypes[0] == PB_BF16 && o.dtypes[1] == PB_F32);
     CHECK(PARSE(&o, &err, "coll", "-d", "all") == PB_OK);
-    CHECK(o.ndtypes == 6);
+    CHECK(o.ndtypes == 8); /* float double half bfloat16 int32 int8 f8e4m3 f8e5m2 */
     CHECK(PARSE(&o, &err, "coll", "-dhalf") == PB_OK); /* -xvalue */
     CHECK(o.ndtypes == 1 && o.dtypes[0] == PB_F16);
 
