@@ -115,7 +115,9 @@ static const char usage_coll[] =
     "  --memory M        host or device buffers for the mpi backend (device needs a\n"
     "                    CUDA-aware MPI)\n"
     "  --mpi-chunk S     largest single MPI call (default 1G; for tests)\n"
-    "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n";
+    "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n"
+    "  --fault stall:R   stall rank R's device before its first operation (tests the\n"
+    "                    hang detection of -T; nccl)\n";
 
 const char *pb_cli_usage(pb_command_t cmd)
 {
@@ -271,10 +273,15 @@ static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nal
 
 static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
 {
-    if (strncmp(v, "corrupt:", 8) != 0)
-        return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK", v);
-    o->fault = PB_FAULT_CORRUPT;
-    return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
+    if (strncmp(v, "corrupt:", 8) == 0) {
+        o->fault = PB_FAULT_CORRUPT;
+        return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
+    }
+    if (strncmp(v, "stall:", 6) == 0) {
+        o->fault = PB_FAULT_STALL;
+        return parse_int("--fault stall:", v + 6, 0, &o->fault_rank, err);
+    }
+    return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK or stall:RANK", v);
 }
 
 static const struct opt_spec *find_long(const char *name, size_t len)

@@ -18,6 +18,7 @@ typedef struct sweep {
     int from_range; /* range sizes are rounded; listed ones must divide */
     pb_bufs_t bufs;
     int64_t wrong_total;
+    int stalled; /* the stall fault fires once */
 } sweep_t;
 
 /* Sizes for one collective on this group: a range is rounded down to the
@@ -74,6 +75,9 @@ static int validate(sweep_t *s, pb_err_t *err)
             code = pb_err_set(err, PB_EINPUT,
                               "graph mode needs a backend with graphs (nccl); %s has none",
                               ops->name);
+    if (o->fault == PB_FAULT_STALL && ops->inject_stall == NULL && code == PB_OK)
+        code = pb_err_set(err, PB_EINPUT, "--fault stall needs a backend that detects hangs (nccl); %s does not yet",
+                          ops->name);
     for (int ci = 0; ci < o->ncolls && code == PB_OK; ci++) {
         pb_coll_t c = o->colls[ci];
         if (pb_coll_rooted(c) && o->root >= s->g->size)
@@ -200,6 +204,11 @@ static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
              pb_coll_name(op->coll), op->bytes, pb_dtype_name(op->dtype),
              op->in_place ? " in place" : "", s->group_name, s->g->size, pb_mode_name(mode));
     pb_timing_t tm;
+    if (o->fault == PB_FAULT_STALL && o->fault_rank == ctx->rank && !s->stalled) {
+        s->stalled = 1; /* an hour: far past any --timeout */
+        if (s->g->be->ops->inject_stall(s->g, 3600.0, &err))
+            pb_ctx_abort(ctx, &err);
+    }
     if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
         pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
         pb_ctx_abort(ctx, &err);
@@ -277,9 +286,29 @@ static int make_group(sweep_t *s, pb_err_t *err)
     return ctx->be.ops->split(ctx->world_group, ctx->rank / k, ctx->rank, &s->g, err);
 }
 
+/* Collective: every rank's device line goes to rank 0, which prints them
+ * so a run's log says which GPU (and bus ID) each rank drove. */
 static void print_run_head(const sweep_t *s)
 {
     const pb_ctx_t *ctx = s->ctx;
+    enum { INFO = 192 };
+    char mine[INFO] = "";
+    char *all = NULL;
+    if (ctx->be.ops->device_info)
+        ctx->be.ops->device_info((pb_backend_t *)&ctx->be, mine, sizeof mine);
+    if (ctx->be.ops->device_info) { /* the same on every rank: one backend */
+        if (ctx->rank == 0)
+            all = calloc((size_t)ctx->size, INFO);
+        if (MPI_Gather(mine, INFO, MPI_CHAR, ctx->rank == 0 && all ? all : mine, INFO, MPI_CHAR,
+                       0, ctx->world) != MPI_SUCCESS && all) {
+            free(all);
+            all = NULL;
+        }
+    }
+    if (ctx->rank != 0 || ctx->opt->quiet) {
+        free(all);
+        return;
+    }
     printf("# parbench %s | %s | backend %s: %s\n", PB_VERSION,
            ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.ops->name,
            ctx->version);
@@ -288,11 +317,14 @@ static void print_run_head(const sweep_t *s)
     if (s->g->size != ctx->size)
         printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
     printf("\n");
+    for (int r = 0; all && r < ctx->size; r++)
+        printf("#   rank %d: %s\n", r, all + (size_t)r * INFO);
     if (ctx->opt->check)
         printf("# check: every output compared with its exact expected value after timing\n");
     if (ctx->opt->csv_path)
         printf("# csv: %s\n", ctx->opt->csv_path);
     fflush(stdout);
+    free(all);
 }
 
 int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
@@ -313,8 +345,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     code = pb_bufs_alloc(s.g, max_size(&s), &s.bufs, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
-    if (ctx->rank == 0 && !o->quiet)
-        print_run_head(&s);
+    print_run_head(&s);
     for (int ci = 0; ci < o->ncolls; ci++) {
         pb_coll_t c = o->colls[ci];
         for (int di = 0; di < o->ndtypes; di++) {

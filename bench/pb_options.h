@@ -32,7 +32,7 @@ typedef enum pb_mode {
     PB_MODE_COUNT
 } pb_mode_t;
 
-typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT } pb_fault_kind_t;
+typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT, PB_FAULT_STALL } pb_fault_kind_t;
 
 enum {
     PB_GIVEN_OP = 1u << 0,

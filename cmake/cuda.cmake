@@ -24,7 +24,7 @@ if(NOT _pb_cuda STREQUAL "OFF")
            "\\1.\\2.\\3" PARBENCH_NCCL_VERSION "${_pb_nccl_ver}")
     set(PARBENCH_HAVE_CUDA ON)
     message(STATUS "parbench: CUDA ${CUDAToolkit_VERSION} and NCCL ${PARBENCH_NCCL_VERSION} "
-                   "found (${NCCL_LIBRARY}); the NCCL backend lands with its own issue")
+                   "found (${NCCL_LIBRARY}): building the nccl backend")
   elseif(_pb_cuda STREQUAL "ON")
     message(FATAL_ERROR "PARBENCH_CUDA=ON but CUDA (found: ${CUDAToolkit_FOUND}) or NCCL "
                         "(header: ${NCCL_INCLUDE_DIR}, library: ${NCCL_LIBRARY}) is missing; "
@@ -32,4 +32,21 @@ if(NOT _pb_cuda STREQUAL "OFF")
   else()
     message(STATUS "parbench: CUDA or NCCL not found: building without GPU support")
   endif()
+endif()
+
+if(PARBENCH_HAVE_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  endif()
+  # Ampere and Hopper; more with -DCMAKE_CUDA_ARCHITECTURES=...
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+  endif()
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  enable_language(CUDA)
+  add_library(parbench::nccl UNKNOWN IMPORTED)
+  # SYSTEM: CUDA and NCCL headers are not held to our warning flags
+  set_target_properties(parbench::nccl PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}"
+                        INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
 endif()

@@ -131,6 +131,9 @@ struct pb_backend_ops {
     int (*graph_begin)(pb_group_t *g, pb_err_t *err);
     int (*graph_end)(pb_group_t *g, pb_err_t *err);
     int (*graph_launch)(pb_group_t *g, uint64_t times, pb_err_t *err);
+    /* Fault injection: make this rank's next operations wait `seconds`
+     * (a device stalled), to prove the hang detection. */
+    int (*inject_stall)(pb_group_t *g, double seconds, pb_err_t *err);
     /* One line about this rank's device, e.g. "GPU 0 NVIDIA H200 0000:18:00.0". */
     void (*device_info)(pb_backend_t *be, char *buf, size_t len);
 };

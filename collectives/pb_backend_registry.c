@@ -5,8 +5,15 @@
 #include "pb_backend.h"
 
 extern const pb_backend_ops_t pb_mpi_backend_ops;
+#ifdef PARBENCH_HAVE_NCCL
+extern const pb_backend_ops_t pb_nccl_backend_ops;
+#endif
 
+/* "--backend auto" takes the first available: a GPU backend first */
 static const pb_backend_ops_t *const registry[] = {
+#ifdef PARBENCH_HAVE_NCCL
+    &pb_nccl_backend_ops,
+#endif
     &pb_mpi_backend_ops,
 };
 

@@ -22,6 +22,10 @@
 #include "pb_coll.h"
 #include "pb_dtype.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum pb_expect_kind {
     PB_EXPECT_PATTERN, /* v(j) = (base + j) mod q */
     PB_EXPECT_REDUCED  /* reduction over ranks of (r + base + j) mod q */
@@ -67,5 +71,10 @@ uint64_t pb_check_host(const void *buf, uint64_t count, pb_dtype_t t, const pb_e
 /* Store / load one integer-valued element (exact by construction). */
 void pb_store_int(void *buf, uint64_t i, pb_dtype_t t, uint64_t v);
 uint64_t pb_load_int(const void *buf, uint64_t i, pb_dtype_t t, int *exact);
+double pb_load_double(const void *buf, uint64_t i, pb_dtype_t t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include "pb_dtype.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum pb_coll {
     PB_ALLREDUCE,
     PB_ALLGATHER,
@@ -70,5 +74,9 @@ pb_coll_geom_t pb_coll_geom(pb_coll_t c, int n, pb_dtype_t t, uint64_t bytes);
 void pb_alltoallv_skewed(int n, int rank, uint64_t total, uint64_t *send_counts,
                          uint64_t *send_displs, uint64_t *recv_counts,
                          uint64_t *recv_displs);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum pb_dtype {
     PB_F32,
     PB_F64,
@@ -41,5 +45,9 @@ uint64_t pb_dtype_exact_max(pb_dtype_t t);
 
 const char *pb_redop_name(pb_redop_t op);
 int pb_redop_parse(const char *s, pb_redop_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

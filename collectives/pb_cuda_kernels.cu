@@ -1,0 +1,135 @@
+// Device fill and check kernels (the only CUDA C++ in parbench: a GPU
+// kernel is unavoidable here, everything else is C).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include "pb_check_math.h"
+#include "pb_cuda_kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// Enough blocks to fill the GPU, few enough that grid-stride loops do the
+// rest: sizes are 64-bit, grid dimensions are not.
+unsigned blocks_for(uint64_t count)
+{
+    uint64_t b = (count + kThreads - 1) / kThreads;
+    return b == 0 ? 1u : b > 65535u ? 65535u : (unsigned)b;
+}
+
+__device__ void store(void *buf, uint64_t i, pb_dtype_t t, uint64_t v)
+{
+    float f = (float)v;
+    switch (t) {
+    case PB_F32: static_cast<float *>(buf)[i] = f; break;
+    case PB_F64: static_cast<double *>(buf)[i] = (double)v; break;
+    case PB_F16: static_cast<__half *>(buf)[i] = __float2half_rn(f); break;
+    case PB_BF16: static_cast<__nv_bfloat16 *>(buf)[i] = __float2bfloat16_rn(f); break;
+    case PB_I32: static_cast<int32_t *>(buf)[i] = (int32_t)v; break;
+    case PB_I8: static_cast<int8_t *>(buf)[i] = (int8_t)v; break;
+    case PB_F8E4M3: static_cast<__nv_fp8_e4m3 *>(buf)[i] = __nv_fp8_e4m3(f); break;
+    case PB_F8E5M2: static_cast<__nv_fp8_e5m2 *>(buf)[i] = __nv_fp8_e5m2(f); break;
+    default: break;
+    }
+}
+
+__device__ double load(const void *buf, uint64_t i, pb_dtype_t t)
+{
+    switch (t) {
+    case PB_F32: return static_cast<const float *>(buf)[i];
+    case PB_F64: return static_cast<const double *>(buf)[i];
+    case PB_F16: return __half2float(static_cast<const __half *>(buf)[i]);
+    case PB_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(buf)[i]);
+    case PB_I32: return static_cast<const int32_t *>(buf)[i];
+    case PB_I8: return static_cast<const int8_t *>(buf)[i];
+    case PB_F8E4M3: return (float)static_cast<const __nv_fp8_e4m3 *>(buf)[i];
+    case PB_F8E5M2: return (float)static_cast<const __nv_fp8_e5m2 *>(buf)[i];
+    default: return -1.0;
+    }
+}
+
+__global__ void fill_kernel(void *buf, uint64_t count, pb_dtype_t t, uint64_t base, uint64_t q,
+                            int zero)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        store(buf, i, t, zero ? 0u : (base + i) % q);
+}
+
+__global__ void check_kernel(const void *buf, uint64_t count, pb_dtype_t t, pb_expect_t e,
+                             int is_float, double exact_max, unsigned long long *counter)
+{
+    __shared__ unsigned long long block_wrong;
+    if (threadIdx.x == 0)
+        block_wrong = 0;
+    __syncthreads();
+    unsigned long long mine = 0;
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        mine += !pb_cm_matches(&e, i, load(buf, i, t), is_float, exact_max);
+    if (mine)
+        atomicAdd(&block_wrong, mine);
+    __syncthreads();
+    // one global atomic per block, not per element
+    if (threadIdx.x == 0 && block_wrong)
+        atomicAdd(counter, block_wrong);
+}
+
+// Spins on the device clock: a stand-in for a GPU that stopped making
+// progress (fault injection for the hang watchdog).
+__global__ void stall_kernel(uint64_t ns)
+{
+    uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
+int launched()
+{
+    return (int)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int pb_cuda_fill(void *buf, uint64_t count, pb_dtype_t t, uint64_t base, uint64_t q,
+                            void *stream)
+{
+    if (count == 0)
+        return 0;
+    fill_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        buf, count, t, base, q, 0);
+    return launched();
+}
+
+extern "C" int pb_cuda_fill_red(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p,
+                                int rank, uint64_t first_global, void *stream)
+{
+    if (count == 0)
+        return 0;
+    fill_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        buf, count, t, (uint64_t)rank + first_global, p.q, rank >= p.active);
+    return launched();
+}
+
+extern "C" int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect_t *e,
+                             unsigned long long *counter, void *stream)
+{
+    if (count == 0)
+        return 0;
+    int is_float = t != PB_I32 && t != PB_I8;
+    check_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        buf, count, t, *e, is_float, (double)pb_dtype_exact_max(t), counter);
+    return launched();
+}
+
+extern "C" int pb_cuda_stall(double seconds, void *stream)
+{
+    stall_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>((uint64_t)(seconds * 1e9));
+    return launched();
+}

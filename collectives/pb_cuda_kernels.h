@@ -1,0 +1,35 @@
+/* pb_cuda_kernels.h - fill, poison and check on the device, callable from
+ * C.  Verification of a multi-GiB buffer then costs no host copy: only a
+ * count of wrong elements comes back.  The expected values come from
+ * pb_check_math.h, the same arithmetic the host checker uses. */
+#ifndef PB_CUDA_KERNELS_H
+#define PB_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#include "pb_check.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* All return a cudaError_t as int (0 = cudaSuccess) and run on `stream`
+ * (a cudaStream_t passed as void * so C callers need no CUDA header). */
+int pb_cuda_fill(void *buf, uint64_t count, pb_dtype_t t, uint64_t base, uint64_t q,
+                 void *stream);
+/* Zeros for ranks that do not contribute (rank >= p.active). */
+int pb_cuda_fill_red(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p, int rank,
+                     uint64_t first_global, void *stream);
+/* Adds the number of elements not matching `e` to *counter (device
+ * memory, unsigned long long). */
+int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect_t *e,
+                  unsigned long long *counter, void *stream);
+
+/* Occupies the stream for `seconds`: a GPU that stopped making progress. */
+int pb_cuda_stall(double seconds, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,636 @@
+/* The NCCL backend: collectives on CUDA device memory, one rank per GPU.
+ *
+ * MPI bootstraps it (the unique id travels by MPI_Bcast, the local rank
+ * picks the GPU) and stays the host control plane; every data movement
+ * is NCCL's, on a dedicated stream per group.  Timing is CUDA events on
+ * that stream; verification runs on the device (pb_cuda_kernels.cu).
+ * Waiting is polling with a deadline, so a hang is reported with what
+ * hung instead of blocking forever. */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pb_backend.h"
+#include "pb_cuda_kernels.h"
+
+#define NCCL_MARKS 4
+
+typedef struct nccl_state {
+    MPI_Comm world;
+    int device;
+    double timeout_s;
+    char info[256];
+} nccl_state_t;
+
+typedef struct nccl_group {
+    ncclComm_t comm;
+    cudaStream_t stream;
+    cudaEvent_t marks[NCCL_MARKS];
+    unsigned long long *counter; /* device: wrong elements, barrier scratch */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+} nccl_group_t;
+
+static nccl_state_t *state_of(const pb_group_t *g) { return g->be->priv; }
+static nccl_group_t *ng(const pb_group_t *g) { return g->priv; }
+
+static int cuda_fail(cudaError_t rc, const char *call, pb_err_t *err)
+{
+    return pb_err_set(err, PB_ERUNTIME, "%s failed: %s (%d)", call, cudaGetErrorString(rc),
+                      (int)rc);
+}
+
+static int nccl_fail(ncclResult_t rc, const char *call, pb_err_t *err)
+{
+    return pb_err_set(err, PB_ERUNTIME, "%s failed: %s", call, ncclGetErrorString(rc));
+}
+
+#define CUDA_OK(call)                                                                  \
+    do {                                                                               \
+        cudaError_t rc_ = (call);                                                      \
+        if (rc_ != cudaSuccess)                                                        \
+            return cuda_fail(rc_, #call, err);                                         \
+    } while (0)
+
+#define NCCL_OK(call, name)                                                            \
+    do {                                                                               \
+        ncclResult_t rc_ = (call);                                                     \
+        if (rc_ != ncclSuccess)                                                        \
+            return nccl_fail(rc_, name, err);                                          \
+    } while (0)
+
+static int nccl_available(char *why, size_t len)
+{
+    int n = 0;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    if (rc != cudaSuccess) {
+        /* 35 (driver too old / none) and 100 (no device) are "no GPU" */
+        snprintf(why, len, "no CUDA device: cudaGetDeviceCount returned %d (%s)", (int)rc,
+                 cudaGetErrorString(rc));
+        return 0;
+    }
+    if (n == 0) {
+        snprintf(why, len, "no CUDA device: cudaGetDeviceCount found 0 devices");
+        return 0;
+    }
+    return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Waits for `ev` (or the whole stream when ev is NULL) while watching the
+ * communicator for asynchronous errors and the clock for a hang.  On a
+ * hang the communicator is aborted, so no rank stays stuck inside NCCL,
+ * and the message names what the group was doing. */
+static int wait_for(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    double timeout = state_of(g)->timeout_s, start = now_s();
+    struct timespec pause = {0, 20000}; /* 20 us: cheap, and far below any timeout */
+    for (unsigned spins = 0;; spins++) {
+        cudaError_t rc = ev ? cudaEventQuery(ev) : cudaStreamQuery(gg->stream);
+        if (rc == cudaSuccess)
+            return PB_OK;
+        if (rc != cudaErrorNotReady)
+            return cuda_fail(rc, ev ? "cudaEventQuery" : "cudaStreamQuery", err);
+        ncclResult_t async = ncclSuccess;
+        ncclResult_t qrc = ncclCommGetAsyncError(gg->comm, &async);
+        if (qrc != ncclSuccess || async != ncclSuccess) {
+            ncclCommAbort(gg->comm);
+            gg->comm = NULL;
+            return pb_err_set(err, PB_ERUNTIME, "NCCL error during %s: %s", g->doing,
+                              ncclGetErrorString(qrc != ncclSuccess ? qrc : async));
+        }
+        if (timeout > 0.0 && now_s() - start > timeout) {
+            ncclCommAbort(gg->comm);
+            gg->comm = NULL;
+            return pb_err_set(err, PB_ERUNTIME,
+                              "hang: %s did not finish within %.0f s on group rank %d of %d; "
+                              "communicator aborted",
+                              g->doing[0] ? g->doing : "an operation", timeout, g->rank, g->size);
+        }
+        if (spins > 1000) /* spin briefly for short operations, then sleep */
+            nanosleep(&pause, NULL);
+    }
+}
+
+static int local_rank_of(MPI_Comm world, int *local, int *nlocal)
+{
+    MPI_Comm node;
+    int rank;
+    MPI_Comm_rank(world, &rank);
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(node, local);
+    MPI_Comm_size(node, nlocal);
+    MPI_Comm_free(&node);
+    return 0;
+}
+
+static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
+{
+    char why[200];
+    if (!nccl_available(why, sizeof why))
+        return pb_err_set(err, PB_EINPUT, "%s", why);
+    nccl_state_t *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the NCCL backend");
+    be->priv = st;
+    st->timeout_s = cfg->timeout_s;
+    MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
+    if (MPI_Comm_dup(parent, &st->world) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup failed");
+    int local = 0, nlocal = 1, ndev = 0;
+    if (local_rank_of(st->world, &local, &nlocal) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type failed");
+    CUDA_OK(cudaGetDeviceCount(&ndev));
+    /* one rank per GPU; CUDA_VISIBLE_DEVICES has already renumbered them */
+    if (nlocal > ndev)
+        return pb_err_set(err, PB_EINPUT,
+                          "%d ranks on this node but %d GPU%s visible: start one rank per GPU",
+                          nlocal, ndev, ndev == 1 ? "" : "s");
+    st->device = local;
+    CUDA_OK(cudaSetDevice(st->device));
+    struct cudaDeviceProp prop;
+    char bus[32] = "?";
+    CUDA_OK(cudaGetDeviceProperties(&prop, st->device));
+    CUDA_OK(cudaDeviceGetPCIBusId(bus, (int)sizeof bus, st->device));
+    snprintf(st->info, sizeof st->info, "GPU %d %.120s %.31s (sm_%d%d, %.0f GiB)", st->device,
+             prop.name, bus, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0);
+    return PB_OK;
+}
+
+static void nccl_finalize(pb_backend_t *be)
+{
+    nccl_state_t *st = be->priv;
+    if (st == NULL)
+        return;
+    if (st->world != MPI_COMM_NULL && st->world != 0)
+        MPI_Comm_free(&st->world);
+    free(st);
+    be->priv = NULL;
+}
+
+static void nccl_version(pb_backend_t *be, char *buf, size_t len)
+{
+    (void)be;
+    int lib = 0, rt = 0, drv = 0;
+    ncclGetVersion(&lib);
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    /* NCCL codes are major*10000 + minor*100 + patch since 2.9 */
+    snprintf(buf, len, "NCCL %d.%d.%d (header %d.%d.%d), CUDA runtime %d.%d, driver %d.%d",
+             lib / 10000, lib / 100 % 100, lib % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH,
+             rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+}
+
+static void nccl_device_info(pb_backend_t *be, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((nccl_state_t *)be->priv)->info);
+}
+
+static void group_destroy(pb_group_t *g)
+{
+    if (g == NULL)
+        return;
+    nccl_group_t *gg = g->priv;
+    if (gg) {
+        if (gg->stream)
+            cudaStreamSynchronize(gg->stream);
+        if (gg->exec)
+            cudaGraphExecDestroy(gg->exec);
+        if (gg->graph)
+            cudaGraphDestroy(gg->graph);
+        for (int i = 0; i < NCCL_MARKS; i++)
+            if (gg->marks[i])
+                cudaEventDestroy(gg->marks[i]);
+        if (gg->counter)
+            cudaFree(gg->counter);
+        if (gg->comm)
+            ncclCommDestroy(gg->comm);
+        if (gg->stream)
+            cudaStreamDestroy(gg->stream);
+        free(gg);
+    }
+    free(g);
+}
+
+/* Takes ownership of comm. */
+static int group_wrap(pb_backend_t *be, ncclComm_t comm, pb_group_t **out, pb_err_t *err)
+{
+    pb_group_t *g = calloc(1, sizeof *g);
+    nccl_group_t *gg = calloc(1, sizeof *gg);
+    if (g == NULL || gg == NULL) {
+        free(g);
+        free(gg);
+        ncclCommDestroy(comm);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for a group");
+    }
+    g->be = be;
+    g->priv = gg;
+    gg->comm = comm;
+    *out = g;
+    int code = PB_OK;
+    cudaError_t rc = cudaStreamCreateWithFlags(&gg->stream, cudaStreamNonBlocking);
+    for (int i = 0; i < NCCL_MARKS && rc == cudaSuccess; i++)
+        rc = cudaEventCreate(&gg->marks[i]);
+    if (rc == cudaSuccess)
+        rc = cudaMalloc((void **)&gg->counter, 2 * sizeof *gg->counter);
+    if (rc != cudaSuccess)
+        code = cuda_fail(rc, "creating a group's stream, events and counter", err);
+    ncclResult_t nrc = ncclSuccess;
+    if (code == PB_OK && (nrc = ncclCommUserRank(comm, &g->rank)) == ncclSuccess)
+        nrc = ncclCommCount(comm, &g->size);
+    if (code == PB_OK && nrc != ncclSuccess)
+        code = nccl_fail(nrc, "ncclCommUserRank/Count", err);
+    if (code != PB_OK) {
+        group_destroy(g);
+        *out = NULL;
+    }
+    return code;
+}
+
+static int nccl_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
+{
+    nccl_state_t *st = be->priv;
+    int rank, size;
+    MPI_Comm_rank(st->world, &rank);
+    MPI_Comm_size(st->world, &size);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    ncclResult_t rc = rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+    /* rank 0's failure must not leave the others waiting for an id */
+    int ok = rc == ncclSuccess;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, st->world);
+    if (!ok)
+        return rank == 0 ? nccl_fail(rc, "ncclGetUniqueId", err)
+                         : pb_err_set(err, PB_ERUNTIME, "rank 0 could not create an NCCL id");
+    if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, st->world) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast of the NCCL id failed");
+    ncclComm_t comm;
+    NCCL_OK(ncclCommInitRank(&comm, size, id, rank), "ncclCommInitRank");
+    return group_wrap(be, comm, out, err);
+}
+
+static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err)
+{
+    ncclComm_t comm = NULL;
+    NCCL_OK(ncclCommSplit(ng(parent)->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm,
+                          NULL),
+            "ncclCommSplit");
+    if (comm == NULL) {
+        *out = NULL;
+        return PB_OK;
+    }
+    return group_wrap(parent->be, comm, out, err);
+}
+
+static int nccl_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err)
+{
+    (void)be;
+    /* plain device memory, never managed: managed memory oversubscribed
+     * can hang the GPU */
+    cudaError_t rc = cudaMalloc(ptr, (size_t)(bytes ? bytes : 1));
+    if (rc != cudaSuccess)
+        return pb_err_set(err, PB_ERUNTIME, "cannot allocate %llu bytes of GPU memory: %s",
+                          (unsigned long long)bytes, cudaGetErrorString(rc));
+    return PB_OK;
+}
+
+static void nccl_free(pb_backend_t *be, void *ptr)
+{
+    (void)be;
+    cudaFree(ptr);
+}
+
+static ncclDataType_t nccl_type(pb_dtype_t t)
+{
+    switch (t) {
+    case PB_F32:
+        return ncclFloat32;
+    case PB_F64:
+        return ncclFloat64;
+    case PB_F16:
+        return ncclFloat16;
+    case PB_BF16:
+        return ncclBfloat16;
+    case PB_I32:
+        return ncclInt32;
+    case PB_I8:
+        return ncclInt8;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case PB_F8E4M3:
+        return ncclFloat8e4m3;
+    case PB_F8E5M2:
+        return ncclFloat8e5m2;
+#endif
+    default:
+        return ncclUint8; /* refused earlier by supports() */
+    }
+}
+
+static ncclRedOp_t nccl_op(pb_redop_t op)
+{
+    return op == PB_MAX ? ncclMax : op == PB_MIN ? ncclMin : op == PB_AVG ? ncclAvg : ncclSum;
+}
+
+static int supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len)
+{
+    (void)op; /* sum, max, min and avg: every NCCL since 2.10 */
+    if (t != PB_F8E4M3 && t != PB_F8E5M2)
+        return 1;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                           ((nccl_state_t *)be->priv)->device);
+    if (major >= 9)
+        return 1;
+    snprintf(why, len, "%s needs a GPU of compute capability 9.0 or newer (this one is %d.x)",
+             pb_dtype_name(t), major);
+#else
+    (void)be;
+    snprintf(why, len, "%s needs NCCL 2.24 or newer (built with %d.%d)", pb_dtype_name(t),
+             NCCL_MAJOR, NCCL_MINOR);
+#endif
+    return 0;
+}
+
+static int has_in_place(pb_backend_t *be, pb_coll_t c)
+{
+    (void)be;
+    /* NCCL defines in-place for its collectives, not for grouped
+     * point-to-point: an all-to-all on one buffer would read what it
+     * already overwrote */
+    return c != PB_ALLTOALL && c != PB_ALLTOALLV;
+}
+
+static size_t esize(pb_dtype_t t) { return pb_dtype_size(t); }
+
+static int c_allreduce(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                       pb_redop_t op, pb_err_t *err)
+{
+    NCCL_OK(ncclAllReduce(s, r, (size_t)n, nccl_type(t), nccl_op(op), ng(g)->comm, ng(g)->stream),
+            "ncclAllReduce");
+    return PB_OK;
+}
+
+static int c_allgather(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                       pb_err_t *err)
+{
+    NCCL_OK(ncclAllGather(s, r, (size_t)n, nccl_type(t), ng(g)->comm, ng(g)->stream),
+            "ncclAllGather");
+    return PB_OK;
+}
+
+static int c_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                            pb_redop_t op, pb_err_t *err)
+{
+    NCCL_OK(ncclReduceScatter(s, r, (size_t)n, nccl_type(t), nccl_op(op), ng(g)->comm,
+                              ng(g)->stream),
+            "ncclReduceScatter");
+    return PB_OK;
+}
+
+static int p2p_pair(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t n,
+                    pb_dtype_t t, pb_err_t *err)
+{
+    if (dst >= 0)
+        NCCL_OK(ncclSend(s, (size_t)n, nccl_type(t), dst, ng(g)->comm, ng(g)->stream),
+                "ncclSend");
+    if (src >= 0)
+        NCCL_OK(ncclRecv(r, (size_t)n, nccl_type(t), src, ng(g)->comm, ng(g)->stream),
+                "ncclRecv");
+    return PB_OK;
+}
+
+static int c_alltoall(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                      pb_err_t *err)
+{
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    NCCL_OK(ncclAlltoAll(s, r, (size_t)n, nccl_type(t), ng(g)->comm, ng(g)->stream),
+            "ncclAlltoAll");
+    return PB_OK;
+#else
+    NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+    int code = PB_OK;
+    for (int p = 0; p < g->size && code == PB_OK; p++)
+        code = p2p_pair(g, (const char *)s + (uint64_t)p * n * esize(t), p,
+                        (char *)r + (uint64_t)p * n * esize(t), p, n, t, err);
+    ncclResult_t rc = ncclGroupEnd();
+    if (code == PB_OK && rc != ncclSuccess)
+        code = nccl_fail(rc, "ncclGroupEnd", err);
+    return code;
+#endif
+}
+
+static int c_alltoallv(pb_group_t *g, const void *s, const uint64_t *sc, const uint64_t *sd,
+                       void *r, const uint64_t *rcnt, const uint64_t *rd, pb_dtype_t t,
+                       pb_err_t *err)
+{
+    NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+    int code = PB_OK;
+    for (int p = 0; p < g->size && code == PB_OK; p++) {
+        const char *sp = (const char *)s + sd[p] * esize(t);
+        char *rp = (char *)r + rd[p] * esize(t);
+        if (sc[p] && ncclSend(sp, (size_t)sc[p], nccl_type(t), p, ng(g)->comm, ng(g)->stream))
+            code = pb_err_set(err, PB_ERUNTIME, "ncclSend to %d failed", p);
+        if (code == PB_OK && rcnt[p] &&
+            ncclRecv(rp, (size_t)rcnt[p], nccl_type(t), p, ng(g)->comm, ng(g)->stream))
+            code = pb_err_set(err, PB_ERUNTIME, "ncclRecv from %d failed", p);
+    }
+    ncclResult_t rc = ncclGroupEnd();
+    if (code == PB_OK && rc != ncclSuccess)
+        code = nccl_fail(rc, "ncclGroupEnd", err);
+    return code;
+}
+
+static int c_broadcast(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, int root,
+                       pb_err_t *err)
+{
+    NCCL_OK(ncclBroadcast(buf, buf, (size_t)n, nccl_type(t), root, ng(g)->comm, ng(g)->stream),
+            "ncclBroadcast");
+    return PB_OK;
+}
+
+static int c_reduce(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                    pb_redop_t op, int root, pb_err_t *err)
+{
+    NCCL_OK(ncclReduce(s, r, (size_t)n, nccl_type(t), nccl_op(op), root, ng(g)->comm,
+                       ng(g)->stream),
+            "ncclReduce");
+    return PB_OK;
+}
+
+static int c_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t n,
+                      pb_dtype_t t, pb_err_t *err)
+{
+    NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+    int code = p2p_pair(g, s, dst, r, src, n, t, err);
+    ncclResult_t rc = ncclGroupEnd();
+    if (code == PB_OK && rc != ncclSuccess)
+        code = nccl_fail(rc, "ncclGroupEnd", err);
+    return code;
+}
+
+static int c_barrier(pb_group_t *g, pb_err_t *err)
+{
+    /* a one-element all-reduce every rank must reach, then wait for it:
+     * host and device of every rank are past the same point */
+    NCCL_OK(ncclAllReduce(ng(g)->counter + 1, ng(g)->counter + 1, 1, ncclUint64, ncclSum,
+                          ng(g)->comm, ng(g)->stream),
+            "ncclAllReduce (barrier)");
+    return wait_for(g, NULL, err);
+}
+
+static int c_mark(pb_group_t *g, int slot, pb_err_t *err)
+{
+    if (slot < 0 || slot >= NCCL_MARKS)
+        return pb_err_set(err, PB_ERUNTIME, "timer slot %d out of range", slot);
+    CUDA_OK(cudaEventRecord(ng(g)->marks[slot], ng(g)->stream));
+    return PB_OK;
+}
+
+static int c_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t *err)
+{
+    if (from < 0 || to < 0 || from >= NCCL_MARKS || to >= NCCL_MARKS)
+        return pb_err_set(err, PB_ERUNTIME, "timer slot out of range");
+    if (wait_for(g, ng(g)->marks[to], err) != PB_OK)
+        return err->code;
+    float ms = 0.0f;
+    CUDA_OK(cudaEventElapsedTime(&ms, ng(g)->marks[from], ng(g)->marks[to]));
+    *seconds = (double)ms * 1e-3;
+    return PB_OK;
+}
+
+static int c_sync(pb_group_t *g, pb_err_t *err) { return wait_for(g, NULL, err); }
+
+static int c_fill(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, uint64_t base, uint64_t q,
+                  pb_err_t *err)
+{
+    CUDA_OK((cudaError_t)pb_cuda_fill(buf, n, t, base, q, ng(g)->stream));
+    return PB_OK;
+}
+
+static int c_fill_red(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, pb_redparams_t p,
+                      int rank, uint64_t first, pb_err_t *err)
+{
+    CUDA_OK((cudaError_t)pb_cuda_fill_red(buf, n, t, p, rank, first, ng(g)->stream));
+    return PB_OK;
+}
+
+static int c_check(pb_group_t *g, const void *buf, uint64_t n, pb_dtype_t t,
+                   const pb_expect_t *e, uint64_t *wrong, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    unsigned long long host = 0;
+    CUDA_OK(cudaMemsetAsync(gg->counter, 0, sizeof *gg->counter, gg->stream));
+    CUDA_OK((cudaError_t)pb_cuda_check(buf, n, t, e, gg->counter, gg->stream));
+    CUDA_OK(cudaMemcpyAsync(&host, gg->counter, sizeof host, cudaMemcpyDeviceToHost, gg->stream));
+    if (wait_for(g, NULL, err) != PB_OK)
+        return err->code;
+    *wrong = host;
+    return PB_OK;
+}
+
+static int c_poison(pb_group_t *g, void *buf, uint64_t bytes, pb_err_t *err)
+{
+    CUDA_OK(cudaMemsetAsync(buf, 0xff, (size_t)bytes, ng(g)->stream));
+    return PB_OK;
+}
+
+static int c_poke(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64_t value,
+                  pb_err_t *err)
+{
+    unsigned char elem[8];
+    pb_store_int(elem, 0, t, value); /* the host encoding is the device's */
+    CUDA_OK(cudaMemcpyAsync((char *)buf + index * esize(t), elem, esize(t),
+                            cudaMemcpyHostToDevice, ng(g)->stream));
+    return wait_for(g, NULL, err);
+}
+
+static int c_stall(pb_group_t *g, double seconds, pb_err_t *err)
+{
+    CUDA_OK((cudaError_t)pb_cuda_stall(seconds, ng(g)->stream));
+    return PB_OK;
+}
+
+static int c_graph_begin(pb_group_t *g, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    if (gg->exec) {
+        cudaGraphExecDestroy(gg->exec);
+        gg->exec = NULL;
+    }
+    if (gg->graph) {
+        cudaGraphDestroy(gg->graph);
+        gg->graph = NULL;
+    }
+    CUDA_OK(cudaStreamBeginCapture(gg->stream, cudaStreamCaptureModeThreadLocal));
+    return PB_OK;
+}
+
+static int c_graph_end(pb_group_t *g, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    CUDA_OK(cudaStreamEndCapture(gg->stream, &gg->graph));
+    CUDA_OK(cudaGraphInstantiate(&gg->exec, gg->graph, 0));
+    return PB_OK;
+}
+
+static int c_graph_launch(pb_group_t *g, uint64_t times, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    if (gg->exec == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "no graph captured");
+    for (uint64_t i = 0; i < times; i++)
+        CUDA_OK(cudaGraphLaunch(gg->exec, gg->stream));
+    return PB_OK;
+}
+
+const pb_backend_ops_t pb_nccl_backend_ops = {
+    .name = "nccl",
+    .description = "NCCL on CUDA device memory, one rank per GPU",
+    .available = nccl_available,
+    .init = nccl_init,
+    .finalize = nccl_finalize,
+    .version = nccl_version,
+    .world = nccl_world,
+    .split = nccl_split,
+    .group_free = group_destroy,
+    .alloc = nccl_alloc,
+    .free = nccl_free,
+    .allreduce = c_allreduce,
+    .allgather = c_allgather,
+    .reduce_scatter = c_reduce_scatter,
+    .alltoall = c_alltoall,
+    .alltoallv = c_alltoallv,
+    .broadcast = c_broadcast,
+    .reduce = c_reduce,
+    .sendrecv = c_sendrecv,
+    .barrier = c_barrier,
+    .mark = c_mark,
+    .elapsed = c_elapsed,
+    .sync = c_sync,
+    .fill = c_fill,
+    .fill_red = c_fill_red,
+    .check = c_check,
+    .poison = c_poison,
+    .poke = c_poke,
+    .supports = supports,
+    .has_in_place = has_in_place,
+    .graph_begin = c_graph_begin,
+    .graph_end = c_graph_end,
+    .graph_launch = c_graph_launch,
+    .inject_stall = c_stall,
+    .device_info = nccl_device_info,
+};
