@@ -9,11 +9,20 @@
 
 #include "pb_mpi_priv.h"
 
+static void host_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+
 static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
 {
-    if (cfg->memory == PB_MEM_DEVICE)
+    if (cfg->memory == PB_MEM_DEVICE) {
+#ifdef PARBENCH_HAVE_NCCL
+        char why[200];
+        if (!pb_mpi_device_supported(why, sizeof why))
+            return pb_err_set(err, PB_EINPUT, "%s", why);
+#else
         return pb_err_set(err, PB_EINPUT,
-                          "--memory device needs a CUDA-aware MPI, which this build does not use");
+                          "--memory device needs a CUDA-aware MPI and a build with CUDA");
+#endif
+    }
     pb_mpi_state_t *st = calloc(1, sizeof *st);
     if (st == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the MPI backend");
@@ -32,6 +41,11 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
         free(st);
         return err->code;
     }
+    st->copy = host_copy;
+#ifdef PARBENCH_HAVE_NCCL
+    if (cfg->memory == PB_MEM_DEVICE)
+        be->ops = pb_mpi_device_ops(st);
+#endif
     be->priv = st;
     return PB_OK;
 }

@@ -121,28 +121,30 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
         CHECK_MPI(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, (int)count, dt, mop,
                                            pb_mpi_comm(g)),
                   "MPI_Reduce_scatter_block");
-        if (g->rank != 0)
-            memmove(r, buf, count * esz);
+        if (g->rank != 0) /* blocks never overlap: rank >= 1 is >= count away */
+            pb_mpi_state(g)->copy(r, buf, count * esz);
         return PB_OK;
     }
     /* Pieces: gather piece `off` of every block into a packed buffer; the
      * in-place output (own block, piece off) has already been packed by
      * the time it is overwritten, and later pieces never read it. */
     uint64_t n = (uint64_t)g->size;
-    char *pack = malloc(n * ce * esz);
+    char *pack = NULL;
+    if (g->be->ops->alloc(g->be, n * ce * esz, (void **)&pack, err) != PB_OK)
+        return err->code;
     if (pack == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory packing a reduce-scatter piece");
     int code = PB_OK;
     for (uint64_t off = 0; off < count && code == PB_OK; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
         for (uint64_t b = 0; b < n; b++)
-            memcpy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
+            pb_mpi_state(g)->copy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
         int rc = MPI_Reduce_scatter_block(pack, at_mut(r, off, t), (int)k, dt, mop,
                                           pb_mpi_comm(g));
         if (rc != MPI_SUCCESS)
             code = pb_mpi_fail(rc, "MPI_Reduce_scatter_block", err);
     }
-    free(pack);
+    g->be->ops->free(g->be, pack);
     return code;
 }
 

@@ -21,6 +21,9 @@ typedef struct pb_mpi_state {
      * or MPI_UINT8_T and are reduced by user-defined operators
      * [f16, bf16, f8e4m3, f8e5m2][redop] */
     MPI_Op small_ops[4][PB_REDOP_COUNT];
+    /* memcpy, or a device copy when buffers live on the GPU */
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    pb_backend_ops_t device_ops; /* --memory device: this instance's table */
 } pb_mpi_state_t;
 
 typedef struct pb_mpi_group {
@@ -37,6 +40,11 @@ static inline MPI_Comm pb_mpi_comm(const pb_group_t *g)
 {
     return ((const pb_mpi_group_t *)g->priv)->comm;
 }
+
+/* pb_mpi_device.c (CUDA builds): is the MPI CUDA-aware, and the table
+ * that runs the backend on device buffers */
+int pb_mpi_device_supported(char *why, size_t len);
+const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st);
 
 /* pb_mpi_types.c */
 MPI_Datatype pb_mpi_datatype(pb_dtype_t t);
