@@ -1,8 +1,10 @@
 /* pb_gemm_cmd.c - `parbench gemm`.
  *
  * One rank per GPU: the rank's index among the ranks of its host (from
- * MPI_Comm_split_type SHARED) is its device index among the visible ones,
- * so CUDA_VISIBLE_DEVICES decides which GPUs take part.  Started from a
+ * MPI_Comm_split_type SHARED) is its device index among the visible ones
+ * (modulo their count, for launchers that bind each rank to its own GPU),
+ * so CUDA_VISIBLE_DEVICES decides which GPUs take part, and two ranks of a
+ * host landing on one GPU are refused.  Started from a
  * plain shell (main.c does not re-launch for gemm) it is one process on
  * the first visible GPU.
  *
@@ -29,34 +31,61 @@
 
 #define PB_GEMM_DESC 160
 
-/* This rank's index and count among the ranks of its host. */
-static int local_rank(const pb_ctx_t *ctx, int *lrank, int *lsize, pb_err_t *err)
+/* Two ranks of one host on one GPU would time each other's work.  Compared
+ * by description (name and PCI bus id), which tells the GPUs of a host
+ * apart whatever CUDA_VISIBLE_DEVICES each rank was given. */
+static int check_one_rank_per_gpu(const pb_ctx_t *ctx, MPI_Comm local, int lsize,
+                                  const pb_gemm_dev_t *dev, pb_err_t *err)
 {
-    MPI_Comm local;
-    if (MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL,
-                            &local) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type(SHARED) failed");
-    int rc = MPI_Comm_rank(local, lrank) != MPI_SUCCESS || MPI_Comm_size(local, lsize) != MPI_SUCCESS;
-    MPI_Comm_free(&local);
-    return rc ? pb_err_set(err, PB_ERUNTIME, "MPI_Comm_rank/size of the host failed") : PB_OK;
+    char mine[PB_GEMM_DESC] = "";
+    if (dev != NULL)
+        pb_gemm_describe(dev, mine, sizeof mine);
+    char *all = malloc((size_t)lsize * PB_GEMM_DESC);
+    if (all == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    int code = PB_OK;
+    if (MPI_Allgather(mine, PB_GEMM_DESC, MPI_CHAR, all, PB_GEMM_DESC, MPI_CHAR, local) !=
+        MPI_SUCCESS)
+        code = pb_err_set(err, PB_ERUNTIME, "MPI_Allgather of the GPU names failed");
+    for (int i = 0; code == PB_OK && dev != NULL && i < lsize; i++)
+        for (int j = i + 1; code == PB_OK && j < lsize; j++)
+            if (strncmp(all + (size_t)i * PB_GEMM_DESC, all + (size_t)j * PB_GEMM_DESC,
+                        PB_GEMM_DESC) == 0)
+                code = pb_err_set(err, PB_EINPUT,
+                                  "ranks %d and %d of host %s share one GPU (%.*s): parbench "
+                                  "gemm runs one rank per GPU",
+                                  i, j, ctx->host, 100, all + (size_t)i * PB_GEMM_DESC);
+    free(all);
+    return code;
 }
 
-/* Device up on every rank, or the same failure everywhere. */
+/* Device up on every rank, or the same failure everywhere.  The rank's
+ * index on its host picks the device among the visible ones; where a
+ * launcher gave each rank fewer GPUs than the host has ranks (Slurm's
+ * --gpus-per-task, a per-rank CUDA_VISIBLE_DEVICES) it wraps around, and
+ * the check above refuses any GPU that ends up shared. */
 static int open_device(const pb_ctx_t *ctx, pb_gemm_dev_t **dev, pb_err_t *err)
 {
+    MPI_Comm local = MPI_COMM_NULL;
     int lrank = 0, lsize = 1, ndev = 0;
-    int code = local_rank(ctx, &lrank, &lsize, err);
+    int code = PB_OK;
+    if (MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL,
+                            &local) != MPI_SUCCESS ||
+        MPI_Comm_rank(local, &lrank) != MPI_SUCCESS ||
+        MPI_Comm_size(local, &lsize) != MPI_SUCCESS)
+        code = pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type(SHARED) failed");
     if (code == PB_OK)
         code = pb_gemm_device_count(&ndev, err);
-    if (code == PB_OK && lsize > ndev)
-        code = pb_err_set(err, PB_EINPUT,
-                          "%d ranks on host %s but %d visible GPU%s: parbench gemm runs one "
-                          "rank per GPU",
-                          lsize, ctx->host, ndev, ndev == 1 ? "" : "s");
-    if (pb_ctx_agree(ctx, code, err) != PB_OK)
-        return err->code;
-    code = pb_gemm_open(lrank, dev, err);
-    return pb_ctx_agree(ctx, code, err);
+    if (pb_ctx_agree(ctx, code, err) == PB_OK) {
+        code = pb_gemm_open(lrank % ndev, dev, err);
+        if (pb_ctx_agree(ctx, code, err) == PB_OK) {
+            code = check_one_rank_per_gpu(ctx, local, lsize, *dev, err);
+            pb_ctx_agree(ctx, code, err);
+        }
+    }
+    if (local != MPI_COMM_NULL)
+        MPI_Comm_free(&local);
+    return err->code;
 }
 
 static void print_head(const pb_ctx_t *ctx, const pb_gemm_dev_t *dev, const pb_gemm_model_t *m)
