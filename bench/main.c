@@ -24,7 +24,10 @@ int main(int argc, char **argv)
                   stdout);
         return 0;
     }
-    if (!opt.no_launch && !pb_launch_under_launcher()) {
+    /* gemm times this machine's GPU from one process; under a launcher
+     * each rank takes its own GPU, but it never starts mpirun itself (more
+     * ranks than GPUs would only be refused) */
+    if (!opt.no_launch && opt.cmd != PB_CMD_GEMM && !pb_launch_under_launcher()) {
         pb_launch_exec(argc, argv, &opt, &err);
         fprintf(stderr, "parbench: %s\n", err.msg);
         return err.code;

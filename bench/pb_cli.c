@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collectives/pb_gemm.h"
 #include "pb_options.h"
 #include "pb_size.h"
 
@@ -15,7 +16,8 @@ enum opt_id {
     O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
-    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY
+    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY,
+    O_HIDDEN, O_SEQ, O_MBS, O_TP, O_HEADS, O_KV_HEADS, O_FFN, O_GATED, O_BACKWARD
 };
 
 struct opt_spec {
@@ -43,6 +45,11 @@ static const struct opt_spec specs[] = {
     {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
     {"fault", 0, 1, O_FAULT},          {"graph", 'G', 1, O_GRAPH},
     {"timeout", 'T', 1, O_TIMEOUT},    {"memory", 0, 1, O_MEMORY},
+    {"hidden", 0, 1, O_HIDDEN},        {"size", 0, 1, O_HIDDEN},
+    {"seq", 0, 1, O_SEQ},              {"mbs", 0, 1, O_MBS},
+    {"tp", 0, 1, O_TP},                {"heads", 0, 1, O_HEADS},
+    {"kv-heads", 0, 1, O_KV_HEADS},    {"ffn", 0, 1, O_FFN},
+    {"gated", 0, 0, O_GATED},          {"backward", 0, 0, O_BACKWARD},
 };
 
 static const char usage_main[] =
@@ -54,6 +61,7 @@ static const char usage_main[] =
     "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
+    "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
     "\n"
     "Started from a plain shell, parbench re-executes itself under mpirun with\n"
     "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
@@ -119,9 +127,44 @@ static const char usage_coll[] =
     "  --fault stall:R   stall rank R's device before its first operation (tests the\n"
     "                    hang detection of -T; nccl)\n";
 
+static const char usage_gemm[] =
+    "usage: parbench gemm [OPTIONS]\n"
+    "\n"
+    "Times the GEMMs of one transformer layer on one tensor-parallel rank with\n"
+    "cuBLAS (cublasGemmEx, fp32 accumulation) and prints the achieved TFLOP/s,\n"
+    "the compute rate the step model uses.  T = mbs * seq tokens, each GEMM\n"
+    "X[M, K] x W[K, N]:\n"
+    "  gemm_qkv       [T, h]   x [h, (h + 2h*g/a)/tp]\n"
+    "  gemm_attn_out  [T, h/tp] x [h/tp, h]\n"
+    "  gemm_mlp_up    [T, h]   x [h, f/tp]   (2f/tp with --gated)\n"
+    "  gemm_mlp_down  [T, f/tp] x [f/tp, h]\n"
+    "\n"
+    "layer (default: h 4096, 32 heads, MHA, f = 4h, seq 4096, mbs 1, tp 1):\n"
+    "  --hidden H        hidden size h (also --size)\n"
+    "  --seq S           sequence length\n"
+    "  --mbs B           micro-batch size\n"
+    "  --tp T            tensor-parallel size (the shapes are one rank's share)\n"
+    "  --heads A         attention heads\n"
+    "  --kv-heads G      key/value heads (GQA; default: = heads)\n"
+    "  --ffn F           MLP inner size (default 4h)\n"
+    "  --gated           gated MLP (SwiGLU): up projection fused with the gate, 2f wide\n"
+    "  --backward        also the backward GEMMs: dgrad [T,N]x[N,K], wgrad [K,T]x[T,N]\n"
+    "\n"
+    "timing and output:\n"
+    "  -d, --dtype LIST  bf16 (default), fp16, fp32 (true fp32, no TF32)\n"
+    "  -n, --iters N     timed multiplies per shape (default 50)\n"
+    "  -w, --warmup N    untimed multiplies first (default 5)\n"
+    "  --csv FILE        append one row per shape: pattern gemm, collective\n"
+    "                    gemm_<name>, label \"M=.. N=.. K=..\", flops, tflops\n"
+    "  --label TEXT      appended to the label column\n"
+    "\n"
+    "Runs as one process on the first visible GPU (CUDA_VISIBLE_DEVICES applies);\n"
+    "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
+    "own GPU (local rank -> device) and each row reports the slowest rank.\n";
+
 const char *pb_cli_usage(pb_command_t cmd)
 {
-    return cmd == PB_CMD_COLL ? usage_coll : usage_main;
+    return cmd == PB_CMD_COLL ? usage_coll : cmd == PB_CMD_GEMM ? usage_gemm : usage_main;
 }
 
 static void defaults(pb_options_t *o)
@@ -140,6 +183,7 @@ static void defaults(pb_options_t *o)
     o->precision = 0.02;
     o->time_budget = 1.0;
     o->fault_rank = -1;
+    pb_gemm_model_defaults(&o->gemm);
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -300,6 +344,19 @@ static const struct opt_spec *find_short(char c)
     return NULL;
 }
 
+static uint64_t *model_field(pb_options_t *o, enum opt_id id)
+{
+    switch (id) {
+    case O_HIDDEN: return &o->gemm.hidden;
+    case O_SEQ: return &o->gemm.seq;
+    case O_MBS: return &o->gemm.mbs;
+    case O_TP: return &o->gemm.tp;
+    case O_HEADS: return &o->gemm.heads;
+    case O_KV_HEADS: return &o->gemm.kv_heads;
+    default: return &o->gemm.ffn;
+    }
+}
+
 static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const char *shown,
                  pb_err_t *err)
 {
@@ -326,6 +383,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         for (int i = 0; i < n; i++)
             o->dtypes[i] = (pb_dtype_t)tmp[i];
         o->ndtypes = n;
+        o->given |= PB_GIVEN_DTYPE;
         return PB_OK;
     case O_REDOP:
         /* "all" means every reduction MPI has; avg must be asked for */
@@ -450,12 +508,55 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
             return PB_OK;
         }
         return pb_err_set(err, PB_EINPUT, "--memory takes host or device, not '%s'", v);
+    case O_HIDDEN:
+    case O_SEQ:
+    case O_MBS:
+    case O_TP:
+    case O_HEADS:
+    case O_KV_HEADS:
+    case O_FFN:
+        o->given |= PB_GIVEN_MODEL;
+        return parse_u64(shown, v, 1, model_field(o, s->id), err);
+    case O_GATED:
+        o->given |= PB_GIVEN_MODEL;
+        o->gemm.gated = 1;
+        return PB_OK;
+    case O_BACKWARD:
+        o->given |= PB_GIVEN_MODEL;
+        o->gemm_backward = 1;
+        return PB_OK;
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
 
+/* gemm: bf16 unless told, only the types the probe multiplies, the
+ * layer checked here so bad shapes are refused before any GPU is asked */
+static int finish_gemm(pb_options_t *o, pb_err_t *err)
+{
+    if (!(o->given & PB_GIVEN_DTYPE)) {
+        o->dtypes[0] = PB_BF16;
+        o->ndtypes = 1;
+    }
+    for (int i = 0; i < o->ndtypes; i++)
+        if (!pb_gemm_dtype_ok(o->dtypes[i]))
+            return pb_err_set(err, PB_EINPUT, "gemm multiplies bf16, fp16 or fp32, not %s",
+                              pb_dtype_name(o->dtypes[i]));
+    if (o->iters == 0)
+        o->iters = 50; /* fixed: a GEMM's time hardly varies */
+    if (o->iters > 1000000) /* one CUDA event per multiply, all alive at once */
+        return pb_err_set(err, PB_EINPUT, "gemm times at most 1000000 multiplies per shape");
+    pb_gemm_model_resolve(&o->gemm);
+    return pb_gemm_model_check(&o->gemm, err);
+}
+
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_GEMM)
+        return finish_gemm(o, err);
+    if (o->given & PB_GIVEN_MODEL)
+        return pb_err_set(err, PB_EINPUT,
+                          "--hidden, --seq, --mbs, --tp, --heads, --kv-heads, --ffn, --gated "
+                          "and --backward are options of parbench gemm");
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
     if (o->ncolls == 0) {
@@ -512,6 +613,8 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
     if (argc > 1 && argv[1][0] != '-') {
         if (strcmp(argv[1], "coll") == 0)
             o->cmd = PB_CMD_COLL;
+        else if (strcmp(argv[1], "gemm") == 0)
+            o->cmd = PB_CMD_GEMM;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else

@@ -128,6 +128,10 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     MPI_Bcast(ctx->run_id, (int)sizeof ctx->run_id, MPI_CHAR, 0, ctx->world);
     MPI_Bcast(ctx->host, (int)sizeof ctx->host, MPI_CHAR, 0, ctx->world);
 
+    /* parbench gemm measures compute, not communication: no backend */
+    if (opt->cmd == PB_CMD_GEMM)
+        return open_outputs(ctx, err);
+
     const pb_backend_ops_t *ops = NULL;
     if (select_backend(ctx, opt->backend, &ops, err) != PB_OK)
         return err->code;

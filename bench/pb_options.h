@@ -12,12 +12,14 @@
 #include "../collectives/pb_coll.h"
 #include "../collectives/pb_dtype.h"
 #include "../util/pb_err.h"
+#include "pb_gemm_shapes.h"
 
 #define PB_VERSION "0.1.0"
 
 typedef enum pb_command {
     PB_CMD_MAIN, /* no sub-command: the main job */
     PB_CMD_COLL,
+    PB_CMD_GEMM, /* cuBLAS compute rate of a transformer layer's GEMMs */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -40,7 +42,9 @@ enum {
     PB_GIVEN_MIN_ITERS = 1u << 2,
     PB_GIVEN_FACTOR = 1u << 3,
     PB_GIVEN_CHECK = 1u << 4,
-    PB_GIVEN_MODE = 1u << 5
+    PB_GIVEN_MODE = 1u << 5,
+    PB_GIVEN_DTYPE = 1u << 6,
+    PB_GIVEN_MODEL = 1u << 7 /* any of the layer options of `gemm` */
 };
 
 typedef struct pb_options {
@@ -83,6 +87,11 @@ typedef struct pb_options {
     const char *csv_path;
     const char *label;
     int quiet;
+
+    /* parbench gemm: the layer whose GEMMs to time, and whether to time
+     * the backward pass's dgrad and wgrad GEMMs too */
+    pb_gemm_model_t gemm;
+    int gemm_backward;
 
     /* launching and groups */
     int np;

@@ -76,9 +76,11 @@ static const pb_csv_col_t pb_csv_cols[] = {
      * written before they existed still load */
     PB_CSV_COL(redop, PB_CSV_STR),
     PB_CSV_COL(slowest_rank, PB_CSV_INT),
+    PB_CSV_COL(flops, PB_CSV_U64),
+    PB_CSV_COL(tflops, PB_CSV_DBL),
 };
 
-#define PB_CSV_NCOLS 26
+#define PB_CSV_NCOLS 28
 #define PB_CSV_NREQUIRED 24 /* the original schema, up to and including label */
 _Static_assert(sizeof pb_csv_cols / sizeof pb_csv_cols[0] == PB_CSV_NCOLS,
                "PB_CSV_NCOLS must match the column table");
@@ -707,7 +709,8 @@ static int pb_csv_on_read_record(void *arg, size_t line, const pb_csv_rec_t *rec
     }
     row = &rd->rows[rd->nrows];
     memset(row, 0, sizeof *row);
-    row->slowest_rank = -1; /* absent column: unknown (redop stays "") */
+    /* absent column: unknown (redop stays "", flops and tflops 0) */
+    row->slowest_rank = -1;
 
     for (int k = 0; k < PB_CSV_NCOLS; k++) {
         int j = rd->map[k];

@@ -40,6 +40,12 @@ typedef struct pb_result {
     /* columns added after the first schema */
     char redop[PB_RESULT_STR];
     int slowest_rank; /* the rank slowest in most iterations, -1 unknown */
+    /* compute rows (pattern "gemm"): floating-point operations of one
+     * operation (2.M.N.K for a GEMM) and the rate achieved at the median
+     * time, in 10^12 FLOP/s; 0 on communication rows and in files
+     * written before these columns existed */
+    uint64_t flops;
+    double tflops;
 } pb_result_t;
 
 #endif

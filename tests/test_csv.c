@@ -33,9 +33,9 @@ static const char *const expected_cols[] = {
     "group_size",  "link_class",  "bytes",          "dtype",       "in_place",
     "iters",       "time_us_min", "time_us_median", "time_us_p99", "time_us_max",
     "algbw_gbps",  "busbw_gbps",  "wrong",          "label",       "redop",
-    "slowest_rank",
+    "slowest_rank", "flops",     "tflops",
 };
-#define NCOLS 26
+#define NCOLS 28
 
 /* Comma, double quote, newline, and leading/trailing blanks that only
  * quoting preserves. */
@@ -96,6 +96,8 @@ static void fill_row(pb_result_t *r, int i)
     snprintf(r->label, sizeof r->label, "plain label %d", i);
     snprintf(r->redop, sizeof r->redop, "sum");
     r->slowest_rank = i == 0 ? -1 : 7;
+    r->flops = i == 0 ? 0 : UINT64_C(412316860416); /* 2*4096*3072*16384 */
+    r->tflops = i == 0 ? 0.0 : 687.5;
 }
 
 static int same_row(const pb_result_t *a, const pb_result_t *b)
@@ -141,6 +143,8 @@ static int same_row(const pb_result_t *a, const pb_result_t *b)
     SAME_STR(label);
     SAME_STR(redop);
     SAME_NUM(slowest_rank, "%d");
+    SAME_NUM(flops, "%" PRIu64);
+    SAME_NUM(tflops, "%.17g");
 #undef SAME_STR
 #undef SAME_NUM
     return ok;
@@ -276,7 +280,7 @@ static void test_round_trip(void)
     free(out);
     out = NULL;
 
-    /* libcsv alone: header + 2 rows, 26 fields each, label bytes intact */
+    /* libcsv alone: header + 2 rows, 28 fields each, label bytes intact */
     raw_parse(path, &rs);
     CHECK(rs.nrecords == 3);
     CHECK(rs.bad_counts == 0);
@@ -356,7 +360,7 @@ static void test_refusals(void)
     CHECK(strstr(err.msg, path) != NULL);
     CHECK(strstr(err.msg, "column 3 is 'foo', expected 'host'") != NULL);
 
-    /* the original 24-column schema: appending 26-column rows would be ragged */
+    /* the original 24-column schema: appending 28-column rows would be ragged */
     write_file(path, "run_id,timestamp,host,nodes,world,backend,mode,pattern,collective,"
                      "group,group_size,link_class,bytes,dtype,in_place,iters,time_us_min,"
                      "time_us_median,time_us_p99,time_us_max,algbw_gbps,busbw_gbps,wrong,"
@@ -524,6 +528,8 @@ static void test_compat(void)
         CHECK(strcmp(rows[0].label, "old") == 0);
         CHECK(rows[0].redop[0] == '\0');         /* absent column: default "" */
         CHECK(rows[0].slowest_rank == -1);       /* absent column: default -1 */
+        CHECK(rows[0].flops == 0);               /* absent column: default 0 */
+        CHECK(rows[0].tflops == 0.0);            /* absent column: default 0 */
         CHECK(rows[0].wrong == PB_RESULT_WRONG_UNCHECKED); /* empty field */
         CHECK(rows[0].time_us_max == 4.25);
         CHECK(rows[0].bytes == 64);
@@ -540,6 +546,8 @@ static void test_compat(void)
         CHECK(strcmp(rows[0].run_id, "r1") == 0);
         CHECK(rows[0].bytes == 128);
         CHECK(rows[0].slowest_rank == 3);
+        CHECK(rows[0].flops == 0); /* the 26-column schema: no flops, tflops */
+        CHECK(rows[0].tflops == 0.0);
         CHECK(strcmp(rows[0].label, "new") == 0);
     }
     free(rows);
