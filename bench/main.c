@@ -5,6 +5,7 @@
 #include "pb_app.h"
 #include "pb_launch.h"
 #include "pb_options.h"
+#include "pb_topo_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -23,6 +24,16 @@ int main(int argc, char **argv)
                                             : pb_cli_usage(opt.help_for),
                   stdout);
         return 0;
+    }
+    /* a dump describes another machine: no MPI, no launch, so a layout
+     * for a thousand GPUs can be checked from a laptop */
+    if (opt.cmd == PB_CMD_TOPO && opt.topo_xml != NULL) {
+        if (pb_launch_rank_hint() != 0)
+            return 0;
+        int code = pb_topo_cmd_offline(&opt, &err);
+        if (code != PB_OK)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
     }
     if (!opt.no_launch && !pb_launch_under_launcher()) {
         pb_launch_exec(argc, argv, &opt, &err);

@@ -15,7 +15,8 @@ enum opt_id {
     O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
-    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT
+    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_TOPO_XML, O_NODES, O_TP, O_CP,
+    O_EP, O_DP, O_PP, O_MAX_PAIRS, O_MIN_RATIO
 };
 
 struct opt_spec {
@@ -41,7 +42,11 @@ static const struct opt_spec specs[] = {
     {"quiet", 'q', 0, O_QUIET},        {"backend", 0, 1, O_BACKEND},
     {"np", 0, 1, O_NP},                {"no-launch", 0, 0, O_NO_LAUNCH},
     {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
-    {"fault", 0, 1, O_FAULT},
+    {"fault", 0, 1, O_FAULT},          {"topo-xml", 0, 1, O_TOPO_XML},
+    {"nodes", 0, 1, O_NODES},          {"tp", 0, 1, O_TP},
+    {"cp", 0, 1, O_CP},                {"ep", 0, 1, O_EP},
+    {"dp", 0, 1, O_DP},                {"pp", 0, 1, O_PP},
+    {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
 };
 
 static const char usage_main[] =
@@ -53,6 +58,8 @@ static const char usage_main[] =
     "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
+    "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
+    "  validate send/recv bandwidth of every rank pair against its link class\n"
     "\n"
     "Started from a plain shell, parbench re-executes itself under mpirun with\n"
     "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
@@ -109,9 +116,53 @@ static const char usage_coll[] =
     "  --mpi-chunk S     largest single MPI call (default 1G; for tests)\n"
     "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n";
 
+static const char usage_topo[] =
+    "usage: parbench topo [OPTIONS]\n"
+    "\n"
+    "The links between GPUs and NICs (as nvidia-smi topo -m prints them) with\n"
+    "CPU and NUMA affinity, the node map of the launched ranks, and the slowest\n"
+    "link each group of a layout crosses.\n"
+    "\n"
+    "  --topo-xml FILE   describe an hwloc XML dump instead of this machine;\n"
+    "                    runs no MPI and launches nothing\n"
+    "  --nodes N         with --topo-xml: a hypothetical cluster of N such nodes,\n"
+    "                    one rank per GPU (per core without GPUs)\n"
+    "  --tp N --cp N --ep N --dp N --pp N\n"
+    "                    layout in Megatron order (tp fastest); dp defaults to\n"
+    "                    what is left of the world\n"
+    "  --csv FILE        write every pair: a, b, class, links (replaces FILE)\n"
+    "\n"
+    "classes, fastest first: X same GPU; NV# NVLink (# links); PIX one PCIe\n"
+    "switch; PXB several switches; PHB one host bridge; NODE one NUMA node;\n"
+    "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
+    "(one package, several NUMA nodes), SYS, NET.\n";
+
+static const char usage_validate[] =
+    "usage: parbench validate [OPTIONS]\n"
+    "\n"
+    "Measures send/recv bandwidth of rank pairs (host backend: every pair; with\n"
+    "GPUs: pairs within each node and one pair per node pair), compares each\n"
+    "with the median of its link class, and flags the pairs below --min-ratio.\n"
+    "Exit 1 when any pair is flagged.\n"
+    "\n"
+    "  --max-pairs N     measure at most N pairs (default 256)\n"
+    "  --min-ratio R     flag pairs below R x their class median (default 0.8)\n"
+    "  -b, --minbytes S  message size (default 1M)\n"
+    "  --csv FILE        append one row per pair (pattern validate)\n"
+    "  --fault slow:A-B  repeat every transfer of ranks A and B (tests the flagging)\n";
+
 const char *pb_cli_usage(pb_command_t cmd)
 {
-    return cmd == PB_CMD_COLL ? usage_coll : usage_main;
+    switch (cmd) {
+    case PB_CMD_COLL:
+        return usage_coll;
+    case PB_CMD_TOPO:
+        return usage_topo;
+    case PB_CMD_VALIDATE:
+        return usage_validate;
+    default:
+        return usage_main;
+    }
 }
 
 static void defaults(pb_options_t *o)
@@ -129,6 +180,9 @@ static void defaults(pb_options_t *o)
     o->precision = 0.02;
     o->time_budget = 1.0;
     o->fault_rank = -1;
+    o->fault_peer = -1;
+    o->max_pairs = 256;
+    o->min_ratio = 0.8;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -253,8 +307,24 @@ static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nal
 
 static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
 {
+    if (strncmp(v, "slow:", 5) == 0) {
+        /* slow:A-B, two different ranks */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", v + 5);
+        char *dash = strchr(buf, '-');
+        if (dash == NULL || strlen(v + 5) >= sizeof buf)
+            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected slow:A-B", v);
+        *dash = '\0';
+        if (parse_int("--fault slow:", buf, 0, &o->fault_rank, err) ||
+            parse_int("--fault slow:", dash + 1, 0, &o->fault_peer, err))
+            return err->code;
+        if (o->fault_rank == o->fault_peer)
+            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': A and B must differ", v);
+        o->fault = PB_FAULT_SLOW;
+        return PB_OK;
+    }
     if (strncmp(v, "corrupt:", 8) != 0)
-        return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK", v);
+        return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK or slow:A-B", v);
     o->fault = PB_FAULT_CORRUPT;
     return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
 }
@@ -403,6 +473,24 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_FAULT:
         return parse_fault(v, o, err);
+    case O_TOPO_XML:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--topo-xml needs a file name");
+        o->topo_xml = v;
+        return PB_OK;
+    case O_NODES:
+        return parse_int(shown, v, 1, &o->topo_nodes, err);
+    case O_TP:
+    case O_CP:
+    case O_EP:
+    case O_DP:
+    case O_PP:
+        o->layout_given = 1;
+        return parse_int(shown, v, 1, &o->layout[s->id - O_TP], err);
+    case O_MAX_PAIRS:
+        return parse_u64(shown, v, 1, &o->max_pairs, err);
+    case O_MIN_RATIO:
+        return parse_double(shown, v, &o->min_ratio, err);
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
@@ -439,6 +527,16 @@ static int finish(pb_options_t *o, pb_err_t *err)
                           (unsigned long long)o->min_iters, (unsigned long long)o->max_iters);
     if (!o->out_of_place && !o->in_place)
         return pb_err_set(err, PB_EINPUT, "nothing to measure: --place excludes both");
+    if (o->topo_nodes && o->topo_xml == NULL)
+        return pb_err_set(err, PB_EINPUT,
+                          "--nodes needs --topo-xml: a live run has the nodes it runs on");
+    if ((o->topo_xml || o->layout_given) && o->cmd != PB_CMD_TOPO)
+        return pb_err_set(err, PB_EINPUT, "%s is an option of parbench topo",
+                          o->topo_xml ? "--topo-xml" : "a layout (--tp ...)");
+    if (o->fault == PB_FAULT_SLOW && o->cmd != PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
+    if (o->min_ratio >= 1.0 + 1e-12 && o->cmd == PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--min-ratio must be below 1 (got %g)", o->min_ratio);
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
     return PB_OK;
@@ -452,6 +550,10 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
     if (argc > 1 && argv[1][0] != '-') {
         if (strcmp(argv[1], "coll") == 0)
             o->cmd = PB_CMD_COLL;
+        else if (strcmp(argv[1], "topo") == 0)
+            o->cmd = PB_CMD_TOPO;
+        else if (strcmp(argv[1], "validate") == 0)
+            o->cmd = PB_CMD_VALIDATE;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else

@@ -18,13 +18,18 @@
 typedef enum pb_command {
     PB_CMD_MAIN, /* no sub-command: the main job */
     PB_CMD_COLL,
+    PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
+    PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
 
 typedef enum pb_mode { PB_MODE_LATENCY, PB_MODE_THROUGHPUT, PB_MODE_COUNT } pb_mode_t;
 
-typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT } pb_fault_kind_t;
+typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT, PB_FAULT_SLOW } pb_fault_kind_t;
+
+/* Layout sizes in Megatron order, indexed like topo/pb_place.h's kinds. */
+enum { PB_LAYOUT_TP, PB_LAYOUT_CP, PB_LAYOUT_EP, PB_LAYOUT_DP, PB_LAYOUT_PP, PB_LAYOUT_DIMS };
 
 typedef struct pb_options {
     pb_command_t cmd;
@@ -70,9 +75,18 @@ typedef struct pb_options {
     int group_size; /* 0 = the whole world */
     uint64_t chunk_bytes;
 
+    /* topology and validation */
+    const char *topo_xml; /* a dump instead of the live machine */
+    int topo_nodes;       /* hypothetical nodes of that dump (0 = 1) */
+    int layout[PB_LAYOUT_DIMS]; /* 0 = not given */
+    int layout_given;
+    uint64_t max_pairs; /* validate: pairs measured at most */
+    double min_ratio;   /* validate: flag pairs below ratio x class median */
+
     /* test switches */
     pb_fault_kind_t fault;
     int fault_rank;
+    int fault_peer; /* slow:A-B: fault_rank = A, fault_peer = B */
 } pb_options_t;
 
 /* Fills defaults, then parses argv (argv[0] is the program).  Returns
