@@ -535,8 +535,8 @@ static int finish(pb_options_t *o, pb_err_t *err)
                           o->topo_xml ? "--topo-xml" : "a layout (--tp ...)");
     if (o->fault == PB_FAULT_SLOW && o->cmd != PB_CMD_VALIDATE)
         return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
-    if (o->min_ratio >= 1.0 + 1e-12 && o->cmd == PB_CMD_VALIDATE)
-        return pb_err_set(err, PB_EINPUT, "--min-ratio must be below 1 (got %g)", o->min_ratio);
+    if (o->min_ratio > 1.0 && o->cmd == PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--min-ratio must be at most 1 (got %g)", o->min_ratio);
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
     return PB_OK;
