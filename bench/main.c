@@ -5,6 +5,7 @@
 #include "pb_app.h"
 #include "pb_launch.h"
 #include "pb_options.h"
+#include "pb_topo_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -23,6 +24,16 @@ int main(int argc, char **argv)
                                             : pb_cli_usage(opt.help_for),
                   stdout);
         return 0;
+    }
+    /* a dump describes another machine: no MPI, no launch, so a layout
+     * for a thousand GPUs can be checked from a laptop */
+    if (opt.cmd == PB_CMD_TOPO && opt.topo_xml != NULL) {
+        if (pb_launch_rank_hint() != 0)
+            return 0;
+        int code = pb_topo_cmd_offline(&opt, &err);
+        if (code != PB_OK)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
     }
     /* gemm times this machine's GPU from one process; under a launcher
      * each rank takes its own GPU, but it never starts mpirun itself (more

@@ -6,6 +6,8 @@
 #include "pb_coll_cmd.h"
 #include "pb_ctx.h"
 #include "pb_gemm_cmd.h"
+#include "pb_topo_cmd.h"
+#include "pb_validate_cmd.h"
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
@@ -17,8 +19,16 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     pb_err_t err;
     pb_err_clear(&err);
     int code = pb_ctx_init(&ctx, opt, &err);
-    if (code == PB_OK)
-        code = opt->cmd == PB_CMD_GEMM ? pb_gemm_cmd(&ctx, &err) : pb_coll_cmd(&ctx, &err);
+    if (code == PB_OK) {
+        if (opt->cmd == PB_CMD_GEMM)
+            code = pb_gemm_cmd(&ctx, &err);
+        else if (opt->cmd == PB_CMD_TOPO)
+            code = pb_topo_cmd(&ctx, &err);
+        else if (opt->cmd == PB_CMD_VALIDATE)
+            code = pb_validate_cmd(&ctx, &err);
+        else
+            code = pb_coll_cmd(&ctx, &err);
+    }
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);

@@ -17,7 +17,9 @@ enum opt_id {
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
     O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY,
-    O_HIDDEN, O_SEQ, O_MBS, O_TP, O_HEADS, O_KV_HEADS, O_FFN, O_GATED, O_BACKWARD
+    O_HIDDEN, O_SEQ, O_MBS, O_HEADS, O_KV_HEADS, O_FFN, O_GATED, O_BACKWARD,
+    O_TOPO_XML, O_NODES, O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order */
+    O_MAX_PAIRS, O_MIN_RATIO
 };
 
 struct opt_spec {
@@ -47,9 +49,13 @@ static const struct opt_spec specs[] = {
     {"timeout", 'T', 1, O_TIMEOUT},    {"memory", 0, 1, O_MEMORY},
     {"hidden", 0, 1, O_HIDDEN},        {"size", 0, 1, O_HIDDEN},
     {"seq", 0, 1, O_SEQ},              {"mbs", 0, 1, O_MBS},
-    {"tp", 0, 1, O_TP},                {"heads", 0, 1, O_HEADS},
-    {"kv-heads", 0, 1, O_KV_HEADS},    {"ffn", 0, 1, O_FFN},
-    {"gated", 0, 0, O_GATED},          {"backward", 0, 0, O_BACKWARD},
+    {"heads", 0, 1, O_HEADS},          {"kv-heads", 0, 1, O_KV_HEADS},
+    {"ffn", 0, 1, O_FFN},              {"gated", 0, 0, O_GATED},
+    {"backward", 0, 0, O_BACKWARD},    {"topo-xml", 0, 1, O_TOPO_XML},
+    {"nodes", 0, 1, O_NODES},          {"tp", 0, 1, O_TP},
+    {"cp", 0, 1, O_CP},                {"ep", 0, 1, O_EP},
+    {"dp", 0, 1, O_DP},                {"pp", 0, 1, O_PP},
+    {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
 };
 
 static const char usage_main[] =
@@ -62,6 +68,8 @@ static const char usage_main[] =
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
+    "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
+    "  validate send/recv bandwidth of every rank pair against its link class\n"
     "\n"
     "Started from a plain shell, parbench re-executes itself under mpirun with\n"
     "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
@@ -162,9 +170,55 @@ static const char usage_gemm[] =
     "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
     "own GPU (local rank -> device) and each row reports the slowest rank.\n";
 
+static const char usage_topo[] =
+    "usage: parbench topo [OPTIONS]\n"
+    "\n"
+    "The links between GPUs and NICs (as nvidia-smi topo -m prints them) with\n"
+    "CPU and NUMA affinity, the node map of the launched ranks, and the slowest\n"
+    "link each group of a layout crosses.\n"
+    "\n"
+    "  --topo-xml FILE   describe an hwloc XML dump instead of this machine;\n"
+    "                    runs no MPI and launches nothing\n"
+    "  --nodes N         with --topo-xml: a hypothetical cluster of N such nodes,\n"
+    "                    one rank per GPU (per core without GPUs)\n"
+    "  --tp N --cp N --ep N --dp N --pp N\n"
+    "                    layout in Megatron order (tp fastest); dp defaults to\n"
+    "                    what is left of the world\n"
+    "  --csv FILE        write every pair: a, b, class, links (replaces FILE)\n"
+    "\n"
+    "classes, fastest first: X same GPU; NV# NVLink (# links); PIX one PCIe\n"
+    "switch; PXB several switches; PHB one host bridge; NODE one NUMA node;\n"
+    "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
+    "(one package, several NUMA nodes), SYS, NET.\n";
+
+static const char usage_validate[] =
+    "usage: parbench validate [OPTIONS]\n"
+    "\n"
+    "Measures send/recv bandwidth of rank pairs (host backend: every pair; with\n"
+    "GPUs: pairs within each node and one pair per node pair), compares each\n"
+    "with the median of its link class, and flags the pairs below --min-ratio.\n"
+    "Exit 1 when any pair is flagged.\n"
+    "\n"
+    "  --max-pairs N     measure at most N pairs (default 256)\n"
+    "  --min-ratio R     flag pairs below R x their class median (default 0.8)\n"
+    "  -b, --minbytes S  message size (default 1M)\n"
+    "  --csv FILE        append one row per pair (pattern validate)\n"
+    "  --fault slow:A-B  repeat every transfer of ranks A and B (tests the flagging)\n";
+
 const char *pb_cli_usage(pb_command_t cmd)
 {
-    return cmd == PB_CMD_COLL ? usage_coll : cmd == PB_CMD_GEMM ? usage_gemm : usage_main;
+    switch (cmd) {
+    case PB_CMD_COLL:
+        return usage_coll;
+    case PB_CMD_GEMM:
+        return usage_gemm;
+    case PB_CMD_TOPO:
+        return usage_topo;
+    case PB_CMD_VALIDATE:
+        return usage_validate;
+    default:
+        return usage_main;
+    }
 }
 
 static void defaults(pb_options_t *o)
@@ -184,6 +238,9 @@ static void defaults(pb_options_t *o)
     o->time_budget = 1.0;
     o->fault_rank = -1;
     pb_gemm_model_defaults(&o->gemm);
+    o->fault_peer = -1;
+    o->max_pairs = 256;
+    o->min_ratio = 0.8;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -317,15 +374,31 @@ static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nal
 
 static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
 {
-    if (strncmp(v, "corrupt:", 8) == 0) {
-        o->fault = PB_FAULT_CORRUPT;
-        return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
+    if (strncmp(v, "slow:", 5) == 0) {
+        /* slow:A-B, two different ranks */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", v + 5);
+        char *dash = strchr(buf, '-');
+        if (dash == NULL || strlen(v + 5) >= sizeof buf)
+            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected slow:A-B", v);
+        *dash = '\0';
+        if (parse_int("--fault slow:", buf, 0, &o->fault_rank, err) ||
+            parse_int("--fault slow:", dash + 1, 0, &o->fault_peer, err))
+            return err->code;
+        if (o->fault_rank == o->fault_peer)
+            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': A and B must differ", v);
+        o->fault = PB_FAULT_SLOW;
+        return PB_OK;
     }
     if (strncmp(v, "stall:", 6) == 0) {
         o->fault = PB_FAULT_STALL;
         return parse_int("--fault stall:", v + 6, 0, &o->fault_rank, err);
     }
-    return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected corrupt:RANK or stall:RANK", v);
+    if (strncmp(v, "corrupt:", 8) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "bad --fault '%s': expected corrupt:RANK, stall:RANK or slow:A-B", v);
+    o->fault = PB_FAULT_CORRUPT;
+    return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
 }
 
 static const struct opt_spec *find_long(const char *name, size_t len)
@@ -511,7 +584,6 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_HIDDEN:
     case O_SEQ:
     case O_MBS:
-    case O_TP:
     case O_HEADS:
     case O_KV_HEADS:
     case O_FFN:
@@ -525,6 +597,28 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         o->given |= PB_GIVEN_MODEL;
         o->gemm_backward = 1;
         return PB_OK;
+    case O_TOPO_XML:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--topo-xml needs a file name");
+        o->topo_xml = v;
+        return PB_OK;
+    case O_NODES:
+        return parse_int(shown, v, 1, &o->topo_nodes, err);
+    case O_TP:
+    case O_CP:
+    case O_EP:
+    case O_DP:
+    case O_PP:
+        o->layout_given |= 1u << (s->id - O_TP);
+        if (parse_int(shown, v, 1, &o->layout[s->id - O_TP], err) != PB_OK)
+            return err->code;
+        if (s->id == O_TP) /* gemm's layer is split by the same tp */
+            o->gemm.tp = (uint64_t)o->layout[PB_LAYOUT_TP];
+        return PB_OK;
+    case O_MAX_PAIRS:
+        return parse_u64(shown, v, 1, &o->max_pairs, err);
+    case O_MIN_RATIO:
+        return parse_double(shown, v, 0, &o->min_ratio, err);
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
@@ -602,6 +696,19 @@ static int finish(pb_options_t *o, pb_err_t *err)
                           (unsigned long long)o->min_iters, (unsigned long long)o->max_iters);
     if (!o->out_of_place && !o->in_place)
         return pb_err_set(err, PB_EINPUT, "nothing to measure: --place excludes both");
+    if (o->topo_nodes && o->topo_xml == NULL)
+        return pb_err_set(err, PB_EINPUT,
+                          "--nodes needs --topo-xml: a live run has the nodes it runs on");
+    /* gemm takes --tp (its layer's split); the whole layout is topo's */
+    unsigned layout_ok = o->cmd == PB_CMD_TOPO ? ~0u : o->cmd == PB_CMD_GEMM ? 1u : 0u;
+    if (o->topo_xml && o->cmd != PB_CMD_TOPO)
+        return pb_err_set(err, PB_EINPUT, "--topo-xml is an option of parbench topo");
+    if (o->layout_given & ~layout_ok)
+        return pb_err_set(err, PB_EINPUT, "a layout (--tp ...) is an option of parbench topo");
+    if (o->fault == PB_FAULT_SLOW && o->cmd != PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
+    if (o->min_ratio > 1.0 && o->cmd == PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--min-ratio must be at most 1 (got %g)", o->min_ratio);
     return PB_OK;
 }
 
@@ -615,6 +722,10 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_COLL;
         else if (strcmp(argv[1], "gemm") == 0)
             o->cmd = PB_CMD_GEMM;
+        else if (strcmp(argv[1], "topo") == 0)
+            o->cmd = PB_CMD_TOPO;
+        else if (strcmp(argv[1], "validate") == 0)
+            o->cmd = PB_CMD_VALIDATE;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else

@@ -13,6 +13,7 @@ typedef struct sweep {
     pb_ctx_t *ctx;
     pb_group_t *g; /* this rank's group */
     const char *group_name;
+    char link_class[16]; /* the slowest link inside any group */
     uint64_t *sizes;
     size_t nsizes;
     int from_range; /* range sizes are rounded; listed ones must divide */
@@ -175,6 +176,7 @@ static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const 
     snprintf(r->collective, sizeof r->collective, "%s", pb_coll_name(op->coll));
     snprintf(r->group, sizeof r->group, "%s", s->group_name);
     r->group_size = s->g->size;
+    snprintf(r->link_class, sizeof r->link_class, "%s", s->link_class);
     r->bytes = op->bytes;
     snprintf(r->dtype, sizeof r->dtype, "%s", pb_dtype_name(op->dtype));
     r->in_place = op->in_place;
@@ -275,6 +277,8 @@ static int make_group(sweep_t *s, pb_err_t *err)
 {
     pb_ctx_t *ctx = s->ctx;
     int k = ctx->opt->group_size;
+    /* every rank holds the whole map: the same answer everywhere */
+    pb_link_format(pb_nodemap_block_slowest(&ctx->map, k), s->link_class, sizeof s->link_class);
     if (k == 0 || k == ctx->size) {
         s->group_name = "world";
         return ctx->be.ops->split(ctx->world_group, 0, ctx->rank, &s->g, err);
@@ -316,7 +320,7 @@ static void print_run_head(const sweep_t *s)
            ctx->size == 1 ? "" : "s", ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
     if (s->g->size != ctx->size)
         printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
-    printf("\n");
+    printf(" | slowest link in a group: %s\n", s->link_class);
     for (int r = 0; all && r < ctx->size; r++)
         printf("#   rank %d: %s\n", r, all + (size_t)r * INFO);
     if (ctx->opt->check)

@@ -43,18 +43,19 @@ static void make_run_id(char *buf, size_t len)
     snprintf(buf, len, "%s-%lx", stamp, (unsigned long)getpid());
 }
 
-/* Nodes = ranks that are rank 0 of their shared-memory domain. */
-static int count_nodes(MPI_Comm world, int rank, int *nodes)
+/* The node map: hwloc on every rank (PCI discovery only where a command
+ * shows devices: it costs time), then the exchange. */
+static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
 {
-    MPI_Comm local;
-    int rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int lr;
-    MPI_Comm_rank(local, &lr);
-    int leader = lr == 0;
-    MPI_Comm_free(&local);
-    return MPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, world);
+    int io = ctx->opt->cmd == PB_CMD_TOPO || ctx->opt->cmd == PB_CMD_VALIDATE;
+    int code = pb_topo_load(&ctx->topo, NULL, io, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        return err->code;
+    code = pb_nodemap_build(ctx->world, &ctx->topo, &ctx->map, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        return err->code;
+    ctx->nodes = ctx->map.nnodes;
+    return PB_OK;
 }
 
 static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)
@@ -116,8 +117,8 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(ctx->world, &ctx->rank);
     MPI_Comm_size(ctx->world, &ctx->size);
-    if (count_nodes(ctx->world, ctx->rank, &ctx->nodes) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "cannot build the node map");
+    if (map_nodes(ctx, err) != PB_OK)
+        return err->code;
     int len = 0;
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     MPI_Get_processor_name(name, &len);
@@ -154,6 +155,8 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
 
 void pb_ctx_fini(pb_ctx_t *ctx)
 {
+    pb_nodemap_free(&ctx->map);
+    pb_topo_free(&ctx->topo);
     if (ctx->csv)
         pb_csv_close(ctx->csv);
     if (ctx->be.ops) {

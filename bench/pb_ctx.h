@@ -7,6 +7,8 @@
 
 #include "../collectives/pb_backend.h"
 #include "../reports/pb_csv.h"
+#include "../topo/pb_topo.h"
+#include "pb_nodemap.h"
 #include "pb_options.h"
 
 typedef struct pb_ctx {
@@ -21,6 +23,8 @@ typedef struct pb_ctx {
     pb_backend_t be;
     pb_group_t *world_group;
     pb_csv_writer_t *csv; /* rank 0 only */
+    pb_topo_t topo;       /* this node (PCI devices only for topo/validate) */
+    pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
 } pb_ctx_t;
 
 /* Collective.  On failure every rank returns the same code, and err holds

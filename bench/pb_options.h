@@ -20,6 +20,8 @@ typedef enum pb_command {
     PB_CMD_MAIN, /* no sub-command: the main job */
     PB_CMD_COLL,
     PB_CMD_GEMM, /* cuBLAS compute rate of a transformer layer's GEMMs */
+    PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
+    PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -34,7 +36,12 @@ typedef enum pb_mode {
     PB_MODE_COUNT
 } pb_mode_t;
 
-typedef enum pb_fault_kind { PB_FAULT_NONE, PB_FAULT_CORRUPT, PB_FAULT_STALL } pb_fault_kind_t;
+typedef enum pb_fault_kind {
+    PB_FAULT_NONE,
+    PB_FAULT_CORRUPT, /* one received element wrong: the checker must see it */
+    PB_FAULT_STALL,   /* a device stops: the hang detection must see it */
+    PB_FAULT_SLOW     /* one pair slow: validate must flag it */
+} pb_fault_kind_t;
 
 enum {
     PB_GIVEN_OP = 1u << 0,
@@ -46,6 +53,10 @@ enum {
     PB_GIVEN_DTYPE = 1u << 6,
     PB_GIVEN_MODEL = 1u << 7 /* any of the layer options of `gemm` */
 };
+
+
+/* Layout sizes in Megatron order, indexed like topo/pb_place.h's kinds. */
+enum { PB_LAYOUT_TP, PB_LAYOUT_CP, PB_LAYOUT_EP, PB_LAYOUT_DP, PB_LAYOUT_PP, PB_LAYOUT_DIMS };
 
 typedef struct pb_options {
     pb_command_t cmd;
@@ -102,10 +113,18 @@ typedef struct pb_options {
     /* options the user typed, so that command defaults never override
      * them (PB_GIVEN_* bits) */
     unsigned given;
+    /* topology and validation */
+    const char *topo_xml; /* a dump instead of the live machine */
+    int topo_nodes;       /* hypothetical nodes of that dump (0 = 1) */
+    int layout[PB_LAYOUT_DIMS]; /* 0 = not given */
+    unsigned layout_given; /* bit d: layout[d] was typed */
+    uint64_t max_pairs; /* validate: pairs measured at most */
+    double min_ratio;   /* validate: flag pairs below ratio x class median */
 
     /* test switches */
     pb_fault_kind_t fault;
     int fault_rank;
+    int fault_peer; /* slow:A-B: fault_rank = A, fault_peer = B */
 } pb_options_t;
 
 /* Fills defaults, then parses argv (argv[0] is the program).  Returns

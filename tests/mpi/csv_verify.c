@@ -6,6 +6,7 @@
  *   algbw == bytes / median time. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "pb_test.h"
@@ -32,6 +33,9 @@ int main(int argc, char **argv)
         const pb_result_t *r = &rows[i];
         out_rows += r->in_place == 0;
         CHECK(r->wrong == 0);
+        /* every row carries the link its group crossed (one host here:
+         * a host-rank class, never empty, never NET) */
+        CHECK(r->link_class[0] != '\0' && strcmp(r->link_class, "NET") != 0);
         CHECK(r->world == n && r->group_size == n);
         CHECK_NEAR(r->busbw_gbps, r->algbw_gbps * 2.0 * (n - 1) / n, 1e-6);
         /* bytes / (us * 1e-6) / 1e9 = bytes / us / 1e3 */

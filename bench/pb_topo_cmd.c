@@ -1,0 +1,110 @@
+#include "pb_topo_cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../topo/pb_cluster.h"
+#include "pb_topo_print.h"
+
+static void layout_of(const pb_options_t *o, pb_place_layout_t *l)
+{
+    for (int k = 0; k < PB_GK_COUNT; k++)
+        l->size[k] = o->layout[k];
+}
+
+int pb_topo_cmd_offline(const pb_options_t *o, pb_err_t *err)
+{
+    pb_topo_t tp;
+    int code = pb_topo_load(&tp, o->topo_xml, 1, err);
+    if (code != PB_OK)
+        return code;
+    pb_cluster_t c = {0, 0, 0, NULL};
+    int nodes = o->topo_nodes ? o->topo_nodes : 1;
+    code = pb_cluster_init(&c, &tp, nodes, err);
+    long long world = (long long)nodes * c.per_node;
+    pb_place_layout_t l;
+    layout_of(o, &l);
+    if (code == PB_OK && (world > 1 << 24 || c.per_node == 0))
+        code = pb_err_set(err, PB_EINPUT, "%lld ranks are too many to place", world);
+    if (code == PB_OK)
+        code = pb_place_layout_fit(&l, (int)world, err);
+    if (code == PB_OK && o->csv_path)
+        code = pb_topo_write_pairs(o->csv_path, &tp, err);
+    if (code == PB_OK) {
+        pb_topo_print_matrix(stdout, &tp, o->topo_xml);
+        printf("\n# %s cluster: %d node%s x %d %s = %lld ranks; node k holds ranks %d*k .. "
+               "%d*k+%d (ranks fill a node first)\n",
+               o->topo_nodes ? "hypothetical" : "one-node", nodes, nodes == 1 ? "" : "s",
+               c.per_node, c.gpus ? "GPUs" : "cores", world, c.per_node, c.per_node,
+               c.per_node - 1);
+        pb_topo_print_layout(stdout, &l, (int)world, pb_cluster_link, &c, c.gpus);
+        if (o->csv_path)
+            printf("# pairs written to %s\n", o->csv_path);
+    }
+    pb_cluster_free(&c);
+    pb_topo_free(&tp);
+    return code;
+}
+
+static void print_nodes(const pb_ctx_t *ctx)
+{
+    const pb_nodemap_t *m = &ctx->map;
+    printf("\n# node map: %d node%s, %d rank%s\n", m->nnodes, m->nnodes == 1 ? "" : "s",
+           m->size, m->size == 1 ? "" : "s");
+    printf("%-5s %-5s %-20s %-6s %-12s %-5s %-14s %s\n", "rank", "node", "host", "local",
+           "binding", "GPU", "bus id", "NIC");
+    for (int r = 0; r < m->size; r++) {
+        const pb_rank_info_t *i = &m->ranks[r];
+        char local[24], gpu[16];
+        snprintf(local, sizeof local, "%d/%d", i->local_rank, i->local_size);
+        snprintf(gpu, sizeof gpu, i->gpu >= 0 ? "GPU%d" : "-", i->gpu);
+        printf("%-5d %-5d %-20s %-6s %-12s %-5s %-14s %s\n", r, i->node, i->host, local,
+               i->cpuset[0] ? i->cpuset : "unbound", gpu, i->busid, i->nic);
+    }
+    if (m->size <= 16) { /* the pairs themselves, while they fit a screen */
+        printf("\n# links between ranks\n%-5s", "");
+        for (int b = 0; b < m->size; b++)
+            printf(" r%-5d", b);
+        printf("\n");
+        for (int a = 0; a < m->size; a++) {
+            printf("r%-4d", a);
+            for (int b = 0; b < m->size; b++) {
+                char buf[16];
+                if (a == b)
+                    snprintf(buf, sizeof buf, "X");
+                else
+                    pb_link_format(pb_nodemap_link(m, a, b), buf, sizeof buf);
+                printf(" %-6s", buf);
+            }
+            printf("\n");
+        }
+    }
+}
+
+int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err)
+{
+    const pb_options_t *o = ctx->opt;
+    pb_place_layout_t l;
+    layout_of(o, &l);
+    /* the same inputs on every rank: the same answer, no agreement needed */
+    int code = pb_place_layout_fit(&l, ctx->size, err);
+    if (code != PB_OK)
+        return code;
+    if (ctx->rank == 0 && o->csv_path)
+        code = pb_topo_write_pairs(o->csv_path, &ctx->topo, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        return err->code;
+    if (ctx->rank != 0)
+        return PB_OK;
+    char src[160];
+    snprintf(src, sizeof src, "this node (%s, live)", ctx->map.ranks[0].host);
+    pb_topo_print_matrix(stdout, &ctx->topo, src);
+    if (ctx->topo.ngpus > 0 && ctx->map.ranks[0].gpu < 0)
+        printf("# the GPUs above do not answer CUDA here: ranks are host ranks\n");
+    print_nodes(ctx);
+    int gpus = ctx->map.ranks[0].gpu >= 0;
+    pb_topo_print_layout(stdout, &l, ctx->size, pb_nodemap_link, &ctx->map, gpus);
+    if (o->csv_path)
+        printf("# pairs written to %s\n", o->csv_path);
+    return PB_OK;
+}

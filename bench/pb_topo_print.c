@@ -1,0 +1,165 @@
+#include "pb_topo_print.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/pb_pairs_csv.h"
+#include "../topo/pb_cluster.h"
+#include "../topo/pb_pci_path.h"
+
+static void cell(FILE *f, pb_link_t l)
+{
+    char buf[16];
+    pb_link_format(l, buf, sizeof buf);
+    fprintf(f, " %-6s", buf);
+}
+
+void pb_topo_print_matrix(FILE *f, const pb_topo_t *tp, const char *source)
+{
+    fprintf(f, "# topology of %s: %d GPU%s, %d NIC%s\n", source, tp->ngpus,
+            tp->ngpus == 1 ? "" : "s", tp->nnics, tp->nnics == 1 ? "" : "s");
+    if (tp->ngpus > 0) {
+        if (tp->nvlink_source == PB_NVLINK_NONE)
+            fprintf(f, "# %s\n", tp->nvlink_note);
+        else
+            fprintf(f, "# NVLink from %s\n", tp->nvlink_source == PB_NVLINK_DISTANCES
+                                                 ? "the NVLinkBandwidth distances"
+                                                 : "NVML");
+    }
+    if (tp->ngpus == 0) {
+        fprintf(f, "no GPUs%s\n", tp->nnics ? "" : " and no NICs");
+        for (int n = 0; n < tp->nnics; n++)
+            fprintf(f, "NIC%d: %s (%s)\n", n, tp->nics[n].name, tp->nics[n].busid);
+        return;
+    }
+    fprintf(f, "%-7s", "");
+    for (int g = 0; g < tp->ngpus; g++)
+        fprintf(f, " %-6s", tp->gpus[g].name);
+    for (int n = 0; n < tp->nnics; n++)
+        fprintf(f, " NIC%-3d", n);
+    fprintf(f, " %-14s %s\n", "CPU Affinity", "NUMA Affinity");
+    for (int a = 0; a < tp->ngpus + tp->nnics; a++) {
+        int ga = a < tp->ngpus;
+        const pb_topo_dev_t *da = ga ? &tp->gpus[a] : &tp->nics[a - tp->ngpus];
+        char name[16];
+        snprintf(name, sizeof name, ga ? "GPU%d" : "NIC%d", ga ? a : a - tp->ngpus);
+        fprintf(f, "%-7s", name);
+        for (int b = 0; b < tp->ngpus + tp->nnics; b++) {
+            int gb = b < tp->ngpus;
+            pb_link_t l = {PB_LINK_SELF, 0};
+            if (ga && gb)
+                l = pb_topo_gpu_gpu(tp, a, b);
+            else if (ga)
+                l = pb_topo_gpu_nic(tp, a, b - tp->ngpus);
+            else if (gb)
+                l = pb_topo_gpu_nic(tp, b, a - tp->ngpus);
+            else
+                l.cls = pb_pci_path_class(da->pci, tp->nics[b - tp->ngpus].pci);
+            cell(f, l);
+        }
+        char cpus[128], numa[64];
+        pb_topo_affinity(tp, da->pci, cpus, sizeof cpus, numa, sizeof numa);
+        fprintf(f, " %-14s %s\n", cpus, numa);
+    }
+    fprintf(f, "\n");
+    for (int g = 0; g < tp->ngpus; g++)
+        fprintf(f, "GPU%d: %s%s%s\n", g, tp->gpus[g].busid, tp->gpus[g].model[0] ? "  " : "",
+                tp->gpus[g].model);
+    if (tp->nnics == 0)
+        fprintf(f, "no NICs in this topology\n");
+    for (int n = 0; n < tp->nnics; n++)
+        fprintf(f, "NIC%d: %s (%s)\n", n, tp->nics[n].name, tp->nics[n].busid);
+    fprintf(f, "\nLegend: X = self; NV# = # NVLinks; PIX = at most one PCIe switch; PXB = several\n"
+               "PCIe switches, no host bridge; PHB = one PCIe host bridge; NODE = across host\n"
+               "bridges within a NUMA node; SYS = across NUMA nodes (SMP interconnect)\n");
+}
+
+static void pair_row(pb_pair_row_t *r, const char *a, const char *b, pb_link_t l)
+{
+    snprintf(r->a, sizeof r->a, "%s", a);
+    snprintf(r->b, sizeof r->b, "%s", b);
+    snprintf(r->cls, sizeof r->cls, "%s", pb_link_class_name(l.cls));
+    r->links = l.cls == PB_LINK_NV ? l.nvlinks : 0;
+}
+
+int pb_topo_write_pairs(const char *path, const pb_topo_t *tp, pb_err_t *err)
+{
+    pb_cluster_t c = {0, 0, 0, NULL};
+    size_t n = 0, cap;
+    if (tp->ngpus > 0) {
+        cap = (size_t)tp->ngpus * (size_t)(tp->ngpus + tp->nnics);
+    } else {
+        if (pb_cluster_init(&c, tp, 1, err) != PB_OK)
+            return err->code;
+        cap = (size_t)c.per_node * (size_t)c.per_node;
+    }
+    pb_pair_row_t *rows = calloc(cap + 1, sizeof *rows);
+    if (rows == NULL) {
+        pb_cluster_free(&c);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory writing pairs");
+    }
+    if (tp->ngpus > 0) {
+        for (int a = 0; a < tp->ngpus; a++)
+            for (int b = a + 1; b < tp->ngpus; b++)
+                pair_row(&rows[n++], tp->gpus[a].name, tp->gpus[b].name, pb_topo_gpu_gpu(tp, a, b));
+        for (int a = 0; a < tp->ngpus; a++)
+            for (int b = 0; b < tp->nnics; b++)
+                pair_row(&rows[n++], tp->gpus[a].name, tp->nics[b].name, pb_topo_gpu_nic(tp, a, b));
+    } else {
+        for (int a = 0; a < c.per_node; a++)
+            for (int b = a + 1; b < c.per_node; b++) {
+                char na[16], nb[16];
+                snprintf(na, sizeof na, "core%d", a);
+                snprintf(nb, sizeof nb, "core%d", b);
+                pair_row(&rows[n++], na, nb, pb_cluster_link(&c, a, b));
+            }
+    }
+    int code = pb_pairs_csv_write(path, rows, n, err);
+    free(rows);
+    pb_cluster_free(&c);
+    return code;
+}
+
+static const char *warning(pb_group_kind_t k, pb_link_t l, int gpus)
+{
+    if (l.cls == PB_LINK_NET) {
+        switch (k) {
+        case PB_GK_TP:
+            return "TP group crosses nodes: expect >30 % TP loss";
+        case PB_GK_CP:
+            return "CP group crosses nodes: its ring exchanges go over the network";
+        case PB_GK_EP:
+            return "EP group crosses nodes: every all-to-all goes over the network";
+        default:
+            return NULL; /* dp and pp span nodes by design */
+        }
+    }
+    if (gpus && k == PB_GK_TP && l.cls != PB_LINK_NV && l.cls != PB_LINK_SELF)
+        return "TP group leaves NVLink: its all-reduces run at PCIe/SMP speed";
+    return NULL;
+}
+
+void pb_topo_print_layout(FILE *f, const pb_place_layout_t *l, int world, pb_pair_link_fn fn,
+                          const void *ctx, int gpus)
+{
+    fprintf(f, "\n# layout (Megatron order, tp fastest): tp %d, cp %d, ep %d, dp %d, pp %d = %d %s\n",
+            l->size[PB_GK_TP], l->size[PB_GK_CP], l->size[PB_GK_EP], l->size[PB_GK_DP],
+            l->size[PB_GK_PP], world, gpus ? "GPUs" : "host ranks");
+    fprintf(f, "%-6s %-6s %s\n", "group", "size", "slowest link");
+    pb_place_layout_t w = {{1, 1, 1, 1, 1}}; /* the world as one group */
+    w.size[PB_GK_DP] = world;
+    for (int k = 0; k < PB_GK_COUNT; k++) {
+        pb_link_t s = pb_place_slowest(l, world, (pb_group_kind_t)k, fn, ctx);
+        char buf[16];
+        pb_link_format(s, buf, sizeof buf);
+        fprintf(f, "%-6s %-6d %s\n", pb_group_kind_name((pb_group_kind_t)k), l->size[k],
+                l->size[k] > 1 ? buf : "-");
+        const char *why = l->size[k] > 1 ? warning((pb_group_kind_t)k, s, gpus) : NULL;
+        if (why)
+            fprintf(f, "warning: %s\n", why);
+    }
+    pb_link_t all = pb_place_slowest(&w, world, PB_GK_DP, fn, ctx);
+    char buf[16];
+    pb_link_format(all, buf, sizeof buf);
+    fprintf(f, "%-6s %-6d %s\n", "world", world, world > 1 ? buf : "-");
+}

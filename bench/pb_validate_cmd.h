@@ -1,0 +1,15 @@
+/* pb_validate_cmd.h - `parbench validate`: find the bad link before a run.
+ *
+ * Every chosen rank pair exchanges messages alone (the other ranks wait
+ * without spinning, so they steal no CPU from the pair), the best of a few
+ * trials is its bandwidth, and a pair slower than --min-ratio times the
+ * median of its link class is flagged with its class and bus ids. */
+#ifndef PB_VALIDATE_CMD_H
+#define PB_VALIDATE_CMD_H
+
+#include "pb_ctx.h"
+
+/* PB_OK, PB_EVERIFY when a pair is flagged, or an error. */
+int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err);
+
+#endif

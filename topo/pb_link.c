@@ -1,0 +1,47 @@
+#include "pb_link.h"
+
+#include <stdio.h>
+
+static const char *const names[PB_LINK_COUNT] = {
+    "X", "NV", "CORE", "L3", "PIX", "PXB", "PHB", "NODE", "SOCKET", "SYS", "NET",
+};
+
+const char *pb_link_class_name(pb_link_class_t c)
+{
+    return (unsigned)c < PB_LINK_COUNT ? names[c] : "?";
+}
+
+void pb_link_format(pb_link_t l, char *buf, size_t len)
+{
+    if (l.cls == PB_LINK_NV)
+        snprintf(buf, len, "NV%d", l.nvlinks);
+    else
+        snprintf(buf, len, "%s", pb_link_class_name(l.cls));
+}
+
+/* 1000 slots per class: within NV, more links rank lower (faster).  No
+ * GPU has anywhere near 999 links. */
+#define PB_LINK_SLOTS 1000
+
+int pb_link_rank(pb_link_t l)
+{
+    int sub = 0;
+    if (l.cls == PB_LINK_NV) {
+        int n = l.nvlinks < 1 ? 1 : l.nvlinks > PB_LINK_SLOTS - 1 ? PB_LINK_SLOTS - 1 : l.nvlinks;
+        sub = PB_LINK_SLOTS - 1 - n;
+    }
+    return (int)l.cls * PB_LINK_SLOTS + sub;
+}
+
+pb_link_t pb_link_from_rank(int rank)
+{
+    pb_link_t l = {(pb_link_class_t)(rank / PB_LINK_SLOTS), 0};
+    if (l.cls == PB_LINK_NV)
+        l.nvlinks = PB_LINK_SLOTS - 1 - rank % PB_LINK_SLOTS;
+    return l;
+}
+
+pb_link_t pb_link_slower(pb_link_t a, pb_link_t b)
+{
+    return pb_link_rank(a) >= pb_link_rank(b) ? a : b;
+}

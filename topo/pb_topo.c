@@ -1,0 +1,177 @@
+#include "pb_topo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_nvlink.h"
+#include "pb_pci_path.h"
+
+static int is_gpu(hwloc_obj_t o)
+{
+    unsigned cls = o->attr->pcidev.class_id, ven = o->attr->pcidev.vendor_id;
+    if (ven == 0x10de) /* NVIDIA: 3D controller or VGA (NVSwitches are 0x0680) */
+        return cls == 0x0302 || cls == 0x0300;
+    if (ven == 0x1002) /* AMD: any display controller */
+        return (cls >> 8) == 0x03;
+    return 0;
+}
+
+static int is_nic(hwloc_obj_t o)
+{
+    return (o->attr->pcidev.class_id >> 8) == 0x02; /* Ethernet, InfiniBand, ... */
+}
+
+/* OS devices below a PCI device name it: the GPU model, the NIC name
+ * (an OpenFabrics device such as mlx5_0 before a network interface). */
+static void describe(hwloc_obj_t pci, pb_topo_dev_t *d, int nic, int index)
+{
+    const char *ofed = NULL, *net = NULL;
+    for (hwloc_obj_t c = pci->io_first_child; c != NULL; c = c->next_sibling) {
+        if (c->type != HWLOC_OBJ_OS_DEVICE)
+            continue;
+        const char *m = hwloc_obj_get_info_by_name(c, "GPUModel");
+        if (m != NULL && d->model[0] == '\0')
+            snprintf(d->model, sizeof d->model, "%s", m);
+        if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && ofed == NULL)
+            ofed = c->name;
+        if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && net == NULL)
+            net = c->name;
+    }
+    if (!nic)
+        snprintf(d->name, sizeof d->name, "GPU%d", index);
+    else
+        snprintf(d->name, sizeof d->name, "%s",
+                 ofed ? ofed : net ? net : "NIC");
+    if (nic && !ofed && !net)
+        snprintf(d->name, sizeof d->name, "NIC%d", index);
+    const struct hwloc_pcidev_attr_s *p = &pci->attr->pcidev;
+    snprintf(d->busid, sizeof d->busid, "%04x:%02x:%02x.%x", p->domain, p->bus, p->dev, p->func);
+    d->pci = pci;
+}
+
+static int list_devices(pb_topo_t *tp, pb_err_t *err)
+{
+    int ng = 0, nn = 0;
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(tp->t, o)) != NULL;) {
+        ng += is_gpu(o);
+        nn += is_nic(o);
+    }
+    tp->gpus = calloc((size_t)ng + 1, sizeof *tp->gpus);
+    tp->nics = calloc((size_t)nn + 1, sizeof *tp->nics);
+    tp->nvlinks = calloc((size_t)ng * (size_t)ng + 1, sizeof *tp->nvlinks);
+    if (tp->gpus == NULL || tp->nics == NULL || tp->nvlinks == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory listing PCI devices");
+    /* hwloc lists PCI devices in bus order: GPU numbers follow it, as
+     * nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID do */
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(tp->t, o)) != NULL;) {
+        if (is_gpu(o)) {
+            describe(o, &tp->gpus[tp->ngpus], 0, tp->ngpus);
+            tp->ngpus++;
+        } else if (is_nic(o)) {
+            describe(o, &tp->nics[tp->nnics], 1, tp->nnics);
+            tp->nnics++;
+        }
+    }
+    return PB_OK;
+}
+
+int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err)
+{
+    memset(tp, 0, sizeof *tp);
+    if (xml_path != NULL && access(xml_path, R_OK) != 0)
+        return pb_err_set(err, PB_EINPUT, "cannot read topology '%s': %s", xml_path,
+                          strerror(errno));
+    if (hwloc_topology_init(&tp->t) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "hwloc_topology_init failed");
+    int rc = 0;
+    if (xml_path != NULL)
+        rc = hwloc_topology_set_xml(tp->t, xml_path);
+    if (rc == 0 && with_io) /* without this no PCI device is loaded */
+        rc = hwloc_topology_set_io_types_filter(tp->t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (rc == 0)
+        rc = hwloc_topology_load(tp->t);
+    if (rc != 0) {
+        hwloc_topology_destroy(tp->t);
+        tp->t = NULL;
+        if (xml_path != NULL)
+            return pb_err_set(err, PB_EINPUT, "cannot load topology '%s': not a valid hwloc XML file",
+                              xml_path);
+        return pb_err_set(err, PB_ERUNTIME, "hwloc cannot discover this machine");
+    }
+    if (!with_io)
+        return PB_OK;
+    int code = list_devices(tp, err);
+    if (code == PB_OK)
+        code = xml_path != NULL ? pb_nvlink_from_distances(tp, err) : pb_nvlink_from_nvml(tp, err);
+    if (code != PB_OK)
+        pb_topo_free(tp);
+    return code;
+}
+
+void pb_topo_free(pb_topo_t *tp)
+{
+    if (tp->t != NULL)
+        hwloc_topology_destroy(tp->t);
+    free(tp->gpus);
+    free(tp->nics);
+    free(tp->nvlinks);
+    memset(tp, 0, sizeof *tp);
+}
+
+pb_link_t pb_topo_gpu_gpu(const pb_topo_t *tp, int a, int b)
+{
+    pb_link_t l = {PB_LINK_SELF, 0};
+    if (a == b)
+        return l;
+    int n = tp->nvlinks[a * tp->ngpus + b];
+    if (n > 0) {
+        l.cls = PB_LINK_NV;
+        l.nvlinks = n;
+        return l;
+    }
+    l.cls = pb_pci_path_class(tp->gpus[a].pci, tp->gpus[b].pci);
+    return l;
+}
+
+pb_link_t pb_topo_gpu_nic(const pb_topo_t *tp, int g, int n)
+{
+    pb_link_t l = {pb_pci_path_class(tp->gpus[g].pci, tp->nics[n].pci), 0};
+    return l;
+}
+
+int pb_topo_nearest_nic(const pb_topo_t *tp, int g)
+{
+    int best = -1, best_rank = 0;
+    for (int n = 0; n < tp->nnics; n++) {
+        int r = pb_link_rank(pb_topo_gpu_nic(tp, g, n));
+        if (best < 0 || r < best_rank) {
+            best = n;
+            best_rank = r;
+        }
+    }
+    return best;
+}
+
+void pb_topo_affinity(const pb_topo_t *tp, hwloc_obj_t pci, char *cpus, size_t clen, char *numa,
+                      size_t nlen)
+{
+    hwloc_obj_t o = hwloc_get_non_io_ancestor_obj(tp->t, pci);
+    if (o == NULL || o->cpuset == NULL) {
+        snprintf(cpus, clen, "N/A");
+        snprintf(numa, nlen, "N/A");
+        return;
+    }
+    if (hwloc_bitmap_list_snprintf(cpus, clen, o->cpuset) < 0)
+        snprintf(cpus, clen, "?");
+    if (o->nodeset == NULL || hwloc_bitmap_list_snprintf(numa, nlen, o->nodeset) < 0)
+        snprintf(numa, nlen, "N/A");
+}
+
+int pb_topo_ncores(const pb_topo_t *tp)
+{
+    int n = hwloc_get_nbobjs_by_type(tp->t, HWLOC_OBJ_CORE);
+    return n > 0 ? n : hwloc_get_nbobjs_by_type(tp->t, HWLOC_OBJ_PU);
+}

@@ -1,0 +1,64 @@
+/* pb_topo.h - one node's hardware as parbench needs it: the hwloc tree,
+ * its GPUs and NICs in PCI order, and the NVLink counts between GPUs.
+ *
+ * Loaded from the live machine or from any machine's hwloc XML dump, so
+ * classification is testable anywhere without MPI or a GPU.  Debian's
+ * hwloc has no CUDA/NVML plugins, so GPUs are found as PCI devices and
+ * NVLink comes from the dump's NVLinkBandwidth distances or from NVML
+ * loaded at run time. */
+#ifndef PB_TOPO_H
+#define PB_TOPO_H
+
+#include <hwloc.h>
+
+#include "../util/pb_err.h"
+#include "pb_link.h"
+
+#define PB_TOPO_NAME 48
+
+typedef struct pb_topo_dev {
+    char name[PB_TOPO_NAME];  /* GPU0.. / NIC name (mlx5_0, eth0) */
+    char busid[PB_TOPO_NAME]; /* 0000:17:00.0 */
+    char model[PB_TOPO_NAME]; /* GPU model when the dump says, else "" */
+    hwloc_obj_t pci;          /* the PCI device object */
+} pb_topo_dev_t;
+
+typedef enum pb_nvlink_source {
+    PB_NVLINK_NONE,      /* no information: no NV# appears */
+    PB_NVLINK_DISTANCES, /* the XML's NVLinkBandwidth matrix */
+    PB_NVLINK_NVML       /* NVML on the live machine */
+} pb_nvlink_source_t;
+
+typedef struct pb_topo {
+    hwloc_topology_t t;
+    int ngpus, nnics;
+    pb_topo_dev_t *gpus, *nics;
+    int *nvlinks; /* ngpus x ngpus link counts (0 = none) */
+    pb_nvlink_source_t nvlink_source;
+    char nvlink_note[160]; /* why there is no NVLink information */
+} pb_topo_t;
+
+/* Loads xml_path, or the live machine when NULL.  with_io = 0 skips PCI
+ * discovery (enough for host-rank binding classes, and much faster).
+ * PB_EINPUT for a missing or invalid file, naming it. */
+int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err);
+void pb_topo_free(pb_topo_t *tp);
+
+/* Classes like nvidia-smi topo -m. */
+pb_link_t pb_topo_gpu_gpu(const pb_topo_t *tp, int a, int b);
+pb_link_t pb_topo_gpu_nic(const pb_topo_t *tp, int g, int n);
+
+/* The NIC with the fastest class to GPU g (lowest index on ties); -1 when
+ * the node has none. */
+int pb_topo_nearest_nic(const pb_topo_t *tp, int g);
+
+/* CPU and NUMA affinity of a PCI device as lists ("0-23", "0"), from the
+ * nearest CPU-side ancestor. */
+void pb_topo_affinity(const pb_topo_t *tp, hwloc_obj_t pci, char *cpus, size_t clen, char *numa,
+                      size_t nlen);
+
+/* Cores of the node (host ranks are placed one per core in hypothetical
+ * layouts). */
+int pb_topo_ncores(const pb_topo_t *tp);
+
+#endif
