@@ -602,9 +602,33 @@ static void test_fp8(void)
     CHECK(bad == 0);
 }
 
+/* NCCL's average: sum / n, floored for integers; for floats within
+ * (n + 2) units in the last place (pb_check_math.h).  q = 5, 3 ranks:
+ *   g = 0: (0 + 1 + 2) / 3 = 1;  g = 1: (1+2+3)/3 = 2;  g = 3: (3+4+0)/3 = 7/3. */
+static void test_avg(void)
+{
+    pb_expect_t e = {PB_EXPECT_REDUCED, 0, 5, PB_AVG, 3, 3};
+    float f[4] = {1.0f, 2.0f, 0.0f, 7.0f / 3.0f};
+    CHECK(pb_check_host(f, 2, PB_F32, &e) == 0);
+    pb_expect_t e3 = e;
+    e3.base = 3;
+    CHECK(pb_check_host(&f[3], 1, PB_F32, &e3) == 0);   /* 2.3333333f: nearest float */
+    float off = 2.5f;                                    /* far outside the tolerance */
+    CHECK(pb_check_host(&off, 1, PB_F32, &e3) == 1);
+    /* bfloat16: 7/3 rounds to 2.328125 (0x4015), 0.005 away; tolerance
+     * (3 + 2) * (7/3) / 256 = 0.0456 */
+    uint16_t b = pb_float_to_bf16(7.0f / 3.0f);
+    CHECK(pb_check_host(&b, 1, PB_BF16, &e3) == 0);
+    /* int32: floor(7/3) = 2 exactly, 3 is wrong */
+    int32_t i2 = 2, i3 = 3;
+    CHECK(pb_check_host(&i2, 1, PB_I32, &e3) == 0);
+    CHECK(pb_check_host(&i3, 1, PB_I32, &e3) == 1);
+}
+
 int main(void)
 {
     test_fp8();
+    test_avg();
     test_dtype();
     test_half();
     test_redparams();
