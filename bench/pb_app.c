@@ -5,6 +5,7 @@
 
 #include "pb_coll_cmd.h"
 #include "pb_ctx.h"
+#include "pb_pattern_cmd.h"
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
@@ -16,8 +17,14 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     pb_err_t err;
     pb_err_clear(&err);
     int code = pb_ctx_init(&ctx, opt, &err);
-    if (code == PB_OK)
+    if (code == PB_OK && opt->cmd == PB_CMD_PATTERN)
+        code = pb_pattern_cmd(&ctx, &err);
+    else if (code == PB_OK)
         code = pb_coll_cmd(&ctx, &err);
+    /* the main job adds the pattern suite of a small model on the same
+     * ranks (and appends to the same CSV) */
+    if (code == PB_OK && opt->cmd == PB_CMD_MAIN)
+        code = pb_pattern_cmd(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);

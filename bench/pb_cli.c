@@ -10,12 +10,15 @@
 
 #include "pb_options.h"
 #include "pb_size.h"
+#include "../patterns/pb_pat_op.h"
 
 enum opt_id {
     O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
-    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT
+    O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT,
+    O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_MODEL, O_TP, O_CP, O_EP, O_DP, O_PP, O_VP,
+    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE
 };
 
 struct opt_spec {
@@ -42,6 +45,24 @@ static const struct opt_spec specs[] = {
     {"np", 0, 1, O_NP},                {"no-launch", 0, 0, O_NO_LAUNCH},
     {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
     {"fault", 0, 1, O_FAULT},
+    {"pattern", 0, 1, O_PATTERN},      {"dry-run", 0, 0, O_DRY_RUN},
+    {"preset", 0, 1, O_PRESET},        {"model-file", 0, 1, O_MODEL_FILE},
+    /* model fields: the option's name is the model-file key */
+    {"size", 0, 1, O_MODEL},           {"hidden", 0, 1, O_MODEL},
+    {"layers", 0, 1, O_MODEL},         {"seq", 0, 1, O_MODEL},
+    {"mbs", 0, 1, O_MODEL},            {"gbs", 0, 1, O_MODEL},
+    {"heads", 0, 1, O_MODEL},          {"kv-heads", 0, 1, O_MODEL},
+    {"ffn", 0, 1, O_MODEL},            {"vocab", 0, 1, O_MODEL},
+    {"experts", 0, 1, O_MODEL},        {"topk", 0, 1, O_MODEL},
+    {"moe-every", 0, 1, O_MODEL},      {"moe-ffn", 0, 1, O_MODEL},
+    {"gated", 0, 1, O_MODEL},          {"pp-trim", 0, 1, O_MODEL},
+    {"tp", 0, 1, O_TP},                {"cp", 0, 1, O_CP},
+    {"ep", 0, 1, O_EP},                {"dp", 0, 1, O_DP},
+    {"pp", 0, 1, O_PP},                {"vp", 0, 1, O_VP},
+    {"sp", 0, 0, O_SP},                {"order", 0, 1, O_ORDER},
+    {"dp-bucket", 0, 1, O_DP_BUCKET},  {"zero", 0, 1, O_ZERO},
+    {"dist-opt", 0, 0, O_DIST_OPT},    {"grad-dtype", 0, 1, O_GRAD_DTYPE},
+    {"recompute", 0, 0, O_RECOMPUTE},  {"imbalance", 0, 1, O_IMBALANCE},
 };
 
 static const char usage_main[] =
@@ -53,6 +74,8 @@ static const char usage_main[] =
     "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
+    "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
+    "                    (see PATTERNS below)\n"
     "\n"
     "Started from a plain shell, parbench re-executes itself under mpirun with\n"
     "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
@@ -62,6 +85,26 @@ static const char usage_main[] =
     "  --no-launch       run as a single MPI process instead of re-launching\n"
     "  --csv FILE        append one row per measurement (DESIGN.md schema)\n"
     "  -h, --help        this text;  -V, --version  the version\n"
+    "\n"
+    "\n"
+    "PATTERNS: parbench --pattern tp|sp|pp|dp|ep|cp|all [model] [layout] [--dry-run]\n"
+    "  --dry-run         print the operations per step and their totals; no MPI\n"
+    "                    (world: the layout's product, or --np, default 8)\n"
+    "  model: --preset NAME (gpt3-175b, llama2-7b, llama2-70b, llama3-8b,\n"
+    "         llama3-70b, llama3-405b, mixtral-8x7b, deepseek-v3, example-70b,\n"
+    "         tiny (default)), --model-file F (key = value lines), --size/--hidden,\n"
+    "         --layers, --seq, --mbs, --gbs, --heads, --kv-heads, --ffn, --vocab,\n"
+    "         --experts, --topk, --moe-every, --moe-ffn, --gated 0|1, --pp-trim,\n"
+    "         --dtype bf16|fp16|fp32\n"
+    "  layout: --tp --cp --ep --dp --pp N, --vp N (interleaving), --sp,\n"
+    "         --order tp-cp-ep-dp-pp (first fastest; Megatron's default).  Without\n"
+    "         any, a single strategy gets all ranks; dp, when not given, is what\n"
+    "         the launched ranks leave\n"
+    "  dp:    --dp-bucket megatron|ddp (default megatron), --zero 0|1|2|3,\n"
+    "         --dist-opt (= --zero 1), --grad-dtype fp32|bf16 (default fp32)\n"
+    "  --recompute       full activation recomputation (repeats TP forward ops)\n"
+    "  --imbalance F     EP: the hottest destination gets F x the mean (alltoallv)\n"
+    "  timing and checking options as for coll (-n, -w, --check, --mode, ...)\n"
     "\n"
     "exit codes: 0 ok, 1 verification failure, 2 bad input, 3 runtime failure\n";
 
@@ -129,6 +172,7 @@ static void defaults(pb_options_t *o)
     o->precision = 0.02;
     o->time_budget = 1.0;
     o->fault_rank = -1;
+    o->imbalance = 1.0;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -259,6 +303,19 @@ static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
     return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
 }
 
+static int p_strategy(const char *s, int *o)
+{
+    pb_strategy_t t;
+    int rc = pb_strategy_parse(s, &t);
+    *o = (int)t;
+    return rc;
+}
+
+static int layout_flag(pb_options_t *o, int dim, const char *shown, const char *v, pb_err_t *err)
+{
+    return parse_int(shown, v, 1, &o->layout[dim], err);
+}
+
 static const struct opt_spec *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
@@ -295,6 +352,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         o->ncolls = n;
         return PB_OK;
     case O_DTYPE:
+        o->dtype_arg = v;
         if (parse_list("dtype", v, p_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
@@ -403,12 +461,89 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_FAULT:
         return parse_fault(v, o, err);
+    case O_PATTERN:
+        if (parse_list("pattern", v, p_strategy, PB_STRAT_COUNT, PB_STRAT_COUNT, tmp, &n, err))
+            return err->code;
+        o->pattern_mask = 0;
+        for (int i = 0; i < n; i++)
+            o->pattern_mask |= 1u << tmp[i];
+        /* "all": every strategy once; tp and sp are one strategy */
+        if (strcmp(v, "all") == 0)
+            o->pattern_mask &= ~(1u << PB_STRAT_SP);
+        return PB_OK;
+    case O_DRY_RUN:
+        o->dry_run = 1;
+        return PB_OK;
+    case O_PRESET:
+        o->preset = v;
+        return PB_OK;
+    case O_MODEL_FILE:
+        o->model_file = v;
+        return PB_OK;
+    case O_MODEL:
+        if (o->nmodel_kv == PB_MODEL_FLAGS)
+            return pb_err_set(err, PB_EINPUT, "too many model options");
+        o->model_kv[o->nmodel_kv][0] = s->lng;
+        o->model_kv[o->nmodel_kv++][1] = v;
+        return PB_OK;
+    case O_TP:
+        return layout_flag(o, 0, shown, v, err);
+    case O_CP:
+        return layout_flag(o, 1, shown, v, err);
+    case O_EP:
+        return layout_flag(o, 2, shown, v, err);
+    case O_DP:
+        return layout_flag(o, 3, shown, v, err);
+    case O_PP:
+        return layout_flag(o, 4, shown, v, err);
+    case O_VP:
+        return parse_int(shown, v, 1, &o->vp, err);
+    case O_SP:
+        o->sp = 1;
+        return PB_OK;
+    case O_ORDER:
+        o->order = v;
+        return PB_OK;
+    case O_DP_BUCKET:
+        if (strcmp(v, "ddp") != 0 && strcmp(v, "megatron") != 0)
+            return pb_err_set(err, PB_EINPUT, "--dp-bucket takes megatron or ddp, not '%s'", v);
+        o->dp_bucket_ddp = strcmp(v, "ddp") == 0;
+        return PB_OK;
+    case O_ZERO:
+        if (parse_int(shown, v, 0, &o->zero, err) != PB_OK)
+            return err->code;
+        if (o->zero > 3)
+            return pb_err_set(err, PB_EINPUT, "--zero takes 0, 1, 2 or 3, not %s", v);
+        return PB_OK;
+    case O_DIST_OPT:
+        o->zero = 1;
+        return PB_OK;
+    case O_GRAD_DTYPE:
+        o->grad_dtype = v;
+        return PB_OK;
+    case O_RECOMPUTE:
+        o->recompute = 1;
+        return PB_OK;
+    case O_IMBALANCE:
+        if (parse_double(shown, v, &o->imbalance, err) != PB_OK)
+            return err->code;
+        if (o->imbalance < 1.0)
+            return pb_err_set(err, PB_EINPUT, "--imbalance must be at least 1 (got %s)", v);
+        return PB_OK;
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
 
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->pattern_mask && o->cmd == PB_CMD_COLL)
+        return pb_err_set(err, PB_EINPUT, "--pattern is not an option of parbench coll");
+    if (o->pattern_mask)
+        o->cmd = PB_CMD_PATTERN;
+    if (o->dry_run && o->cmd != PB_CMD_PATTERN)
+        return pb_err_set(err, PB_EINPUT, "--dry-run needs --pattern");
+    if (o->cmd == PB_CMD_PATTERN && o->ndtypes > 1)
+        return pb_err_set(err, PB_EINPUT, "--dtype takes one type with --pattern (the model's)");
     if (o->ncolls == 0) {
         o->colls[0] = PB_ALLREDUCE;
         o->ncolls = 1;

@@ -18,9 +18,12 @@
 typedef enum pb_command {
     PB_CMD_MAIN, /* no sub-command: the main job */
     PB_CMD_COLL,
+    PB_CMD_PATTERN, /* --pattern given */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
+
+#define PB_MODEL_FLAGS 32
 
 typedef enum pb_mode { PB_MODE_LATENCY, PB_MODE_THROUGHPUT, PB_MODE_COUNT } pb_mode_t;
 
@@ -69,6 +72,28 @@ typedef struct pb_options {
     int no_launch;
     int group_size; /* 0 = the whole world */
     uint64_t chunk_bytes;
+
+    /* --pattern: the strategies (bits of pb_strategy_t), the model and
+     * the layout they run; strings point into argv.  Model fields are
+     * kept as (key, value) pairs in command-line order and applied by
+     * pb_model_set over the preset and the model file, so a flag and a
+     * model-file line mean the same thing. */
+    unsigned pattern_mask;
+    int dry_run;
+    const char *preset;
+    const char *model_file;
+    const char *model_kv[PB_MODEL_FLAGS][2];
+    int nmodel_kv;
+    const char *dtype_arg; /* the last --dtype: the model's type with --pattern */
+    int layout[5];         /* --tp --cp --ep --dp --pp, 0 = not given */
+    int vp;
+    int sp;
+    const char *order;
+    int dp_bucket_ddp; /* --dp-bucket ddp|megatron */
+    int zero;          /* --zero 0..3 (--dist-opt = 1) */
+    const char *grad_dtype;
+    int recompute;
+    double imbalance;
 
     /* test switches */
     pb_fault_kind_t fault;
