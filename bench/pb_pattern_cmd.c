@@ -12,7 +12,8 @@
 int pb_pattern_dry_run(const pb_options_t *o, int print, pb_err_t *err)
 {
     pb_pattern_plan_t p;
-    int code = pb_pattern_plan(o, 0, &p, err);
+    /* the world is --np when given (dp then fills it), else the layout's */
+    int code = pb_pattern_plan(o, o->np, &p, err);
     if (code == PB_OK && print) {
         pb_pattern_print_head(stdout, &p, "patterns, dry run (nothing launched)");
         pb_pattern_print_ops(stdout, &p);

@@ -14,7 +14,9 @@ static int build_model(const pb_options_t *o, pb_model_t *m, pb_err_t *err)
         if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
             return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
     }
-    if (o->dtype_arg && pb_model_set(m, "dtype", o->dtype_arg, err))
+    /* --dtype is the model's type only with --pattern; the main job's
+     * --dtype is its sweep's list */
+    if (o->cmd == PB_CMD_PATTERN && o->dtype_arg && pb_model_set(m, "dtype", o->dtype_arg, err))
         return err->code;
     return pb_model_check(m, err);
 }
@@ -33,6 +35,7 @@ static int largest_divisor_upto(uint64_t a, uint64_t b)
 static void default_layout(const pb_options_t *o, unsigned mask, int world, const pb_model_t *m,
                            pb_layout_t *l)
 {
+    (void)o;
     int single = mask && (mask & (mask - 1)) == 0;
     if (single) {
         if (mask & (1u << PB_STRAT_TP | 1u << PB_STRAT_SP))
@@ -47,7 +50,6 @@ static void default_layout(const pb_options_t *o, unsigned mask, int world, cons
             l->size[PB_DIM_DP] = world;
         return;
     }
-    (void)o;
     int rest = world;
     if (rest % 2 == 0 && m->heads % 2 == 0 && m->kv_heads % 2 == 0) {
         l->size[PB_DIM_TP] = 2;
