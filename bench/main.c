@@ -6,6 +6,7 @@
 #include "pb_launch.h"
 #include "pb_options.h"
 #include "pb_topo_cmd.h"
+#include "pb_pattern_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -24,6 +25,14 @@ int main(int argc, char **argv)
                                             : pb_cli_usage(opt.help_for),
                   stdout);
         return 0;
+    }
+    /* a plan needs no ranks: a 16,384-GPU layout prints on a laptop */
+    if (opt.cmd == PB_CMD_PATTERN && opt.dry_run) {
+        int rank0 = pb_launch_rank_hint() == 0;
+        int code = pb_pattern_dry_run(&opt, rank0, &err);
+        if (code != PB_OK && rank0)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
     }
     /* a dump describes another machine: no MPI, no launch, so a layout
      * for a thousand GPUs can be checked from a laptop */

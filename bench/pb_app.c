@@ -8,6 +8,7 @@
 #include "pb_gemm_cmd.h"
 #include "pb_topo_cmd.h"
 #include "pb_validate_cmd.h"
+#include "pb_pattern_cmd.h"
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
@@ -26,9 +27,15 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
             code = pb_topo_cmd(&ctx, &err);
         else if (opt->cmd == PB_CMD_VALIDATE)
             code = pb_validate_cmd(&ctx, &err);
+        else if (opt->cmd == PB_CMD_PATTERN)
+            code = pb_pattern_cmd(&ctx, &err);
         else
             code = pb_coll_cmd(&ctx, &err);
     }
+    /* the main job adds the pattern suite of a small model on the same
+     * ranks (and appends to the same CSV) */
+    if (code == PB_OK && opt->cmd == PB_CMD_MAIN)
+        code = pb_pattern_cmd(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);

@@ -11,15 +11,17 @@
 #include "../collectives/pb_gemm.h"
 #include "pb_options.h"
 #include "pb_size.h"
+#include "../patterns/pb_pat_op.h"
 
 enum opt_id {
     O_HELP, O_VERSION, O_OP, O_DTYPE, O_REDOP, O_MIN, O_MAX, O_FACTOR, O_STEP, O_SIZES,
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
     O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY,
-    O_HIDDEN, O_SEQ, O_MBS, O_HEADS, O_KV_HEADS, O_FFN, O_GATED, O_BACKWARD,
-    O_TOPO_XML, O_NODES, O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order */
-    O_MAX_PAIRS, O_MIN_RATIO
+    O_MODEL, O_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
+    O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order (pb_dim_t's) */
+    O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
+    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE
 };
 
 struct opt_spec {
@@ -47,14 +49,27 @@ static const struct opt_spec specs[] = {
     {"group-size", 0, 1, O_GROUP_SIZE}, {"mpi-chunk", 0, 1, O_CHUNK},
     {"fault", 0, 1, O_FAULT},          {"graph", 'G', 1, O_GRAPH},
     {"timeout", 'T', 1, O_TIMEOUT},    {"memory", 0, 1, O_MEMORY},
-    {"hidden", 0, 1, O_HIDDEN},        {"size", 0, 1, O_HIDDEN},
-    {"seq", 0, 1, O_SEQ},              {"mbs", 0, 1, O_MBS},
-    {"heads", 0, 1, O_HEADS},          {"kv-heads", 0, 1, O_KV_HEADS},
-    {"ffn", 0, 1, O_FFN},              {"gated", 0, 0, O_GATED},
+    {"pattern", 0, 1, O_PATTERN},      {"dry-run", 0, 0, O_DRY_RUN},
+    {"preset", 0, 1, O_PRESET},        {"model-file", 0, 1, O_MODEL_FILE},
+    /* model fields (--pattern, and gemm's layer): the option's name is the
+     * model-file key */
+    {"size", 0, 1, O_MODEL},           {"hidden", 0, 1, O_MODEL},
+    {"layers", 0, 1, O_MODEL},         {"seq", 0, 1, O_MODEL},
+    {"mbs", 0, 1, O_MODEL},            {"gbs", 0, 1, O_MODEL},
+    {"heads", 0, 1, O_MODEL},          {"kv-heads", 0, 1, O_MODEL},
+    {"ffn", 0, 1, O_MODEL},            {"vocab", 0, 1, O_MODEL},
+    {"experts", 0, 1, O_MODEL},        {"topk", 0, 1, O_MODEL},
+    {"moe-every", 0, 1, O_MODEL},      {"moe-ffn", 0, 1, O_MODEL},
+    {"pp-trim", 0, 1, O_MODEL},        {"gated", 0, 0, O_GATED},
     {"backward", 0, 0, O_BACKWARD},    {"topo-xml", 0, 1, O_TOPO_XML},
     {"nodes", 0, 1, O_NODES},          {"tp", 0, 1, O_TP},
     {"cp", 0, 1, O_CP},                {"ep", 0, 1, O_EP},
     {"dp", 0, 1, O_DP},                {"pp", 0, 1, O_PP},
+    {"vp", 0, 1, O_VP},                {"sp", 0, 0, O_SP},
+    {"order", 0, 1, O_ORDER},          {"dp-bucket", 0, 1, O_DP_BUCKET},
+    {"zero", 0, 1, O_ZERO},            {"dist-opt", 0, 0, O_DIST_OPT},
+    {"grad-dtype", 0, 1, O_GRAD_DTYPE}, {"recompute", 0, 0, O_RECOMPUTE},
+    {"imbalance", 0, 1, O_IMBALANCE},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
 };
 
@@ -70,6 +85,8 @@ static const char usage_main[] =
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
     "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
     "  validate send/recv bandwidth of every rank pair against its link class\n"
+    "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
+    "                    (see PATTERNS below)\n"
     "\n"
     "Started from a plain shell, parbench re-executes itself under mpirun with\n"
     "--np N ranks (default: one per local GPU, else 2); under mpirun or srun it runs.\n"
@@ -79,6 +96,27 @@ static const char usage_main[] =
     "  --no-launch       run as a single MPI process instead of re-launching\n"
     "  --csv FILE        append one row per measurement (DESIGN.md schema)\n"
     "  -h, --help        this text;  -V, --version  the version\n"
+    "\n"
+    "\n"
+    "PATTERNS: parbench --pattern tp|sp|pp|dp|ep|cp|all [model] [layout] [--dry-run]\n"
+    "  --dry-run         print the operations per step and their totals; no MPI\n"
+    "                    (world: --np N if given, else the layout's product; no\n"
+    "                    layout and no --np: 8)\n"
+    "  model: --preset NAME (gpt3-175b, llama2-7b, llama2-70b, llama3-8b,\n"
+    "         llama3-70b, llama3-405b, mixtral-8x7b, deepseek-v3, example-70b,\n"
+    "         tiny (default)), --model-file F (key = value lines), --size/--hidden,\n"
+    "         --layers, --seq, --mbs, --gbs, --heads, --kv-heads, --ffn, --vocab,\n"
+    "         --experts, --topk, --moe-every, --moe-ffn, --gated 0|1, --pp-trim,\n"
+    "         --dtype bf16|fp16|fp32\n"
+    "  layout: --tp --cp --ep --dp --pp N, --vp N (interleaving), --sp,\n"
+    "         --order tp-cp-ep-dp-pp (first fastest; Megatron's default).  Without\n"
+    "         any, a single strategy gets all ranks; dp, when not given, is what\n"
+    "         the launched ranks leave\n"
+    "  dp:    --dp-bucket megatron|ddp (default megatron), --zero 0|1|2|3,\n"
+    "         --dist-opt (= --zero 1), --grad-dtype fp32|bf16 (default fp32)\n"
+    "  --recompute       full activation recomputation (repeats TP forward ops)\n"
+    "  --imbalance F     EP: the hottest destination gets F x the mean (alltoallv)\n"
+    "  timing and checking options as for coll (-n, -w, --check, --mode, ...)\n"
     "\n"
     "exit codes: 0 ok, 1 verification failure, 2 bad input, 3 runtime failure\n";
 
@@ -241,6 +279,7 @@ static void defaults(pb_options_t *o)
     o->fault_peer = -1;
     o->max_pairs = 256;
     o->min_ratio = 0.8;
+    o->imbalance = 1.0;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -401,6 +440,14 @@ static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
     return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
 }
 
+static int p_strategy(const char *s, int *o)
+{
+    pb_strategy_t t;
+    int rc = pb_strategy_parse(s, &t);
+    *o = (int)t;
+    return rc;
+}
+
 static const struct opt_spec *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
@@ -417,17 +464,25 @@ static const struct opt_spec *find_short(char c)
     return NULL;
 }
 
-static uint64_t *model_field(pb_options_t *o, enum opt_id id)
+/* A model field: kept as (key, value) for --pattern's model (applied over
+ * the preset and model file by pb_model_set), and parsed at once into
+ * gemm's layer for the fields a layer's GEMMs depend on. */
+static int model_flag(pb_options_t *o, const char *key, const char *v, const char *shown,
+                      pb_err_t *err)
 {
-    switch (id) {
-    case O_HIDDEN: return &o->gemm.hidden;
-    case O_SEQ: return &o->gemm.seq;
-    case O_MBS: return &o->gemm.mbs;
-    case O_TP: return &o->gemm.tp;
-    case O_HEADS: return &o->gemm.heads;
-    case O_KV_HEADS: return &o->gemm.kv_heads;
-    default: return &o->gemm.ffn;
-    }
+    static const char *const gemm_keys[] = {"size", "hidden", "seq", "mbs",
+                                            "heads", "kv-heads", "ffn"};
+    uint64_t *gemm_fields[] = {&o->gemm.hidden, &o->gemm.hidden, &o->gemm.seq, &o->gemm.mbs,
+                               &o->gemm.heads, &o->gemm.kv_heads, &o->gemm.ffn};
+    if (o->nmodel_kv == PB_MODEL_FLAGS)
+        return pb_err_set(err, PB_EINPUT, "too many model options");
+    o->model_kv[o->nmodel_kv][0] = key;
+    o->model_kv[o->nmodel_kv++][1] = v;
+    o->given |= PB_GIVEN_MODEL;
+    for (size_t i = 0; i < sizeof gemm_keys / sizeof gemm_keys[0]; i++)
+        if (strcmp(key, gemm_keys[i]) == 0)
+            return parse_u64(shown, v, 1, gemm_fields[i], err);
+    return PB_OK;
 }
 
 static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const char *shown,
@@ -451,6 +506,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         o->given |= PB_GIVEN_OP;
         return PB_OK;
     case O_DTYPE:
+        o->dtype_arg = v;
         if (parse_list("dtype", v, p_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
@@ -581,18 +637,11 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
             return PB_OK;
         }
         return pb_err_set(err, PB_EINPUT, "--memory takes host or device, not '%s'", v);
-    case O_HIDDEN:
-    case O_SEQ:
-    case O_MBS:
-    case O_HEADS:
-    case O_KV_HEADS:
-    case O_FFN:
-        o->given |= PB_GIVEN_MODEL;
-        return parse_u64(shown, v, 1, model_field(o, s->id), err);
-    case O_GATED:
-        o->given |= PB_GIVEN_MODEL;
+    case O_MODEL:
+        return model_flag(o, s->lng, v, shown, err);
+    case O_GATED: /* a SwiGLU-style MLP: fused gate and up projections */
         o->gemm.gated = 1;
-        return PB_OK;
+        return model_flag(o, "gated", "1", shown, err);
     case O_BACKWARD:
         o->given |= PB_GIVEN_MODEL;
         o->gemm_backward = 1;
@@ -619,6 +668,59 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return parse_u64(shown, v, 1, &o->max_pairs, err);
     case O_MIN_RATIO:
         return parse_double(shown, v, 0, &o->min_ratio, err);
+    case O_PATTERN:
+        if (parse_list("pattern", v, p_strategy, PB_STRAT_COUNT, PB_STRAT_COUNT, tmp, &n, err))
+            return err->code;
+        o->pattern_mask = 0;
+        for (int i = 0; i < n; i++)
+            o->pattern_mask |= 1u << tmp[i];
+        /* "all": every strategy once; tp and sp are one strategy */
+        if (strcmp(v, "all") == 0)
+            o->pattern_mask &= ~(1u << PB_STRAT_SP);
+        return PB_OK;
+    case O_DRY_RUN:
+        o->dry_run = 1;
+        return PB_OK;
+    case O_PRESET:
+        o->preset = v;
+        return PB_OK;
+    case O_MODEL_FILE:
+        o->model_file = v;
+        return PB_OK;
+    case O_VP:
+        return parse_int(shown, v, 1, &o->vp, err);
+    case O_SP:
+        o->sp = 1;
+        return PB_OK;
+    case O_ORDER:
+        o->order = v;
+        return PB_OK;
+    case O_DP_BUCKET:
+        if (strcmp(v, "ddp") != 0 && strcmp(v, "megatron") != 0)
+            return pb_err_set(err, PB_EINPUT, "--dp-bucket takes megatron or ddp, not '%s'", v);
+        o->dp_bucket_ddp = strcmp(v, "ddp") == 0;
+        return PB_OK;
+    case O_ZERO:
+        if (parse_int(shown, v, 0, &o->zero, err) != PB_OK)
+            return err->code;
+        if (o->zero > 3)
+            return pb_err_set(err, PB_EINPUT, "--zero takes 0, 1, 2 or 3, not %s", v);
+        return PB_OK;
+    case O_DIST_OPT:
+        o->zero = 1;
+        return PB_OK;
+    case O_GRAD_DTYPE:
+        o->grad_dtype = v;
+        return PB_OK;
+    case O_RECOMPUTE:
+        o->recompute = 1;
+        return PB_OK;
+    case O_IMBALANCE:
+        if (parse_double(shown, v, 0, &o->imbalance, err) != PB_OK)
+            return err->code;
+        if (o->imbalance < 1.0)
+            return pb_err_set(err, PB_EINPUT, "--imbalance must be at least 1 (got %s)", v);
+        return PB_OK;
     }
     return pb_err_set(err, PB_EINPUT, "unhandled option %s", shown);
 }
@@ -645,14 +747,24 @@ static int finish_gemm(pb_options_t *o, pb_err_t *err)
 
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->pattern_mask && o->cmd == PB_CMD_COLL)
+        return pb_err_set(err, PB_EINPUT, "--pattern is not an option of parbench coll");
+    if (o->pattern_mask)
+        o->cmd = PB_CMD_PATTERN;
+    if (o->dry_run && o->cmd != PB_CMD_PATTERN)
+        return pb_err_set(err, PB_EINPUT, "--dry-run needs --pattern");
+    if (o->cmd == PB_CMD_PATTERN && o->ndtypes > 1)
+        return pb_err_set(err, PB_EINPUT, "--dtype takes one type with --pattern (the model's)");
     if (o->cmd == PB_CMD_GEMM)
         return finish_gemm(o, err);
-    if (o->given & PB_GIVEN_MODEL)
-        return pb_err_set(err, PB_EINPUT,
-                          "--hidden, --seq, --mbs, --tp, --heads, --kv-heads, --ffn, --gated "
-                          "and --backward are options of parbench gemm");
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
+    if ((o->given & PB_GIVEN_MODEL) && o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_MAIN)
+        return pb_err_set(err, PB_EINPUT,
+                          "model options (--hidden, --layers, --seq, ...) belong to --pattern "
+                          "and parbench gemm");
+    if (o->gemm_backward && o->cmd != PB_CMD_GEMM)
+        return pb_err_set(err, PB_EINPUT, "--backward is an option of parbench gemm");
     if (o->ncolls == 0) {
         o->colls[0] = PB_ALLREDUCE;
         o->ncolls = 1;
@@ -700,11 +812,15 @@ static int finish(pb_options_t *o, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT,
                           "--nodes needs --topo-xml: a live run has the nodes it runs on");
     /* gemm takes --tp (its layer's split); the whole layout is topo's */
-    unsigned layout_ok = o->cmd == PB_CMD_TOPO ? ~0u : o->cmd == PB_CMD_GEMM ? 1u : 0u;
+    unsigned layout_ok = o->cmd == PB_CMD_GEMM ? 1u
+                         : o->cmd == PB_CMD_TOPO || o->cmd == PB_CMD_PATTERN || o->cmd == PB_CMD_MAIN
+                             ? ~0u
+                             : 0u;
     if (o->topo_xml && o->cmd != PB_CMD_TOPO)
         return pb_err_set(err, PB_EINPUT, "--topo-xml is an option of parbench topo");
     if (o->layout_given & ~layout_ok)
-        return pb_err_set(err, PB_EINPUT, "a layout (--tp ...) is an option of parbench topo");
+        return pb_err_set(err, PB_EINPUT,
+                          "a layout (--tp ...) belongs to --pattern and parbench topo");
     if (o->fault == PB_FAULT_SLOW && o->cmd != PB_CMD_VALIDATE)
         return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
     if (o->min_ratio > 1.0 && o->cmd == PB_CMD_VALIDATE)

@@ -257,7 +257,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
                              : o->out_of_place && pb_coll_has_out_of_place(c);
             if (!want)
                 continue;
-            pb_op_t op = {c, t, op_red, o->root, place, sizes[i], {0, 0, 0, 0}};
+            pb_op_t op = {c, t, op_red, o->root, place, sizes[i], {0, 0, 0, 0}, 0, 0, 0, 0.0};
             measure(s, &op, mode, &res[place]);
             shown[place] = &res[place];
             pb_table_account(&sum, &res[place]);

@@ -34,6 +34,46 @@ void pb_bufs_free(pb_group_t *g, pb_bufs_t *b)
     memset(b, 0, sizeof *b);
 }
 
+/* Elements rank `src` sends to `dst` when destination 0 is hot: it gets
+ * imbalance/n of every sender's total, the rest is spread evenly (the
+ * remainder to the lowest destinations), so every sender's counts add up
+ * to its total and every receiver gets the same count from each sender. */
+static uint64_t hot_share(uint64_t total, int n, double imb, int dst)
+{
+    uint64_t hot = (uint64_t)((double)total * imb / (double)n);
+    if (hot > total)
+        hot = total;
+    if (n == 1)
+        return total;
+    if (dst == 0)
+        return hot;
+    uint64_t rest = total - hot, k = (uint64_t)(n - 1);
+    return rest / k + ((uint64_t)(dst - 1) < rest % k ? 1u : 0u);
+}
+
+static void alltoallv_hot(int n, int rank, uint64_t total, double imb, uint64_t *sc, uint64_t *sd,
+                          uint64_t *rc, uint64_t *rd)
+{
+    uint64_t so = 0, ro = 0;
+    for (int d = 0; d < n; d++) {
+        sc[d] = hot_share(total, n, imb, d);
+        sd[d] = so;
+        so += sc[d];
+        rc[d] = hot_share(total, n, imb, rank);
+        rd[d] = ro;
+        ro += rc[d];
+    }
+}
+
+uint64_t pb_op_buffer_bytes(const pb_op_t *op, int n)
+{
+    if (op->coll == PB_ALLTOALLV && op->imbalance > 1.0) {
+        uint64_t esz = pb_dtype_size(op->dtype), total = op->bytes / esz;
+        return (uint64_t)n * hot_share(total, n, op->imbalance, 0) * esz + op->bytes;
+    }
+    return op->bytes;
+}
+
 int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err)
 {
     uint64_t gran = pb_coll_granule(op->coll, g->size, op->dtype);
@@ -41,7 +81,7 @@ int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "size %llu B is not a multiple of %llu B, as %s of %s on %d ranks needs",
                           (unsigned long long)op->bytes, (unsigned long long)gran,
                           pb_coll_name(op->coll), pb_dtype_name(op->dtype), g->size);
-    if (op->bytes > b->bytes)
+    if (pb_op_buffer_bytes(op, g->size) > b->bytes)
         return pb_err_set(err, PB_ERUNTIME, "size %llu B exceeds the %llu B buffers",
                           (unsigned long long)op->bytes, (unsigned long long)b->bytes);
     if (pb_coll_rooted(op->coll) && op->root >= g->size)
@@ -50,8 +90,12 @@ int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err)
     op->geom = pb_coll_geom(op->coll, g->size, op->dtype, op->bytes);
     if (op->coll == PB_ALLTOALLV) {
         size_t n = (size_t)g->size;
-        pb_alltoallv_skewed(g->size, g->rank, op->geom.count, b->a2av, b->a2av + n,
-                            b->a2av + 2 * n, b->a2av + 3 * n);
+        if (op->imbalance > 1.0)
+            alltoallv_hot(g->size, g->rank, op->geom.count, op->imbalance, b->a2av, b->a2av + n,
+                          b->a2av + 2 * n, b->a2av + 3 * n);
+        else
+            pb_alltoallv_skewed(g->size, g->rank, op->geom.count, b->a2av, b->a2av + n,
+                                b->a2av + 2 * n, b->a2av + 3 * n);
     }
     return PB_OK;
 }
@@ -86,7 +130,8 @@ int pb_op_run(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
         return ops->reduce(g, b->send, op->in_place ? b->send : b->recv, gm->count, t,
                            op->redop, op->root, err);
     case PB_SENDRECV: {
-        int to = (g->rank + 1) % g->size, from = (g->rank + g->size - 1) % g->size;
+        int to = op->p2p ? op->to : (g->rank + 1) % g->size;
+        int from = op->p2p ? op->from : (g->rank + g->size - 1) % g->size;
         return ops->sendrecv(g, b->send, to, b->recv, from, gm->count, t, err);
     }
     case PB_COLL_COUNT:
@@ -146,7 +191,10 @@ int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
     case PB_BROADCAST:
         return fill_move(g, b->send, gm->count, t, op->root, 0, err);
     case PB_SENDRECV:
-        return fill_move(g, b->send, gm->count, t, me, (me + 1) % n, err);
+    {
+        int to = op->p2p ? op->to : (me + 1) % n;
+        return fill_move(g, b->send, gm->count, t, me, to < 0 ? 0 : to, err);
+    }
     case PB_COLL_COUNT:
         break;
     }
@@ -198,9 +246,12 @@ static int regions(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, region_t *r)
     case PB_BROADCAST:
         r[k++] = (region_t){b->send, gm->count, expect_move(t, op->root, 0, n)};
         break;
-    case PB_SENDRECV:
-        r[k++] = (region_t){b->recv, gm->count, expect_move(t, (me + n - 1) % n, me, n)};
+    case PB_SENDRECV: {
+        int from = op->p2p ? op->from : (me + n - 1) % n;
+        if (from >= 0) /* an open chain's first rank receives nothing */
+            r[k++] = (region_t){b->recv, gm->count, expect_move(t, from, me, n)};
         break;
+    }
     case PB_COLL_COUNT:
         break;
     }

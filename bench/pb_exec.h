@@ -29,11 +29,25 @@ typedef struct pb_op {
     int in_place;
     uint64_t bytes;
     pb_coll_geom_t geom;
+    /* Send/recv partners (group ranks, -1 = none) when p2p is set; else
+     * the ring of `coll` sweeps (send to rank+1, receive from rank-1).
+     * Patterns need open chains (a pipeline's last stage sends nothing
+     * forward) and both directions. */
+    int p2p;
+    int to, from;
+    /* all-to-all-v: > 1 sends every rank's tokens to destination 0 at
+     * this multiple of the mean share (a hot expert); 0 = the sweeps'
+     * skewed matrix (pb_alltoallv_skewed). */
+    double imbalance;
 } pb_op_t;
 
 /* Sets geometry (and all-to-all-v counts in b) for `bytes` on group g.
  * bytes must be a multiple of pb_coll_granule(). */
 int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err);
+
+/* Buffer bytes an operation needs: `bytes`, or for a hot-destination
+ * all-to-all-v the hot rank's larger receive side. */
+uint64_t pb_op_buffer_bytes(const pb_op_t *op, int n);
 
 /* Allocates two buffers of `bytes` and the count arrays. */
 int pb_bufs_alloc(pb_group_t *g, uint64_t bytes, pb_bufs_t *b, pb_err_t *err);

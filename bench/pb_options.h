@@ -22,9 +22,12 @@ typedef enum pb_command {
     PB_CMD_GEMM, /* cuBLAS compute rate of a transformer layer's GEMMs */
     PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
     PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
+    PB_CMD_PATTERN, /* --pattern given */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
+
+#define PB_MODEL_FLAGS 32
 
 /* latency: one op per sample (OSU); throughput: a batch of back-to-back
  * ops per sample (nccl-tests); graph: the batch captured once as a device
@@ -120,6 +123,26 @@ typedef struct pb_options {
     unsigned layout_given; /* bit d: layout[d] was typed */
     uint64_t max_pairs; /* validate: pairs measured at most */
     double min_ratio;   /* validate: flag pairs below ratio x class median */
+    /* --pattern: the strategies (bits of pb_strategy_t), the model and
+     * the layout they run; strings point into argv.  Model fields are
+     * kept as (key, value) pairs in command-line order and applied by
+     * pb_model_set over the preset and the model file, so a flag and a
+     * model-file line mean the same thing. */
+    unsigned pattern_mask;
+    int dry_run;
+    const char *preset;
+    const char *model_file;
+    const char *model_kv[PB_MODEL_FLAGS][2];
+    int nmodel_kv;
+    const char *dtype_arg; /* the last --dtype: the model's type with --pattern */
+    int vp;
+    int sp;
+    const char *order;
+    int dp_bucket_ddp; /* --dp-bucket ddp|megatron */
+    int zero;          /* --zero 0..3 (--dist-opt = 1) */
+    const char *grad_dtype;
+    int recompute;
+    double imbalance;
 
     /* test switches */
     pb_fault_kind_t fault;

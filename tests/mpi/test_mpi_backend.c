@@ -62,7 +62,7 @@ static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per
             uint64_t bytes = pb_coll_granule(coll, g->size, t) == esz
                                  ? elems_per_block * esz
                                  : most;
-            pb_op_t op = {coll, t, red, g->size - 1, place, bytes, {0, 0, 0, 0}};
+            pb_op_t op = {coll, t, red, g->size - 1, place, bytes, {0, 0, 0, 0}, 0, 0, 0, 0.0};
             uint64_t wrong = 99;
             if (pb_op_setup(&op, g, &b, &err) != PB_OK ||
                 pb_op_verify(g, &op, &b, 0, &wrong, &err) != PB_OK) {
@@ -123,7 +123,7 @@ static void test_checker_sees_corruption(void)
     CHECK(be.ops->world(&be, &g, &err) == PB_OK);
     pb_bufs_t b;
     CHECK(pb_bufs_alloc(g, 4096, &b, &err) == PB_OK);
-    pb_op_t op = {PB_ALLREDUCE, PB_F32, PB_SUM, 0, 0, 4096, {0, 0, 0, 0}};
+    pb_op_t op = {PB_ALLREDUCE, PB_F32, PB_SUM, 0, 0, 4096, {0, 0, 0, 0}, 0, 0, 0, 0.0};
     uint64_t wrong = 0;
     CHECK(pb_op_setup(&op, g, &b, &err) == PB_OK);
     CHECK(pb_op_verify(g, &op, &b, world_rank == world_size - 1, &wrong, &err) == PB_OK);

@@ -61,7 +61,7 @@ int main(void)
     rc = PARSE(&o, &err, "topo", "--tp", "0");
     refused("--tp must be at least 1", rc, &err, __LINE__);
     rc = PARSE(&o, &err, "coll", "--tp", "2");
-    refused("is an option of parbench topo", rc, &err, __LINE__);
+    refused("belongs to --pattern and parbench topo", rc, &err, __LINE__);
     rc = PARSE(&o, &err, "coll", "--fault", "slow:0-1");
     refused("is an option of parbench validate", rc, &err, __LINE__);
     rc = PARSE(&o, &err, "validate", "--fault", "slow:0");

@@ -81,8 +81,9 @@ static void test_refusals(void)
     REFUSED("--hidden must be at least 1", "gemm", "--hidden", "0");
     REFUSED("--seq needs a whole number", "gemm", "--seq", "4k");
     REFUSED("at most 1000000", "gemm", "-n", "1000001");
-    REFUSED("are options of parbench gemm", "coll", "--hidden", "4096");
-    REFUSED("are options of parbench gemm", "--gated");
+    REFUSED("belong to --pattern and parbench gemm", "coll", "--hidden", "4096");
+    REFUSED("belong to --pattern and parbench gemm", "coll", "--gated");
+    REFUSED("--backward is an option of parbench gemm", "--pattern", "tp", "--backward");
 }
 
 int main(void)

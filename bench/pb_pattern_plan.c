@@ -1,0 +1,124 @@
+#include "pb_pattern_plan.h"
+
+#include <string.h>
+
+static int build_model(const pb_options_t *o, pb_model_t *m, pb_err_t *err)
+{
+    if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
+        return err->code;
+    if (o->model_file && pb_model_load(o->model_file, m, err))
+        return err->code;
+    for (int i = 0; i < o->nmodel_kv; i++) {
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
+    }
+    /* --dtype is the model's type only with --pattern; the main job's
+     * --dtype is its sweep's list */
+    if (o->cmd == PB_CMD_PATTERN && o->dtype_arg && pb_model_set(m, "dtype", o->dtype_arg, err))
+        return err->code;
+    return pb_model_check(m, err);
+}
+
+static int largest_divisor_upto(uint64_t a, uint64_t b)
+{
+    for (uint64_t d = a; d > 1; d--)
+        if (a % d == 0 && b % d == 0)
+            return (int)d;
+    return 1;
+}
+
+/* No layout flags: one strategy gets every rank; several (the main job,
+ * `all`) get tp 2, pp 2 where the world allows, dp the rest, and ep as
+ * large as dp and the experts allow. */
+static void default_layout(const pb_options_t *o, unsigned mask, int world, const pb_model_t *m,
+                           pb_layout_t *l)
+{
+    (void)o;
+    int single = mask && (mask & (mask - 1)) == 0;
+    if (single) {
+        if (mask & (1u << PB_STRAT_TP | 1u << PB_STRAT_SP))
+            l->size[PB_DIM_TP] = world;
+        else if (mask & 1u << PB_STRAT_PP)
+            l->size[PB_DIM_PP] = world;
+        else if (mask & 1u << PB_STRAT_CP)
+            l->size[PB_DIM_CP] = world;
+        else if (mask & 1u << PB_STRAT_EP)
+            l->size[PB_DIM_EP] = l->size[PB_DIM_DP] = world;
+        else
+            l->size[PB_DIM_DP] = world;
+        return;
+    }
+    int rest = world;
+    if (rest % 2 == 0 && m->heads % 2 == 0 && m->kv_heads % 2 == 0) {
+        l->size[PB_DIM_TP] = 2;
+        rest /= 2;
+    }
+    if (rest % 2 == 0 && m->layers % 2 == 0) {
+        l->size[PB_DIM_PP] = 2;
+        rest /= 2;
+    }
+    l->size[PB_DIM_DP] = rest;
+    if (m->experts > 0)
+        l->size[PB_DIM_EP] = largest_divisor_upto((uint64_t)rest, m->experts);
+}
+
+static int build_layout(const pb_options_t *o, unsigned mask, int world, const pb_model_t *m,
+                        pb_layout_t *l, pb_err_t *err)
+{
+    pb_layout_default(l);
+    if (o->order && pb_layout_parse_order(l, o->order, err))
+        return err->code;
+    l->vp = o->vp ? o->vp : 1;
+    l->sp = o->sp || (mask & 1u << PB_STRAT_SP);
+    int given = 0;
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        given |= o->layout[d] != 0;
+    if (!given && world == 0)
+        world = o->np ? o->np : 8;
+    if (!given) {
+        default_layout(o, mask, world, m, l);
+        return PB_OK;
+    }
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        if (o->layout[d])
+            l->size[d] = o->layout[d];
+    if (o->layout[PB_DIM_DP] == 0 && world > 0) {
+        /* Megatron: dp is what tp, cp and pp leave of the world */
+        int other = l->size[PB_DIM_TP] * l->size[PB_DIM_CP] * l->size[PB_DIM_PP];
+        if (world % other != 0)
+            return pb_err_set(err, PB_EINPUT,
+                              "tp %d x cp %d x pp %d = %d does not divide the world of %d ranks",
+                              l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_PP], other,
+                              world);
+        l->size[PB_DIM_DP] = world / other;
+    }
+    return PB_OK;
+}
+
+int pb_pattern_plan(const pb_options_t *o, int world, pb_pattern_plan_t *p, pb_err_t *err)
+{
+    memset(p, 0, sizeof *p);
+    p->mask = o->pattern_mask ? o->pattern_mask : ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
+    if (build_model(o, &p->model, err) ||
+        build_layout(o, p->mask, world, &p->model, &p->layout, err))
+        return err->code;
+    if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))
+        return err->code;
+    p->world = (int)pb_layout_world(&p->layout);
+    pb_traffic_cfg_default(&p->cfg);
+    p->cfg.bucket = o->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    p->cfg.zero = o->zero;
+    p->cfg.recompute = o->recompute;
+    p->cfg.imbalance = o->imbalance;
+    if (o->grad_dtype && pb_pat_dtype_parse(o->grad_dtype, &p->cfg.grad_dtype) != 0)
+        return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
+                          o->grad_dtype);
+    return pb_traffic_gen(&p->model, &p->layout, &p->cfg, p->mask, &p->ops, err);
+}
+
+void pb_pattern_plan_free(pb_pattern_plan_t *p)
+{
+    pb_op_list_free(&p->ops);
+}

@@ -1,0 +1,219 @@
+#include "pb_layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const dim_names[PB_DIM_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
+
+void pb_layout_default(pb_layout_t *l)
+{
+    memset(l, 0, sizeof *l);
+    for (int d = 0; d < PB_DIM_COUNT; d++) {
+        l->size[d] = 1;
+        l->order[d] = (pb_dim_t)d;
+    }
+    l->vp = 1;
+}
+
+int pb_layout_parse_order(pb_layout_t *l, const char *s, pb_err_t *err)
+{
+    pb_dim_t order[PB_DIM_COUNT];
+    int seen[PB_DIM_COUNT] = {0}, n = 0;
+    const char *p = s;
+    while (*p) {
+        size_t len = strcspn(p, "-");
+        int d = -1;
+        for (int i = 0; i < PB_DIM_COUNT; i++)
+            if (len == 2 && strncmp(p, dim_names[i], 2) == 0)
+                d = i;
+        if (d < 0 || seen[d] || n == PB_DIM_COUNT)
+            break;
+        seen[d] = 1;
+        order[n++] = (pb_dim_t)d;
+        p += len;
+        if (*p == '-' && p[1] != '\0')
+            p++;
+        else if (*p == '-')
+            break;
+    }
+    if (*p != '\0' || n != PB_DIM_COUNT)
+        return pb_err_set(err, PB_EINPUT,
+                          "--order '%s' must name tp, cp, ep, dp and pp once each, joined by '-'",
+                          s);
+    memcpy(l->order, order, sizeof order);
+    return PB_OK;
+}
+
+void pb_layout_order_str(const pb_layout_t *l, char *buf, int len)
+{
+    snprintf(buf, (size_t)len, "%s-%s-%s-%s-%s", dim_names[l->order[0]], dim_names[l->order[1]],
+             dim_names[l->order[2]], dim_names[l->order[3]], dim_names[l->order[4]]);
+}
+
+uint64_t pb_layout_world(const pb_layout_t *l)
+{
+    return (uint64_t)l->size[PB_DIM_TP] * (uint64_t)l->size[PB_DIM_CP] *
+           (uint64_t)l->size[PB_DIM_DP] * (uint64_t)l->size[PB_DIM_PP];
+}
+
+#define ULL(x) ((unsigned long long)(x))
+
+int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, pb_err_t *err)
+{
+    int tp = l->size[PB_DIM_TP], cp = l->size[PB_DIM_CP], ep = l->size[PB_DIM_EP];
+    int dp = l->size[PB_DIM_DP], pp = l->size[PB_DIM_PP];
+    uint64_t w = pb_layout_world(l);
+    if (world > 0 && w != world)
+        return pb_err_set(err, PB_EINPUT,
+                          "layout tp %d x cp %d x dp %d x pp %d = %llu ranks, but the world has %llu",
+                          tp, cp, dp, pp, ULL(w), ULL(world));
+    if (w > (uint64_t)1 << 30)
+        return pb_err_set(err, PB_EINPUT, "layout of %llu ranks is too large", ULL(w));
+    if (((uint64_t)dp * (uint64_t)cp) % (uint64_t)ep != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "--ep %d does not divide dp x cp = %d: experts are spread over data-parallel ranks",
+                          ep, dp * cp);
+    if (ep > 1 && m->experts == 0)
+        return pb_err_set(err, PB_EINPUT, "--ep %d needs a mixture-of-experts model (--experts)",
+                          ep);
+    if (m->experts > 0 && m->experts % (uint64_t)ep != 0)
+        return pb_err_set(err, PB_EINPUT, "experts %llu are not divisible by --ep %d",
+                          ULL(m->experts), ep);
+    if (l->sp && tp < 2)
+        return pb_err_set(err, PB_EINPUT, "--sp (sequence parallelism) needs --tp above 1");
+    if (m->heads % (uint64_t)tp != 0)
+        return pb_err_set(err, PB_EINPUT, "heads %llu are not divisible by --tp %d",
+                          ULL(m->heads), tp);
+    if (m->kv_heads % (uint64_t)tp != 0)
+        return pb_err_set(err, PB_EINPUT, "kv_heads %llu are not divisible by --tp %d",
+                          ULL(m->kv_heads), tp);
+    if (l->vp > 1 && pp < 2)
+        return pb_err_set(err, PB_EINPUT, "--vp %d (interleaving) needs --pp above 1", l->vp);
+    uint64_t chunks = (uint64_t)pp * (uint64_t)l->vp;
+    uint64_t trim = pp > 1 ? m->pp_trim : 0;
+    if ((m->layers + trim) % chunks != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "layers %llu%s are not divisible by pp x vp = %llu", ULL(m->layers),
+                          trim ? " (+ pp_trim)" : "", ULL(chunks));
+    if (cp > 1 && m->seq % (2 * (uint64_t)cp) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "sequence %llu is not divisible by 2 x cp = %d (load-balanced context chunks)",
+                          ULL(m->seq), 2 * cp);
+    if (l->sp && (m->seq / (uint64_t)cp) % (uint64_t)tp != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "sequence %llu / cp %d is not divisible by --tp %d, as --sp needs",
+                          ULL(m->seq), cp, tp);
+    if (m->gbs > 0 && m->gbs % (m->mbs * (uint64_t)dp) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "global batch %llu is not divisible by micro-batch %llu x dp %d",
+                          ULL(m->gbs), ULL(m->mbs), dp);
+    return PB_OK;
+}
+
+/* Sizes of the view a group kind lives in, indexed by pb_dim_t; in the
+ * expert view the cp slot is 1 and the dp slot holds edp. */
+static void view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz)
+{
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        sz[d] = l->size[d];
+    if (k == PB_GK_EP || k == PB_GK_EDP) {
+        sz[PB_DIM_DP] = l->size[PB_DIM_CP] * l->size[PB_DIM_DP] / l->size[PB_DIM_EP];
+        sz[PB_DIM_CP] = 1;
+    } else {
+        sz[PB_DIM_EP] = 1;
+    }
+}
+
+static unsigned group_dims(pb_gkind_t k)
+{
+    switch (k) {
+    case PB_GK_TP:
+        return 1u << PB_DIM_TP;
+    case PB_GK_CP:
+        return 1u << PB_DIM_CP;
+    case PB_GK_DP:
+        return 1u << PB_DIM_CP | 1u << PB_DIM_DP;
+    case PB_GK_PP:
+        return 1u << PB_DIM_PP;
+    case PB_GK_EP:
+        return 1u << PB_DIM_EP;
+    case PB_GK_EDP:
+        return 1u << PB_DIM_DP;
+    case PB_GK_COUNT:
+        break;
+    }
+    return 0;
+}
+
+int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k)
+{
+    int sz[PB_DIM_COUNT], n = 1;
+    view_sizes(l, k, sz);
+    unsigned mask = group_dims(k);
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        if (mask & (1u << d))
+            n *= sz[d];
+    return n;
+}
+
+void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id, int *index,
+                     int *members)
+{
+    int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
+    view_sizes(l, k, sz);
+    unsigned mask = group_dims(k);
+    int s = 1;
+    for (int i = 0; i < PB_DIM_COUNT; i++) {
+        pb_dim_t d = l->order[i];
+        stride[d] = s;
+        coord[d] = (rank / s) % sz[d];
+        s *= sz[d];
+    }
+    /* group id: the outside coordinates, index: the inside ones, both
+     * mixed-radix in the order (first fastest) */
+    int gid = 0, gmul = 1, idx = 0, imul = 1;
+    for (int i = 0; i < PB_DIM_COUNT; i++) {
+        pb_dim_t d = l->order[i];
+        if (mask & (1u << d)) {
+            idx += coord[d] * imul;
+            imul *= sz[d];
+        } else {
+            gid += coord[d] * gmul;
+            gmul *= sz[d];
+        }
+    }
+    *group_id = gid;
+    *index = idx;
+    if (members == NULL)
+        return;
+    /* member j: rank with the inside coordinates of j */
+    int base = rank;
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        if (mask & (1u << d))
+            base -= coord[d] * stride[d];
+    for (int j = 0; j < imul; j++) {
+        int r = base, rest = j;
+        for (int i = 0; i < PB_DIM_COUNT; i++) {
+            pb_dim_t d = l->order[i];
+            if (mask & (1u << d)) {
+                r += (rest % sz[d]) * stride[d];
+                rest /= sz[d];
+            }
+        }
+        members[j] = r;
+    }
+}
+
+int pb_layout_coord(const pb_layout_t *l, int rank, pb_dim_t d)
+{
+    int sz[PB_DIM_COUNT];
+    view_sizes(l, d == PB_DIM_EP ? PB_GK_EP : PB_GK_TP, sz);
+    int s = 1;
+    for (int i = 0; i < PB_DIM_COUNT; i++) {
+        pb_dim_t e = l->order[i];
+        if (e == d)
+            return (rank / s) % sz[e];
+        s *= sz[e];
+    }
+    return 0;
+}

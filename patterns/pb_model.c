@@ -1,0 +1,203 @@
+#include "pb_model.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Presets.  Each cites where its numbers are published; where a training
+ * setting is not published the comment says what was chosen. */
+static const pb_model_t presets[] = {
+    /* Brown et al. 2020, "Language Models are Few-Shot Learners", Table
+     * 2.1: 96 layers, d_model 12288, 96 heads of 128, d_ff = 4 d_model,
+     * context 2048, batch 3.2M tokens = 1536 sequences; GPT-2 BPE vocab
+     * 50257; trained in fp16 (Sec. 2.3). */
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, 2048, 1, 1536, PB_PDT_F16, 0, 0, 0, 1, 0, 0},
+    /* Touvron et al. 2023, "Llama 2", Table 1 and the released config.json:
+     * 32 layers, 4096, 32 heads, FFN 11008 (SwiGLU), vocab 32000, context
+     * 4096, batch 4M tokens = 1024 sequences. */
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 1024, PB_PDT_BF16, 1, 0, 0, 1, 0, 0},
+    /* Llama 2 70B: 80 layers, 8192, 64 heads, 8 KV heads (GQA), FFN 28672. */
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_PDT_BF16, 1, 0, 0, 1, 0, 0},
+    /* Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3: 8B has 32
+     * layers, 4096, 32 heads, 8 KV heads, FFN 14336, vocab 128256; 70B has
+     * 80 layers, 8192, 64 heads, 8 KV heads, FFN 28672; 405B has 126
+     * layers, 16384, 128 heads, 8 KV heads, FFN 53248.  Sequence 8192 and
+     * batch 16M tokens = 2048 sequences are the 405B's final settings
+     * (Sec. 3.4.1); the 8B and 70B batches are not published, 2048 is
+     * assumed.  Sec. 3.3.2: the 405B pipeline has one layer fewer on its
+     * first and last stage (pp_trim 2). */
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 2048, PB_PDT_BF16, 1, 0, 0, 1, 0, 0},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 2048, PB_PDT_BF16, 1, 0, 0, 1, 0, 0},
+    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 2048, PB_PDT_BF16, 1, 0, 0, 1, 0,
+     2},
+    /* Jiang et al. 2024, "Mixtral of Experts", Table 1: 32 layers, 4096,
+     * 32 heads, 8 KV heads, expert FFN 14336, vocab 32000, 8 experts, top
+     * 2, every layer MoE.  Training sequence and batch are not published:
+     * 4096 and 1024 are assumed. */
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 1024, PB_PDT_BF16, 1, 8, 2, 1, 0, 0},
+    /* DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", Sec. 4.2: 61
+     * layers, hidden 7168, 128 heads, dense FFN 18432, 256 routed experts
+     * of 2048, top 8, vocab 129280, sequence 4096, batch up to 15360.
+     * "Style": MLA is modelled as plain attention with 128 KV heads, the
+     * shared expert and the first 3 dense layers are left out (every
+     * layer is MoE). */
+    {"deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096, 1, 15360, PB_PDT_BF16, 1, 256, 8, 1,
+     2048, 0},
+    /* The 70B example of DESIGN.md: 80 layers, hidden 8192, sequence 4096;
+     * heads, FFN and vocab as Llama 2 70B; batch 1024 as Llama 2. */
+    {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_PDT_BF16, 1, 0, 0, 1, 0, 0},
+    /* A small model for runs on a few ranks (the default): GPT-style, 4
+     * layers of 1024, sequence 512, vocab 32000. */
+    {"tiny", 4, 1024, 16, 16, 4096, 32000, 512, 1, 0, PB_PDT_BF16, 0, 0, 0, 1, 0, 0},
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+const char *pb_model_preset_name(int i)
+{
+    return i >= 0 && (size_t)i < NPRESETS ? presets[i].name : NULL;
+}
+
+int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err)
+{
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (strcmp(presets[i].name, name) == 0) {
+            *out = presets[i];
+            return PB_OK;
+        }
+    char list[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < NPRESETS && at + sizeof presets[i].name + 2 < sizeof list; i++) {
+        size_t n = strlen(presets[i].name);
+        if (i)
+            list[at++] = ',', list[at++] = ' ';
+        memcpy(list + at, presets[i].name, n + 1);
+        at += n;
+    }
+    return pb_err_set(err, PB_EINPUT, "unknown model preset '%s' (known: %s)", name, list);
+}
+
+static int parse_u64(const char *key, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = v[0] == '-' || v[0] == '+' ? 0 : strtoull(v, &end, 10);
+    if (v[0] == '\0' || v[0] == '-' || v[0] == '+' || errno != 0 || *end != '\0' || x < lo)
+        return pb_err_set(err, PB_EINPUT, "bad value '%s' for %s: a whole number of at least %llu",
+                          v, key, (unsigned long long)lo);
+    *out = x;
+    return PB_OK;
+}
+
+/* '-' and '_' are the same in keys, so a flag (--kv-heads) and a model
+ * file line (kv_heads = 8) name the same field */
+static int key_eq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+            return 0;
+    return *a == *b;
+}
+
+int pb_model_set(pb_model_t *m, const char *key, const char *v, pb_err_t *err)
+{
+    /* lower bounds: 0 where 0 means "none" or "automatic" */
+    static const struct {
+        const char *key;
+        size_t off;
+        uint64_t lo;
+    } tab[] = {
+        {"layers", offsetof(pb_model_t, layers), 1},
+        {"hidden", offsetof(pb_model_t, hidden), 1},
+        {"size", offsetof(pb_model_t, hidden), 1},
+        {"heads", offsetof(pb_model_t, heads), 1},
+        {"kv_heads", offsetof(pb_model_t, kv_heads), 1},
+        {"ffn", offsetof(pb_model_t, ffn), 1},
+        {"vocab", offsetof(pb_model_t, vocab), 1},
+        {"seq", offsetof(pb_model_t, seq), 1},
+        {"mbs", offsetof(pb_model_t, mbs), 1},
+        {"gbs", offsetof(pb_model_t, gbs), 0},
+        {"experts", offsetof(pb_model_t, experts), 0},
+        {"topk", offsetof(pb_model_t, topk), 0},
+        {"moe_every", offsetof(pb_model_t, moe_every), 1},
+        {"moe_ffn", offsetof(pb_model_t, moe_ffn), 0},
+        {"pp_trim", offsetof(pb_model_t, pp_trim), 0},
+    };
+    if (key_eq(key, "dtype")) {
+        if (pb_pat_dtype_parse(v, &m->dtype) != 0)
+            return pb_err_set(err, PB_EINPUT, "bad value '%s' for dtype: bf16, fp16 or fp32", v);
+        return PB_OK;
+    }
+    if (key_eq(key, "gated")) {
+        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+            return pb_err_set(err, PB_EINPUT, "bad value '%s' for gated: 0 or 1", v);
+        m->gated = v[0] == '1';
+        return PB_OK;
+    }
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (key_eq(key, tab[i].key))
+            return parse_u64(key, v, tab[i].lo, (uint64_t *)(void *)((char *)m + tab[i].off), err);
+    return pb_err_set(err, PB_EINPUT, "unknown key '%s'", key);
+}
+
+int pb_model_check(const pb_model_t *m, pb_err_t *err)
+{
+    if (m->hidden % m->heads != 0)
+        return pb_err_set(err, PB_EINPUT, "hidden %llu is not divisible by heads %llu",
+                          (unsigned long long)m->hidden, (unsigned long long)m->heads);
+    if (m->heads % m->kv_heads != 0)
+        return pb_err_set(err, PB_EINPUT, "heads %llu is not divisible by kv_heads %llu",
+                          (unsigned long long)m->heads, (unsigned long long)m->kv_heads);
+    if (m->experts > 0 && (m->topk == 0 || m->topk > m->experts))
+        return pb_err_set(err, PB_EINPUT, "topk %llu must be between 1 and experts %llu",
+                          (unsigned long long)m->topk, (unsigned long long)m->experts);
+    if (m->experts == 0 && m->topk > 0)
+        return pb_err_set(err, PB_EINPUT, "topk %llu given for a dense model (experts 0)",
+                          (unsigned long long)m->topk);
+    if (m->experts > 0 && m->moe_every == 0)
+        return pb_err_set(err, PB_EINPUT, "moe_every must be at least 1");
+    return PB_OK;
+}
+
+uint64_t pb_model_attn_params(const pb_model_t *m)
+{
+    uint64_t kv_dim = m->kv_heads * (m->hidden / m->heads);
+    return 2 * m->hidden * m->hidden + 2 * m->hidden * kv_dim;
+}
+
+static uint64_t mlp(const pb_model_t *m, uint64_t ffn)
+{
+    return (m->gated ? 3u : 2u) * m->hidden * ffn;
+}
+
+uint64_t pb_model_dense_layer_params(const pb_model_t *m)
+{
+    return pb_model_attn_params(m) + mlp(m, m->ffn) + 2 * m->hidden;
+}
+
+uint64_t pb_model_expert_params(const pb_model_t *m)
+{
+    return m->experts * mlp(m, m->moe_ffn ? m->moe_ffn : m->ffn);
+}
+
+int pb_model_is_moe_layer(const pb_model_t *m, uint64_t layer)
+{
+    return m->experts > 0 && m->moe_every > 0 && layer % m->moe_every == 0;
+}
+
+uint64_t pb_model_moe_layers(const pb_model_t *m)
+{
+    if (m->experts == 0 || m->moe_every == 0)
+        return 0;
+    return (m->layers + m->moe_every - 1) / m->moe_every;
+}
+
+uint64_t pb_model_params(const pb_model_t *m)
+{
+    uint64_t moe = pb_model_moe_layers(m), dense = m->layers - moe;
+    uint64_t moe_layer =
+        pb_model_attn_params(m) + pb_model_expert_params(m) + m->hidden * m->experts + 2 * m->hidden;
+    return dense * pb_model_dense_layer_params(m) + moe * moe_layer + 2 * m->vocab * m->hidden +
+           m->hidden;
+}

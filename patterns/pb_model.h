@@ -1,0 +1,68 @@
+/* pb_model.h - the shape of a transformer, as far as its communication
+ * depends on it: presets with their published configurations, field
+ * overrides by name (the same names on the command line and in model
+ * files), and the parameter counts that gradients are made of. */
+#ifndef PB_MODEL_H
+#define PB_MODEL_H
+
+#include <stdint.h>
+
+#include "pb_pat_op.h"
+#include "../util/pb_err.h"
+
+typedef struct pb_model {
+    char name[48];
+    uint64_t layers;
+    uint64_t hidden;
+    uint64_t heads;
+    uint64_t kv_heads; /* grouped-query attention: fewer K/V heads */
+    uint64_t ffn;      /* MLP inner size (dense layers) */
+    uint64_t vocab;
+    uint64_t seq;
+    uint64_t mbs; /* micro-batch, sequences */
+    uint64_t gbs; /* global batch, sequences; 0 = 2*pp micro-batches per replica */
+    pb_pat_dtype_t dtype;
+    int gated; /* SwiGLU MLP: three matrices instead of two */
+    /* mixture of experts: experts = 0 is a dense model */
+    uint64_t experts;
+    uint64_t topk;
+    uint64_t moe_every; /* every k-th layer is an MoE layer (Megatron --moe-layer-freq) */
+    uint64_t moe_ffn;   /* one expert's MLP inner size; 0 = ffn */
+    /* Layers the pipeline leaves out of its first and last stage together
+     * (Llama 3 405B: 126 layers on 16 stages of 8, one fewer at each end). */
+    uint64_t pp_trim;
+} pb_model_t;
+
+/* Known presets, by name (NULL after the last). */
+const char *pb_model_preset_name(int i);
+/* PB_EINPUT naming the presets when `name` is none of them. */
+int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
+
+/* Sets one field by its name (as in a model file: layers, hidden (or
+ * size), heads, kv_heads (or kv-heads), ffn, vocab, seq, mbs, gbs, dtype,
+ * gated, experts, topk, moe_every, moe_ffn, pp_trim).  PB_EINPUT: "unknown
+ * key 'x'" or "bad value 'v' for key: ...", without any location; callers
+ * add the file and line or the flag. */
+int pb_model_set(pb_model_t *m, const char *key, const char *value, pb_err_t *err);
+
+/* Reads `key = value` lines ('#' starts a comment; blank lines are fine)
+ * over *m.  Errors name the file and line: "m.txt:3: unknown key 'x'". */
+int pb_model_load(const char *path, pb_model_t *m, pb_err_t *err);
+
+/* The model's own consistency (PB_EINPUT, one message per problem). */
+int pb_model_check(const pb_model_t *m, pb_err_t *err);
+
+/* Parameters.  A layer: Q and O h*h each, K and V h*(kv_heads*h/heads)
+ * each, the MLP (gated ? 3 : 2)*h*ffn (times the experts in an MoE
+ * layer, which has its router h*experts too), two norms h each.  The
+ * model: layers, input and output embeddings vocab*h each (untied) and a
+ * final norm h.  Biases are not counted (Llama has none). */
+uint64_t pb_model_attn_params(const pb_model_t *m);
+uint64_t pb_model_dense_layer_params(const pb_model_t *m);
+/* expert weights of one MoE layer (all experts) */
+uint64_t pb_model_expert_params(const pb_model_t *m);
+int pb_model_is_moe_layer(const pb_model_t *m, uint64_t layer);
+uint64_t pb_model_moe_layers(const pb_model_t *m);
+uint64_t pb_model_params(const pb_model_t *m);
+
+#endif

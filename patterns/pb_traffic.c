@@ -1,0 +1,110 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_traffic_priv.h"
+
+void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->bucket = PB_BUCKET_MEGATRON;
+    c->zero = 0;
+    /* gradients reduced in fp32: PyTorch AMP keeps fp32 gradients, and
+     * Megatron with --accumulate-allreduce-grads-in-fp32 */
+    c->grad_dtype = PB_PDT_F32;
+    c->imbalance = 1.0;
+}
+
+void pb_op_list_free(pb_op_list_t *l)
+{
+    free(l->ops);
+    memset(l, 0, sizeof *l);
+}
+
+int pb_tr_push(pb_op_list_t *l, const pb_pat_op_t *op, pb_err_t *err)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        pb_pat_op_t *p = realloc(l->ops, cap * sizeof *p);
+        if (p == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory for the operation list");
+        l->ops = p;
+        l->cap = cap;
+    }
+    l->ops[l->n++] = *op;
+    return PB_OK;
+}
+
+pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_pat_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
+                     pb_pat_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
+                     const char *what)
+{
+    pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what};
+    return o;
+}
+
+uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_pat_dtype_t grad_dtype)
+{
+    if (k == PB_BUCKET_DDP)
+        return PB_DDP_BUCKET_BYTES / pb_pat_dtype_size(grad_dtype);
+    /* Megatron-LM distributed.DistributedDataParallel:
+     * bucket_size = max(40000000, 1000000 * dp_size) parameters */
+    uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;
+    return b > UINT64_C(40000000) ? b : UINT64_C(40000000);
+}
+
+uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l)
+{
+    uint64_t dp = (uint64_t)l->size[PB_DIM_DP];
+    if (m->gbs == 0) /* automatic: enough micro-batches to fill the pipeline twice */
+        return 2 * (uint64_t)l->size[PB_DIM_PP];
+    return m->gbs / (m->mbs * dp);
+}
+
+uint64_t pb_traffic_stage_layers(const pb_model_t *m, const pb_layout_t *l)
+{
+    uint64_t pp = (uint64_t)l->size[PB_DIM_PP];
+    return pp > 1 ? (m->layers + m->pp_trim) / pp : m->layers;
+}
+
+int pb_traffic_gen(const pb_model_t *m, const pb_layout_t *l, const pb_traffic_cfg_t *cfg,
+                   unsigned mask, pb_op_list_t *out, pb_err_t *err)
+{
+    pb_tr_in_t in;
+    in.m = m;
+    in.l = l;
+    in.cfg = cfg;
+    in.tp_strategy = l->sp ? PB_STRAT_SP : PB_STRAT_TP;
+    in.e = pb_pat_dtype_size(m->dtype);
+    in.act = m->mbs * (m->seq / (uint64_t)l->size[PB_DIM_CP]) * m->hidden * in.e;
+    in.micro = pb_traffic_micro(m, l);
+    in.layers = pb_traffic_stage_layers(m, l);
+    in.moe = m->experts && m->moe_every ? (in.layers + m->moe_every - 1) / m->moe_every : 0;
+    if (in.moe > pb_model_moe_layers(m))
+        in.moe = pb_model_moe_layers(m);
+    unsigned tp = 1u << PB_STRAT_TP | 1u << PB_STRAT_SP;
+    if ((mask & tp) && pb_traffic_tp(&in, out, err))
+        return err->code;
+    if ((mask & 1u << PB_STRAT_PP) && pb_traffic_pp(&in, out, err))
+        return err->code;
+    if ((mask & 1u << PB_STRAT_DP) && pb_traffic_dp(&in, out, err))
+        return err->code;
+    if ((mask & 1u << PB_STRAT_EP) && pb_traffic_ep(&in, out, err))
+        return err->code;
+    if ((mask & 1u << PB_STRAT_CP) && pb_traffic_cp(&in, out, err))
+        return err->code;
+    return PB_OK;
+}
+
+pb_traffic_total_t pb_traffic_total(const pb_op_list_t *l, pb_strategy_t s)
+{
+    pb_traffic_total_t t = {0, 0, 0};
+    for (size_t i = 0; i < l->n; i++) {
+        const pb_pat_op_t *o = &l->ops[i];
+        if (o->strategy != s)
+            continue;
+        t.ops += o->count;
+        t.msg_bytes += o->bytes * o->count;
+        t.wire_bytes += pb_pat_wire_bytes(o->coll, o->group_size, o->bytes) * o->count;
+    }
+    return t;
+}

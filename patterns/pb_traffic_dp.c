@@ -1,0 +1,96 @@
+/* Data parallelism: every replica's gradients are reduced once per step
+ * (after the last micro-batch's backward, overlapped with it bucket by
+ * bucket).  A rank holds P/(tp*pp) of the parameters; expert weights are
+ * further split by ep and reduced over the expert-data-parallel group.
+ *  ZeRO 0:   buckets all-reduced (PyTorch DDP, Megatron default);
+ *  ZeRO 1/2: buckets reduce-scattered, and after the optimizer step the
+ *            updated parameters all-gathered in the model's type (Megatron
+ *            --use-distributed-optimizer; Rajbhandari et al. 2020);
+ *  ZeRO 3:   per layer, parameters all-gathered before its forward and
+ *            again before its backward, gradients reduce-scattered after
+ *            it, every micro-batch (FSDP FULL_SHARD).  The unit is one
+ *            dense layer (P_layer / tp); embeddings are left out.
+ * Sharded buckets are padded to a multiple of the group size, as
+ * Megatron pads them. */
+#include "pb_traffic_priv.h"
+
+static uint64_t pad(uint64_t x, uint64_t n)
+{
+    return (x + n - 1) / n * n;
+}
+
+static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems, int sharded,
+                      pb_op_list_t *out, pb_err_t *err)
+{
+    pb_pat_dtype_t gt = in->cfg->grad_dtype;
+    uint64_t ge = pb_pat_dtype_size(gt);
+    uint64_t b = pb_bucket_elems(in->cfg->bucket, n, gt);
+    uint64_t sizes[2] = {b, elems % b}, counts[2] = {elems / b, 1};
+    for (int i = 0; i < 2; i++) {
+        if (sizes[i] == 0 || counts[i] == 0)
+            continue;
+        pb_pat_op_t o;
+        if (!sharded) {
+            o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLREDUCE, g, n, sizes[i] * ge, gt, counts[i],
+                         PB_PH_BWD, 1, PB_P2P_NONE,
+                         g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
+            if (pb_tr_push(out, &o, err))
+                return err->code;
+            continue;
+        }
+        uint64_t el = pad(sizes[i], (uint64_t)n);
+        o = pb_tr_op(PB_STRAT_DP, PB_PAT_REDUCESCATTER, g, n, el * ge, gt, counts[i], PB_PH_BWD,
+                     1, PB_P2P_NONE,
+                     g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
+        if (pb_tr_push(out, &o, err))
+            return err->code;
+        o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLGATHER, g, n, el * in->e, in->m->dtype, counts[i],
+                     PB_PH_OPT, 1, PB_P2P_NONE,
+                     g == PB_GK_EDP ? "updated expert parameters" : "updated parameters");
+        if (pb_tr_push(out, &o, err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
+static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
+{
+    uint64_t unit = pad(pb_model_dense_layer_params(in->m) / (uint64_t)in->l->size[PB_DIM_TP],
+                        (uint64_t)n);
+    uint64_t count = in->layers * in->micro;
+    pb_pat_dtype_t gt = in->cfg->grad_dtype;
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLGATHER, PB_GK_DP, n, unit * in->e,
+                             in->m->dtype, count, PB_PH_FWD, 1, PB_P2P_NONE,
+                             "layer parameters (ZeRO-3)");
+    if (pb_tr_push(out, &o, err))
+        return err->code;
+    o.phase = PB_PH_BWD;
+    o.what = "layer parameters again (ZeRO-3)";
+    if (pb_tr_push(out, &o, err))
+        return err->code;
+    o = pb_tr_op(PB_STRAT_DP, PB_PAT_REDUCESCATTER, PB_GK_DP, n, unit * pb_pat_dtype_size(gt), gt,
+                 count, PB_PH_BWD, 1, PB_P2P_NONE, "layer gradients (ZeRO-3)");
+    return pb_tr_push(out, &o, err);
+}
+
+int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
+{
+    const pb_layout_t *l = in->l;
+    const pb_model_t *m = in->m;
+    int n = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
+    uint64_t tp_pp = (uint64_t)l->size[PB_DIM_TP] * (uint64_t)l->size[PB_DIM_PP];
+    uint64_t expert = pb_model_moe_layers(m) * pb_model_expert_params(m);
+    uint64_t dense = pb_model_params(m) - expert;
+    int zero = in->cfg->zero;
+    if (n > 1) {
+        int code = zero == 3 ? zero3(in, n, out, err)
+                             : bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err);
+        if (code)
+            return code;
+    }
+    int edp = n / l->size[PB_DIM_EP];
+    if (expert > 0 && edp > 1)
+        return bucket_ops(in, PB_GK_EDP, edp, expert / (tp_pp * (uint64_t)l->size[PB_DIM_EP]),
+                          zero > 0, out, err);
+    return PB_OK;
+}

@@ -1,0 +1,97 @@
+/* test_pattern_plan.c - bench/pb_pattern_plan: the command line's model,
+ * layout and operations, without MPI.  Expected layouts follow the rules
+ * `parbench --help` states (dp fills the world; no layout: one strategy
+ * gets every rank, several get tp 2, pp 2 where they fit). */
+#include "bench/pb_pattern_plan.h"
+
+#include <string.h>
+
+#include "pb_test.h"
+
+static int plan_v(char **argv, int world, pb_pattern_plan_t *p, pb_err_t *err)
+{
+    int argc = 0;
+    while (argv[argc] != NULL)
+        argc++;
+    pb_options_t o;
+    pb_err_clear(err);
+    memset(p, 0, sizeof *p);
+    if (pb_cli_parse(argc, argv, &o, err) != PB_OK)
+        return err->code;
+    return pb_pattern_plan(&o, world, p, err);
+}
+#define PLAN(p, err, world, ...) plan_v((char *[]){"parbench", __VA_ARGS__, NULL}, world, p, err)
+
+static void test_parse_and_layout(void)
+{
+    pb_pattern_plan_t p;
+    pb_err_t err;
+    /* dp is what tp*pp leave of 8 ranks: 2 */
+    CHECK(PLAN(&p, &err, 8, "--pattern", "all", "--tp", "2", "--pp", "2", "--size", "1024",
+               "--layers", "4", "--seq", "512") == PB_OK);
+    CHECK(p.layout.size[PB_DIM_TP] == 2 && p.layout.size[PB_DIM_PP] == 2 &&
+          p.layout.size[PB_DIM_DP] == 2);
+    CHECK(p.model.hidden == 1024 && p.model.layers == 4 && p.model.seq == 512);
+    /* all = tp, pp, dp, ep, cp (sp is tp's variant) */
+    CHECK(p.mask == (1u << PB_STRAT_TP | 1u << PB_STRAT_PP | 1u << PB_STRAT_DP |
+                     1u << PB_STRAT_EP | 1u << PB_STRAT_CP));
+    /* tp: 1 x 512 x 1024 x 2 B = 1 MiB, 2 x 2 layers x 4 micro-batches
+     * (gbs unset: 2 x pp) = 16 each way */
+    CHECK(p.ops.n >= 2 && p.ops.ops[0].bytes == 1048576 && p.ops.ops[0].count == 16);
+    pb_pattern_plan_free(&p);
+
+    /* one strategy, no layout: all 4 ranks in its group */
+    CHECK(PLAN(&p, &err, 4, "--pattern", "tp") == PB_OK);
+    CHECK(p.layout.size[PB_DIM_TP] == 4 && p.world == 4);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 4, "--pattern", "sp") == PB_OK);
+    CHECK(p.layout.size[PB_DIM_TP] == 4 && p.layout.sp == 1);
+    CHECK(p.ops.n == 4 && p.ops.ops[0].strategy == PB_STRAT_SP);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 4, "--pattern", "ep", "--experts", "8", "--topk", "2") == PB_OK);
+    CHECK(p.layout.size[PB_DIM_EP] == 4 && p.layout.size[PB_DIM_DP] == 4);
+    pb_pattern_plan_free(&p);
+
+    /* the main job (no --pattern) on 8 ranks: tp 2, pp 2, dp 2 */
+    CHECK(PLAN(&p, &err, 8, "-n", "2") == PB_OK);
+    CHECK(p.layout.size[PB_DIM_TP] == 2 && p.layout.size[PB_DIM_PP] == 2 &&
+          p.layout.size[PB_DIM_DP] == 2 && strcmp(p.model.name, "tiny") == 0);
+    pb_pattern_plan_free(&p);
+
+    /* model flags override the preset in command-line order */
+    CHECK(PLAN(&p, &err, 8, "--pattern", "dp", "--preset", "llama2-7b", "--dtype", "fp16",
+               "--kv-heads", "8", "--gbs", "16") == PB_OK);
+    CHECK(p.model.hidden == 4096 && p.model.kv_heads == 8 && p.model.dtype == PB_PDT_F16);
+    pb_pattern_plan_free(&p);
+
+    /* the layout must fill the world */
+    CHECK(PLAN(&p, &err, 8, "--pattern", "tp", "--tp", "2", "--dp", "2") == PB_EINPUT);
+    CHECK(strstr(err.msg, "= 4 ranks, but the world has 8") != NULL);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 8, "--pattern", "tp", "--tp", "3") == PB_EINPUT);
+    CHECK(strstr(err.msg, "tp 3 x cp 1 x pp 1 = 3 does not divide the world of 8 ranks") != NULL);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 8, "--pattern", "dp", "--grad-dtype", "int8") == PB_EINPUT);
+    CHECK(strstr(err.msg, "--grad-dtype takes fp32 or bf16, not 'int8'") != NULL);
+    pb_pattern_plan_free(&p);
+}
+
+static void test_cli_refusals(void)
+{
+    pb_pattern_plan_t p;
+    pb_err_t err;
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--dtype", "bf16,float") == PB_EINPUT);
+    CHECK(strstr(err.msg, "--dtype takes one type with --pattern") != NULL);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "ep", "--imbalance", "0.5") == PB_EINPUT);
+    CHECK(strstr(err.msg, "--imbalance must be at least 1") != NULL);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "dp", "--zero", "4") == PB_EINPUT);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "dp", "--dp-bucket", "huge") == PB_EINPUT);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--tp", "0") == PB_EINPUT);
+}
+
+int main(void)
+{
+    test_parse_and_layout();
+    test_cli_refusals();
+    PB_TEST_END("unit_pattern_plan");
+}
