@@ -1,0 +1,217 @@
+#include "pb_calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pb_calib_init(pb_calib_t *k)
+{
+    memset(k, 0, sizeof *k);
+}
+
+void pb_calib_free(pb_calib_t *k)
+{
+    free(k->c);
+    memset(k, 0, sizeof *k);
+}
+
+int pb_calib_add(pb_calib_t *k, const pb_curve_t *c, pb_err_t *err)
+{
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 8;
+        pb_curve_t *p = realloc(k->c, cap * sizeof *p);
+        if (p == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory for the calibration");
+        k->c = p;
+        k->cap = cap;
+    }
+    k->c[k->n++] = *c;
+    return PB_OK;
+}
+
+int pb_link_is_net(const char *link)
+{
+    return strcmp(link, "NET") == 0;
+}
+
+/* Weighted least squares of alpha*u + beta*v = 1 with u = 1/t, v = x/t:
+ * the relative error of alpha + beta*x against t.  Non-negative. */
+static void fit_line(const uint64_t *x, const double *t, size_t n, pb_piece_t *p)
+{
+    double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
+    for (size_t i = 0; i < n; i++) {
+        double u = 1.0 / t[i], v = (double)x[i] / t[i];
+        suu += u * u, suv += u * v, svv += v * v, su += u, sv += v;
+    }
+    double det = suu * svv - suv * suv;
+    double a = 0, b = 0;
+    if (n >= 2 && det > 1e-12 * suu * svv) {
+        a = (su * svv - sv * suv) / det;
+        b = (suu * sv - suv * su) / det;
+    } else {
+        a = -1; /* one size: a pure latency */
+    }
+    if (a < 0 || b < 0) {
+        /* the best of the two one-parameter laws */
+        double a1 = su / suu, b1 = svv > 0 ? sv / svv : 0;
+        double e_a = 0, e_b = 0;
+        for (size_t i = 0; i < n; i++) {
+            double ra = a1 / t[i] - 1, rb = b1 * (double)x[i] / t[i] - 1;
+            e_a += ra * ra, e_b += rb * rb;
+        }
+        if (svv > 0 && e_b < e_a)
+            a = 0, b = b1;
+        else
+            a = a1, b = 0;
+    }
+    p->alpha_us = a;
+    p->beta_us_b = b;
+    p->lo = x[0];
+    p->hi = x[n - 1];
+    p->npts = (int)n;
+    double mx = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = fabs((a + b * (double)x[i]) / t[i] - 1.0);
+        mx = r > mx ? r : mx;
+        ss += r * r;
+    }
+    p->max_err = mx;
+    p->rms_err = sqrt(ss / (double)n);
+}
+
+int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_curve_t *c,
+                 pb_err_t *err)
+{
+    if (n == 0)
+        return pb_err_set(err, PB_EINPUT, "no points to fit");
+    for (size_t i = 0; i < n; i++)
+        if (!(t[i] > 0) || (i && x[i] <= x[i - 1]))
+            return pb_err_set(err, PB_EINPUT,
+                              "fit needs positive times at increasing sizes (size %llu)",
+                              (unsigned long long)x[i]);
+    /* best[j]: fewest pieces covering points 0..j-1, then least error */
+    int *cnt = malloc((n + 1) * sizeof *cnt);
+    double *sse = malloc((n + 1) * sizeof *sse);
+    size_t *from = malloc((n + 1) * sizeof *from);
+    if (!cnt || !sse || !from) {
+        free(cnt), free(sse), free(from);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory fitting a curve");
+    }
+    cnt[0] = 0, sse[0] = 0;
+    for (size_t j = 1; j <= n; j++) {
+        cnt[j] = -1;
+        for (size_t i = 0; i < j; i++) {
+            size_t len = j - i;
+            if (cnt[i] < 0 || (len == 1 && n > 1))
+                continue;
+            pb_piece_t p;
+            fit_line(x + i, t + i, len, &p);
+            if (len > 3 && p.max_err > tol)
+                continue;
+            double s = sse[i] + p.rms_err * p.rms_err * (double)len;
+            int k = cnt[i] + 1;
+            if (cnt[j] < 0 || k < cnt[j] || (k == cnt[j] && s < sse[j]))
+                cnt[j] = k, sse[j] = s, from[j] = i;
+        }
+    }
+    int ok = cnt[n] > 0 && cnt[n] <= PB_CURVE_PIECES;
+    if (ok) {
+        c->npieces = cnt[n];
+        size_t j = n;
+        for (int k = cnt[n] - 1; k >= 0; k--) {
+            size_t i = from[j];
+            fit_line(x + i, t + i, j - i, &c->p[k]);
+            j = i;
+        }
+    }
+    int pieces = cnt[n];
+    free(cnt), free(sse), free(from);
+    if (!ok)
+        return pb_err_set(err, PB_EINPUT, "the curve needs %d pieces, more than %d", pieces,
+                          PB_CURVE_PIECES);
+    return PB_OK;
+}
+
+double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, double *beta_part)
+{
+    int k = 0;
+    double x = (double)bytes;
+    while (k + 1 < c->npieces) {
+        const pb_piece_t *a = &c->p[k], *b = &c->p[k + 1];
+        double mid = sqrt((double)a->hi * (double)b->lo);
+        if (x < mid)
+            break;
+        k++;
+    }
+    const pb_piece_t *p = &c->p[k];
+    if (alpha_part)
+        *alpha_part = p->alpha_us;
+    if (beta_part)
+        *beta_part = p->beta_us_b * x;
+    return p->alpha_us + p->beta_us_b * x;
+}
+
+typedef struct key_pt {
+    pb_pat_coll_t coll;
+    int n;
+    const char *link;
+    uint64_t bytes;
+    double t;
+} key_pt_t;
+
+static int cmp_pt(const void *pa, const void *pb)
+{
+    const key_pt_t *a = pa, *b = pb;
+    if (a->coll != b->coll)
+        return a->coll < b->coll ? -1 : 1;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    int s = strcmp(a->link, b->link);
+    if (s)
+        return s;
+    return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
+}
+
+int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb_err_t *err)
+{
+    key_pt_t *v = malloc((n ? n : 1) * sizeof *v);
+    uint64_t *x = malloc((n ? n : 1) * sizeof *x);
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    if (!v || !x || !t) {
+        free(v), free(x), free(t);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory fitting");
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].time_us > 0 && pts[i].n >= 1) {
+            key_pt_t k = {pts[i].coll, pts[i].n, pts[i].link, pts[i].bytes, pts[i].time_us};
+            v[m++] = k;
+        }
+    qsort(v, m, sizeof *v, cmp_pt);
+    int code = PB_OK;
+    for (size_t i = 0; i < m && code == PB_OK;) {
+        size_t j = i, np = 0;
+        while (j < m && v[j].coll == v[i].coll && v[j].n == v[i].n &&
+               strcmp(v[j].link, v[i].link) == 0) {
+            if (np && x[np - 1] == v[j].bytes) {
+                if (v[j].t < t[np - 1]) /* the fastest of repeated sizes */
+                    t[np - 1] = v[j].t;
+            } else {
+                x[np] = v[j].bytes, t[np] = v[j].t, np++;
+            }
+            j++;
+        }
+        pb_curve_t c;
+        memset(&c, 0, sizeof c);
+        c.coll = v[i].coll;
+        c.n = v[i].n;
+        size_t ll = strlen(v[i].link);
+        memcpy(c.link, v[i].link, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
+        code = pb_curve_fit(x, t, np, tol, &c, err);
+        if (code == PB_OK)
+            code = pb_calib_add(out, &c, err);
+        i = j;
+    }
+    free(v), free(x), free(t);
+    return code;
+}

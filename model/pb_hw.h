@@ -1,0 +1,40 @@
+/* pb_hw.h - what one GPU and its node can do, as the step model needs it:
+ * dense peak rates, memory size and bandwidth, NVLink and network
+ * bandwidth, GPUs per node.  Presets carry published numbers (sources in
+ * pb_hw.c); every field can be overridden by name. */
+#ifndef PB_HW_H
+#define PB_HW_H
+
+#include "../util/pb_err.h"
+
+typedef struct pb_hw {
+    char name[32];
+    double bf16_tflops;  /* dense (no sparsity) peak, 10^12 FLOP/s */
+    double fp8_tflops;   /* dense peak; 0 = no fp8 tensor cores */
+    double hbm_gib;      /* memory per GPU, GiB */
+    double hbm_tbps;     /* memory bandwidth, 10^12 B/s */
+    double nvlink_gbps;  /* NVLink bandwidth per GPU per direction, 10^9 B/s */
+    int nics_per_node;   /* compute-fabric NICs */
+    double nic_gbitps;   /* one NIC's line rate, 10^9 bit/s */
+    int gpus_per_node;
+    /* Fraction of the bf16 peak a whole transformer layer sustains
+     * (GEMMs, attention, norms, element-wise kernels); see pb_hw.c. */
+    double achievable;
+    /* Efficiencies of the wire (what NCCL reaches / line rate) and
+     * latencies of one collective step, used when no calibration exists. */
+    double nvlink_eff, net_eff;
+    double lat_intra_us, lat_net_us;
+} pb_hw_t;
+
+const char *pb_hw_preset_name(int i); /* NULL after the last */
+/* Names are matched case-insensitively, with aliases (h100 = h100-sxm). */
+int pb_hw_preset(const char *name, pb_hw_t *out, pb_err_t *err);
+/* key = value override (keys: the field names above). */
+int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err);
+int pb_hw_check(const pb_hw_t *hw, pb_err_t *err);
+
+/* Per-GPU network bandwidth when every GPU of a node talks at once
+ * (NICs shared), 10^9 B/s, before efficiency. */
+double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw);
+
+#endif

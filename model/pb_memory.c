@@ -1,0 +1,88 @@
+#include "pb_memory.h"
+
+#include "../patterns/pb_traffic.h"
+
+double pb_mem_bytes_per_param(int zero, int d)
+{
+    double dd = d > 0 ? (double)d : 1.0;
+    switch (zero) {
+    case 1:
+        return 6.0 + 12.0 / dd;
+    case 2:
+        return 2.0 + 16.0 / dd;
+    case 3:
+        return 18.0 / dd;
+    default:
+        return 18.0;
+    }
+}
+
+double pb_mem_act_layer(const pb_model_t *m, const pb_layout_t *l, int moe, pb_recomp_t r,
+                        int flash)
+{
+    double t = (double)l->size[PB_DIM_TP];
+    double s = (double)m->seq / (double)l->size[PB_DIM_CP];
+    double b = (double)m->mbs, h = (double)m->hidden, a = (double)m->heads;
+    double sbh = s * b * h;
+    if (r == PB_RECOMP_FULL)
+        return 2.0 * sbh / (l->sp ? t : 1.0);
+    double g = (double)m->kv_heads / a;
+    double f = (double)(moe && m->moe_ffn ? m->moe_ffn : m->ffn);
+    double mlp_sharded = 4.0 * f / h * (m->gated ? 1.5 : 1.0);
+    if (moe)
+        mlp_sharded *= (double)m->topk;
+    /* sharded by tp: Q, K, V, the projection's input, the MLP's inner
+     * tensors; replicated without SP: norms' inputs 4, the two blocks'
+     * inputs 4, two dropout masks 2 */
+    double sharded = 2.0 + 4.0 * g + 2.0 + mlp_sharded;
+    double replicated = 10.0;
+    double scores = (r == PB_RECOMP_SELECTIVE || flash) ? 0.0 : 5.0 * a * s / h;
+    double per = l->sp ? (replicated + sharded + scores) / t : replicated + (sharded + scores) / t;
+    return sbh * per;
+}
+
+void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c, pb_mem_t *out)
+{
+    int tp = l->size[PB_DIM_TP], pp = l->size[PB_DIM_PP], ep = l->size[PB_DIM_EP];
+    int d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
+    double h = (double)m->hidden, V = (double)m->vocab;
+    uint64_t L = pb_traffic_stage_layers(m, l);
+    /* MoE share of the stage's layers, as in the whole model */
+    double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;
+    double Lmoe = (double)L * moe_frac, Ldense = (double)L - Lmoe;
+    double dense_layer = (double)pb_model_dense_layer_params(m);
+    double moe_shared = (double)pb_model_attn_params(m) + 2.0 * h + h * (double)m->experts;
+    double experts = (double)pb_model_expert_params(m);
+    double mid = (Ldense * dense_layer + Lmoe * moe_shared) / tp + Lmoe * experts / (tp * ep);
+    /* the end stages: pp_trim layers fewer, split between them */
+    double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
+    double per_layer = (double)L > 0 ? mid / (double)L : 0.0;
+    double first = mid - trim_each * per_layer + V * h / tp;
+    double last = mid - trim_each * per_layer + (V * h + h) / tp;
+    if (pp == 1)
+        first = mid + (2.0 * V * h + h) / tp;
+    double params = first > last ? first : last;
+    if (mid > params)
+        params = mid;
+    out->params = params;
+    out->weights = params * pb_mem_bytes_per_param(c->zero, d);
+
+    uint64_t micro = pb_traffic_micro(m, l);
+    double inflight = pp < (int)micro ? (double)pp : (double)micro;
+    if (pp > 1 && l->vp > 1)
+        inflight *= 1.0 + (double)(pp - 1) / ((double)pp * (double)l->vp);
+    if (pp == 1)
+        inflight = 1.0;
+    out->inflight = inflight;
+    out->act_layer = pb_mem_act_layer(m, l, 0, c->recomp, c->flash);
+    double act_moe = pb_mem_act_layer(m, l, 1, c->recomp, c->flash);
+    double Lfirst = (double)L - trim_each;
+    out->act_layers =
+        inflight * (Lfirst * (1.0 - moe_frac) * out->act_layer + Lfirst * moe_frac * act_moe);
+    double s = (double)m->seq / (double)l->size[PB_DIM_CP], b = (double)m->mbs;
+    double sbh = s * b * h;
+    out->act_extra = inflight * sbh / (l->sp ? tp : 1);
+    if (pp == 1)
+        out->act_extra += 4.0 * sbh * (1.0 + V / h) / tp;
+    out->total = out->weights + out->act_layers + out->act_extra;
+}

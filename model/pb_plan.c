@@ -1,0 +1,193 @@
+#include "pb_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int push(pb_plan_result_t *r, const pb_plan_entry_t *e, pb_err_t *err)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        pb_plan_entry_t *p = realloc(r->e, cap * sizeof *p);
+        if (p == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory for the layouts");
+        r->e = p;
+        r->cap = cap;
+    }
+    r->e[r->n++] = *e;
+    return PB_OK;
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+    const pb_plan_entry_t *a = pa, *b = pb;
+    if (a->st.total != b->st.total)
+        return a->st.total < b->st.total ? -1 : 1;
+    /* equal times: the less memory first, a stable order */
+    return a->st.mem.total < b->st.mem.total ? -1 : a->st.mem.total > b->st.mem.total;
+}
+
+void pb_plan_free(pb_plan_result_t *r)
+{
+    free(r->e);
+    memset(r, 0, sizeof *r);
+}
+
+static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_t *cost,
+                    const pb_layout_t *l, uint64_t mbs, pb_plan_result_t *out, pb_err_t *err)
+{
+    pb_model_t m = *m0;
+    m.mbs = mbs;
+    pb_err_t e;
+    pb_err_clear(&e);
+    out->considered += 6;
+    if (pb_layout_check(l, &m, (uint64_t)c->gpus, &e) != PB_OK) {
+        out->invalid += 6;
+        return PB_OK;
+    }
+    for (int r = 0; r <= PB_RECOMP_FULL; r++)
+        for (int z = 0; z <= 1; z++) {
+            pb_step_cfg_t sc = c->step;
+            sc.recomp = (pb_recomp_t)r;
+            sc.traffic.zero = z;
+            pb_plan_entry_t en;
+            memset(&en, 0, sizeof en);
+            en.layout = *l;
+            en.mbs = mbs;
+            en.recomp = sc.recomp;
+            en.zero = z;
+            if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
+                return err->code;
+            if (!en.st.fits) {
+                out->oom++;
+                continue;
+            }
+            if (push(out, &en, err))
+                return err->code;
+        }
+    return PB_OK;
+}
+
+int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
+            pb_plan_result_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    int G = c->gpus;
+    uint64_t layers = m->layers + m->pp_trim;
+    for (int tp = 1; tp <= 64 && tp <= G; tp *= 2) {
+        if (m->heads % (uint64_t)tp || m->kv_heads % (uint64_t)tp || G % tp)
+            continue;
+        for (int cp = 1; cp <= 16 && tp * cp <= G; cp *= 2) {
+            if (G % (tp * cp) || m->seq % (uint64_t)(2 * cp))
+                continue;
+            for (int pp = 1; pp <= G / (tp * cp) && (uint64_t)pp <= layers; pp++) {
+                if (layers % (uint64_t)pp || (G / (tp * cp)) % pp)
+                    continue;
+                if (pp == 1 && m->pp_trim)
+                    continue;
+                int dp = G / (tp * cp * pp);
+                for (int vp = 1; vp <= 16; vp++) {
+                    if (vp > 1 && (pp == 1 || (layers / (uint64_t)pp) % (uint64_t)vp))
+                        continue;
+                    for (int ep = 1; ep <= dp * cp; ep++) {
+                        if ((dp * cp) % ep || (ep > 1 && (m->experts == 0 || m->experts % (uint64_t)ep)))
+                            continue;
+                        for (uint64_t mbs = 1; mbs <= 8; mbs *= 2) {
+                            pb_layout_t l;
+                            pb_layout_default(&l);
+                            l.size[PB_DIM_TP] = tp;
+                            l.size[PB_DIM_CP] = cp;
+                            l.size[PB_DIM_PP] = pp;
+                            l.size[PB_DIM_DP] = dp;
+                            l.size[PB_DIM_EP] = ep;
+                            l.vp = vp;
+                            l.sp = tp > 1;
+                            if (evaluate(m, c, cost, &l, mbs, out, err))
+                                return err->code;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    qsort(out->e, out->n, sizeof *out->e, by_time);
+    return PB_OK;
+}
+
+void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
+{
+    const pb_layout_t *l = &e->layout;
+    char vp[16] = "", cp[16] = "", ep[16] = "";
+    if (l->vp > 1)
+        snprintf(vp, sizeof vp, " vp %d", l->vp);
+    if (l->size[PB_DIM_CP] > 1)
+        snprintf(cp, sizeof cp, " cp %d", l->size[PB_DIM_CP]);
+    if (l->size[PB_DIM_EP] > 1)
+        snprintf(ep, sizeof ep, " ep %d", l->size[PB_DIM_EP]);
+    snprintf(buf, len, "tp %d%s, pp %d%s, dp %d%s%s, mbs %llu, %s, %s", l->size[PB_DIM_TP],
+             l->sp ? " sp" : "", l->size[PB_DIM_PP], vp, l->size[PB_DIM_DP], cp, ep,
+             (unsigned long long)e->mbs, pb_recomp_name(e->recomp),
+             e->zero ? "dist-opt" : "no opt-shard");
+}
+
+void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *buf, size_t len)
+{
+    int worst = 0;
+    double dmax = -1e300;
+    for (int p = 0; p < PB_PART_COUNT; p++) {
+        double d = w->st.part[p] - b->st.part[p];
+        if (d > dmax)
+            dmax = d, worst = p;
+    }
+    double pct = b->st.total > 0 ? 100.0 * (w->st.total / b->st.total - 1.0) : 0.0;
+    const pb_layout_t *lb = &b->layout, *lw = &w->layout;
+    char why[160];
+    switch (worst) {
+    case PB_PART_TP:
+        if (w->st.net[PB_GK_TP] && !b->st.net[PB_GK_TP])
+            snprintf(why, sizeof why, "TP=%d crosses nodes", lw->size[PB_DIM_TP]);
+        else
+            snprintf(why, sizeof why, "TP exposed %.2f s vs %.2f s (tp %d vs %d)",
+                     w->st.part[PB_PART_TP], b->st.part[PB_PART_TP], lw->size[PB_DIM_TP],
+                     lb->size[PB_DIM_TP]);
+        break;
+    case PB_PART_BUBBLE:
+        snprintf(why, sizeof why, "bubble %.0f %% vs %.0f %% (pp %d vp %d, %llu micro-batches)",
+                 100 * w->st.bubble_frac, 100 * b->st.bubble_frac, lw->size[PB_DIM_PP], lw->vp,
+                 (unsigned long long)w->st.micro);
+        break;
+    case PB_PART_PP:
+        snprintf(why, sizeof why, "PP send/recv %.2f s vs %.2f s%s", w->st.part[PB_PART_PP],
+                 b->st.part[PB_PART_PP], w->st.net[PB_GK_PP] ? " (across nodes)" : "");
+        break;
+    case PB_PART_DP:
+        snprintf(why, sizeof why, "DP sync exposed %.2f s vs %.2f s (dp %d%s)",
+                 w->st.part[PB_PART_DP], b->st.part[PB_PART_DP], lw->size[PB_DIM_DP],
+                 w->st.net[PB_GK_DP] ? " across nodes" : "");
+        break;
+    case PB_PART_EP:
+        snprintf(why, sizeof why, "EP all-to-all %.2f s vs %.2f s (ep %d%s)",
+                 w->st.part[PB_PART_EP], b->st.part[PB_PART_EP], lw->size[PB_DIM_EP],
+                 w->st.net[PB_GK_EP] ? " across nodes" : "");
+        break;
+    case PB_PART_CP:
+        snprintf(why, sizeof why, "CP exchange exposed %.2f s (cp %d)", w->st.part[PB_PART_CP],
+                 lw->size[PB_DIM_CP]);
+        break;
+    case PB_PART_OPT:
+        snprintf(why, sizeof why, "optimizer step %.2f s vs %.2f s%s", w->st.part[PB_PART_OPT],
+                 b->st.part[PB_PART_OPT], w->zero < b->zero ? " (not sharded)" : "");
+        break;
+    default:
+        if (w->recomp != b->recomp)
+            snprintf(why, sizeof why, "%s recomputation: %.0f %% more FLOPs than %s",
+                     pb_recomp_name(w->recomp), 100.0 * (w->st.flops.hw / b->st.flops.hw - 1.0),
+                     pb_recomp_name(b->recomp));
+        else
+            snprintf(why, sizeof why, "compute %.2f s vs %.2f s (mbs %llu vs %llu)",
+                     w->st.part[PB_PART_COMPUTE], b->st.part[PB_PART_COMPUTE],
+                     (unsigned long long)w->mbs, (unsigned long long)b->mbs);
+        break;
+    }
+    snprintf(buf, len, "+%.1f %%: %s", pct, why);
+}

@@ -1,0 +1,206 @@
+#include "pb_step.h"
+
+#include <string.h>
+
+void pb_step_cfg_default(pb_step_cfg_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->recomp = PB_RECOMP_NONE;
+    pb_traffic_cfg_default(&c->traffic);
+    c->gpus_per_node = 8;
+}
+
+const char *pb_part_name(int part)
+{
+    static const char *const n[] = {"compute", "TP",  "PP", "bubble",
+                                    "DP",      "EP",  "CP", "optimizer"};
+    return part >= 0 && part < PB_PART_COUNT ? n[part] : "?";
+}
+
+/* The dimensions each group kind spans, in the dense or expert view. */
+static unsigned kind_dims(pb_gkind_t k)
+{
+    switch (k) {
+    case PB_GK_TP:
+        return 1u << PB_DIM_TP;
+    case PB_GK_CP:
+        return 1u << PB_DIM_CP;
+    case PB_GK_DP:
+        return 1u << PB_DIM_CP | 1u << PB_DIM_DP;
+    case PB_GK_PP:
+        return 1u << PB_DIM_PP;
+    case PB_GK_EP:
+        return 1u << PB_DIM_EP;
+    default: /* EDP: the expert view's data-parallel remainder */
+        return 1u << PB_DIM_DP;
+    }
+}
+
+int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
+{
+    /* The span of a group is the stride of its outermost dimension times
+     * that dimension's size: everything up to there, in rank order.  In
+     * the expert view cp is folded into dp and ep sits inside it. */
+    int expert = k == PB_GK_EP || k == PB_GK_EDP;
+    unsigned dims = kind_dims(k);
+    long span = 1, reach = 1;
+    for (int i = 0; i < PB_DIM_COUNT; i++) {
+        pb_dim_t d = l->order[i];
+        long sz = l->size[d];
+        if (!expert && d == PB_DIM_EP)
+            continue;
+        if (expert && d == PB_DIM_CP)
+            continue;
+        if (expert && d == PB_DIM_DP)
+            sz = (long)l->size[PB_DIM_DP] * l->size[PB_DIM_CP] / l->size[PB_DIM_EP];
+        span *= sz;
+        if (dims & 1u << d)
+            reach = span;
+    }
+    return reach > gpus_per_node;
+}
+
+/* compute seconds of one micro-batch on a stage of `layers` layers */
+static double stage_flops(const pb_model_t *m, const pb_step_cfg_t *c, double layers, int logits,
+                          double *fwd_out, double *attn_out)
+{
+    double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;
+    uint64_t b = m->mbs, s = m->seq;
+    double fwd = layers * ((1.0 - moe_frac) * pb_flops_layer_fwd(m, b, s, 0, c->causal) +
+                           moe_frac * pb_flops_layer_fwd(m, b, s, 1, c->causal));
+    double rec = layers * ((1.0 - moe_frac) * pb_flops_recompute(m, b, s, 0, c->causal, c->recomp) +
+                           moe_frac * pb_flops_recompute(m, b, s, 1, c->causal, c->recomp));
+    if (logits)
+        fwd += pb_flops_logits_fwd(m, b, s);
+    *fwd_out = fwd;
+    *attn_out = layers * pb_flops_attn_core_fwd(m, b, s, c->causal);
+    return 3.0 * fwd + rec;
+}
+
+int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                  const pb_cost_t *cost, pb_step_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    const pb_hw_t *hw = cost->hw;
+    int tp = l->size[PB_DIM_TP], pp = l->size[PB_DIM_PP], cp = l->size[PB_DIM_CP];
+    int v = l->vp > 1 ? l->vp : 1;
+    uint64_t world = pb_layout_world(l);
+    uint64_t micro = pb_traffic_micro(m, l);
+    out->micro = micro;
+    double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
+    out->rate_tflops = rate;
+    double r = rate * 1e12 * (double)tp * (double)cp; /* a TP x CP group's rate */
+
+    /* the busiest stage: a middle one, or the last with the logits */
+    double L = (double)pb_traffic_stage_layers(m, l);
+    double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
+    double fwd_mid, attn_mid, fwd_last, attn_last;
+    double f_mid = stage_flops(m, c, L, pp == 1, &fwd_mid, &attn_mid);
+    double f_last = stage_flops(m, c, L - trim_each, 1, &fwd_last, &attn_last);
+    double f_stage = f_mid, fwd = fwd_mid, attn = attn_mid;
+    if (pp > 1 && f_last > f_mid)
+        f_stage = f_last, fwd = fwd_last, attn = attn_last;
+    double mb = f_stage / r; /* one micro-batch, forward + backward */
+    out->part[PB_PART_COMPUTE] = (double)micro * mb;
+    double bwd_window = 2.0 * fwd / r;
+    double fwd_window = fwd / r;
+    double attn_window = (double)micro * 3.0 * attn / r;
+
+    for (int k = 0; k < PB_GK_COUNT; k++)
+        out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
+
+    pb_op_list_t ops;
+    memset(&ops, 0, sizeof ops);
+    pb_traffic_cfg_t tc = c->traffic;
+    tc.recompute = c->recomp == PB_RECOMP_FULL; /* repeats the TP forward ops */
+    unsigned all = ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
+    if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
+        return err->code;
+    double dp_bwd = 0, dp_bwd_max = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
+    for (size_t i = 0; i < ops.n; i++) {
+        const pb_pat_op_t *o = &ops.ops[i];
+        int cal = 0;
+        double t = pb_cost_us(cost, o->coll, o->group_size, out->net[o->group], o->bytes,
+                              o->imbalance, &cal) * 1e-6;
+        if (cal)
+            out->ops_calibrated++;
+        else
+            out->ops_preset++;
+        double tot = t * (double)o->count;
+        switch (o->strategy) {
+        case PB_STRAT_TP:
+        case PB_STRAT_SP:
+            out->comm_total[PB_PART_TP] += tot;
+            break;
+        case PB_STRAT_PP:
+            out->comm_total[PB_PART_PP] += tot;
+            break;
+        case PB_STRAT_EP:
+            out->comm_total[PB_PART_EP] += tot;
+            break;
+        case PB_STRAT_CP:
+            out->comm_total[PB_PART_CP] += tot;
+            break;
+        default:
+            out->comm_total[PB_PART_DP] += tot;
+            if (c->traffic.zero == 3 && o->group == PB_GK_DP) {
+                dp_z3 += tot;
+            } else if (o->phase == PB_PH_OPT) {
+                dp_opt += tot;
+                dp_opt_max = t > dp_opt_max ? t : dp_opt_max;
+            } else {
+                dp_bwd += tot;
+                dp_bwd_max = t > dp_bwd_max ? t : dp_bwd_max;
+            }
+            break;
+        }
+    }
+    pb_op_list_free(&ops);
+
+    out->part[PB_PART_TP] = out->comm_total[PB_PART_TP] * (1.0 - c->tp_overlap);
+    out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
+    double ppc = out->comm_total[PB_PART_PP];
+    if (v > 1) /* interleaved: overlapped with compute, the excess shows */
+        ppc = ppc > out->part[PB_PART_COMPUTE] ? ppc - out->part[PB_PART_COMPUTE] : 0.0;
+    out->part[PB_PART_PP] = ppc;
+    double cpx = out->comm_total[PB_PART_CP] - attn_window;
+    out->part[PB_PART_CP] = cpx > 0 ? cpx : 0.0;
+    double work = out->part[PB_PART_COMPUTE] + out->part[PB_PART_TP] + out->part[PB_PART_PP] +
+                  out->part[PB_PART_EP] + out->part[PB_PART_CP];
+    out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * (double)micro) * work;
+
+    double dpx = dp_bwd - bwd_window;
+    dpx = dpx > dp_bwd_max ? dpx : dp_bwd_max;
+    double agx = dp_opt - fwd_window;
+    agx = agx > dp_opt_max ? agx : dp_opt_max;
+    double z3 = dp_z3 - out->part[PB_PART_COMPUTE];
+    out->part[PB_PART_DP] = dpx + agx + (z3 > 0 ? z3 : 0.0);
+
+    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
+    pb_memory(m, l, &mc, &out->mem);
+    double opt_params = out->mem.params;
+    if (c->traffic.zero >= 1)
+        opt_params /= (double)(l->size[PB_DIM_DP] * cp);
+    out->part[PB_PART_OPT] = opt_params * 30.0 / (hw->hbm_tbps * 1e12 * 0.8);
+
+    out->total = 0;
+    for (int p = 0; p < PB_PART_COUNT; p++)
+        out->total += out->part[p];
+    uint64_t batch = micro * m->mbs * (uint64_t)l->size[PB_DIM_DP];
+    out->flops = pb_flops_step(m, batch, c->causal, c->recomp);
+    double W = (double)world;
+    out->tokens_per_s = (double)batch * (double)m->seq / out->total;
+    out->tflops_model = out->flops.model / out->total / W / 1e12;
+    out->tflops_hw = out->flops.hw / out->total / W / 1e12;
+    out->mfu = out->tflops_model / hw->bf16_tflops;
+    out->hfu = out->tflops_hw / hw->bf16_tflops;
+    double comp = out->part[PB_PART_COMPUTE];
+    out->eff_tp = comp / (comp + out->part[PB_PART_TP]);
+    double inner = work - out->part[PB_PART_PP];
+    out->eff_pp = inner / (inner + out->part[PB_PART_PP] + out->part[PB_PART_BUBBLE]);
+    out->eff_dp = (out->total - out->part[PB_PART_DP]) / out->total;
+    out->bubble_frac = out->part[PB_PART_BUBBLE] / out->total;
+    out->capacity = hw->hbm_gib * PB_GIB * PB_HBM_USABLE;
+    out->fits = out->mem.total <= out->capacity;
+    return PB_OK;
+}

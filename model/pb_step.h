@@ -1,0 +1,86 @@
+/* pb_step.h - the time of one training step of a model on a layout.
+ *
+ * m = gbs / (mbs*dp) micro-batches run through p pipeline stages (1F1B, or
+ * interleaved with v model chunks per stage).  On the busiest stage:
+ *   compute  = m x (forward + backward + recomputation FLOPs of its
+ *              layers, and the logits on the last stage) / (tp*cp) / rate
+ *   TP       = the TP/SP operations of the patterns' op list, each timed by
+ *              the collective model, times (1 - tp_overlap): they sit on
+ *              the critical path between a block's GEMMs
+ *   PP       = the send/recv operations; 1F1B's are on the critical path,
+ *              interleaved ones overlap compute (what sticks out is kept)
+ *   EP       = the all-to-alls (dispatch and combine wait for each other)
+ *   CP       = the K,V ring steps, hidden behind the attention they feed;
+ *              the excess is exposed
+ *   bubble   = (p-1)/(v*m) x (compute + TP + PP + EP + CP), the pipeline's
+ *              fill and drain (Narayanan et al. 2021)
+ *   DP       = gradient reduction overlapped with the last micro-batch's
+ *              backward: what exceeds it, and at least the last bucket,
+ *              is exposed; the distributed optimizer's parameter
+ *              all-gather overlaps the next step's first forward likewise;
+ *              ZeRO-3's per-layer traffic overlaps all compute
+ *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
+ *              30 bytes per parameter (read fp32 weight, moments, gradient;
+ *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
+ * Every communication time comes from pb_cost_us applied to the op list
+ * pb_traffic_gen produces: the operations the suite measures. */
+#ifndef PB_STEP_H
+#define PB_STEP_H
+
+#include <stdint.h>
+
+#include "../patterns/pb_layout.h"
+#include "../patterns/pb_model.h"
+#include "../patterns/pb_traffic.h"
+#include "pb_cost.h"
+#include "pb_flops.h"
+#include "pb_memory.h"
+
+typedef struct pb_step_cfg {
+    pb_recomp_t recomp;
+    int flash;
+    int causal;
+    double tp_overlap;    /* fraction of TP communication hidden, 0..1 */
+    double compute_tflops; /* per GPU; 0 = hw bf16 peak x achievable */
+    pb_traffic_cfg_t traffic; /* zero, buckets, gradient type, imbalance */
+    int gpus_per_node;
+} pb_step_cfg_t;
+
+void pb_step_cfg_default(pb_step_cfg_t *c);
+
+enum { PB_PART_COMPUTE, PB_PART_TP, PB_PART_PP, PB_PART_BUBBLE, PB_PART_DP, PB_PART_EP,
+       PB_PART_CP, PB_PART_OPT, PB_PART_COUNT };
+const char *pb_part_name(int part);
+
+typedef struct pb_step {
+    double part[PB_PART_COUNT]; /* seconds on the critical path */
+    double comm_total[PB_PART_COUNT]; /* seconds before overlap (TP..CP) */
+    double total;                   /* seconds per step */
+    uint64_t micro;
+    double rate_tflops; /* compute rate used, per GPU */
+    pb_flops_step_t flops;
+    double tokens_per_s;
+    double tflops_model, tflops_hw; /* per GPU */
+    double mfu, hfu;
+    double eff_tp, eff_pp, eff_dp;
+    double bubble_frac; /* bubble / step */
+    int net[PB_GK_COUNT]; /* 1: that group kind spans nodes */
+    int ops_calibrated, ops_preset;
+    pb_mem_t mem;
+    double capacity; /* bytes usable */
+    int fits;
+} pb_step_t;
+
+/* The layout must have passed pb_layout_check. */
+int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                  const pb_cost_t *cost, pb_step_t *out, pb_err_t *err);
+
+/* Does a group of kind k of the layout span nodes of G GPUs (ranks
+ * numbered node by node)? */
+int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
+
+/* Usable share of HBM: the rest is the CUDA context, NCCL buffers and the
+ * allocator's fragmentation (PyTorch runs commonly lose 5-10 %). */
+#define PB_HBM_USABLE 0.90
+
+#endif
