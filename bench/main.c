@@ -7,6 +7,7 @@
 #include "pb_options.h"
 #include "pb_topo_cmd.h"
 #include "pb_pattern_cmd.h"
+#include "pb_model_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -31,6 +32,18 @@ int main(int argc, char **argv)
         int rank0 = pb_launch_rank_hint() == 0;
         int code = pb_pattern_dry_run(&opt, rank0, &err);
         if (code != PB_OK && rank0)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
+    }
+    /* calibrate, model and plan are arithmetic over files and presets:
+     * no MPI, no launch; under a launcher only rank 0 prints */
+    if (opt.cmd == PB_CMD_CALIBRATE || opt.cmd == PB_CMD_MODEL || opt.cmd == PB_CMD_PLAN) {
+        if (pb_launch_rank_hint() != 0)
+            return 0;
+        int code = opt.cmd == PB_CMD_CALIBRATE ? pb_calibrate_cmd(&opt, &err)
+                   : opt.cmd == PB_CMD_MODEL   ? pb_model_cmd(&opt, &err)
+                                               : pb_plan_cmd(&opt, &err);
+        if (code != PB_OK)
             fprintf(stderr, "parbench: %s\n", err.msg);
         return code;
     }

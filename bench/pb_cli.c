@@ -21,7 +21,9 @@ enum opt_id {
     O_MODEL, O_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
     O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order (pb_dim_t's) */
     O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
-    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE
+    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
+    O_OUTPUT, O_FIT_TOL, O_GPUS, O_GPN, O_HW, O_HW_SET, O_CALIB, O_GEMM_CSV, O_SELECTIVE,
+    O_FLASH, O_CAUSAL, O_TP_OVERLAP, O_TFLOPS, O_TOP
 };
 
 struct opt_spec {
@@ -71,6 +73,13 @@ static const struct opt_spec specs[] = {
     {"grad-dtype", 0, 1, O_GRAD_DTYPE}, {"recompute", 0, 0, O_RECOMPUTE},
     {"imbalance", 0, 1, O_IMBALANCE},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
+    {"output", 'o', 1, O_OUTPUT},      {"fit-tol", 0, 1, O_FIT_TOL},
+    {"gpus", 0, 1, O_GPUS},            {"gpus-per-node", 0, 1, O_GPN},
+    {"hw", 0, 1, O_HW},                {"hw-set", 0, 1, O_HW_SET},
+    {"calib", 0, 1, O_CALIB},          {"gemm-csv", 0, 1, O_GEMM_CSV},
+    {"selective", 0, 0, O_SELECTIVE},  {"flash", 0, 0, O_FLASH},
+    {"causal", 0, 0, O_CAUSAL},        {"tp-overlap", 0, 1, O_TP_OVERLAP},
+    {"tflops", 0, 1, O_TFLOPS},        {"top", 0, 1, O_TOP},
 };
 
 static const char usage_main[] =
@@ -85,6 +94,9 @@ static const char usage_main[] =
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
     "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
     "  validate send/recv bandwidth of every rank pair against its link class\n"
+    "  calibrate fit collective times from results CSV (parbench calibrate --help)\n"
+    "  model    predict a training step of a model and layout (parbench model --help)\n"
+    "  plan     rank every layout of a model on N GPUs (parbench plan --help)\n"
     "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
     "                    (see PATTERNS below)\n"
     "\n"
@@ -243,9 +255,60 @@ static const char usage_validate[] =
     "  --csv FILE        append one row per pair (pattern validate)\n"
     "  --fault slow:A-B  repeat every transfer of ranks A and B (tests the flagging)\n";
 
+static const char usage_calibrate[] =
+    "usage: parbench calibrate RESULTS.csv [MORE.csv ...] [-o calib.csv] [--fit-tol P]\n"
+    "\n"
+    "Fits, for every (collective, group size, link class) in the rows, time(bytes)\n"
+    "piecewise by size range, each piece latency + bytes / bandwidth, and prints\n"
+    "each piece with its worst and rms relative error.  A size measured several\n"
+    "times (modes, types, runs) keeps its fastest median.  Runs no MPI.\n"
+    "\n"
+    "  -o, --output FILE  write the pieces as CSV (for --calib of model and plan)\n"
+    "  --fit-tol P        a piece of 4+ sizes may miss by at most P percent (default 5)\n";
+
+static const char usage_model[] =
+    "usage: parbench model [model] [layout] --gpus N --gpus-per-node G [--hw NAME]\n"
+    "                      [--calib calib.csv] [--gemm-csv gemm.csv]\n"
+    "\n"
+    "Predicts one training step: compute, exposed TP, PP send/recv, pipeline\n"
+    "bubble, DP gradient sync, EP all-to-all, CP exchange and optimizer, with\n"
+    "tokens/s, TFLOP/s per GPU, MFU/HFU, TP/PP/DP efficiencies and memory per GPU.\n"
+    "Communication times apply the calibration (else the hardware preset) to the\n"
+    "operations the patterns generate.  Runs no MPI.\n"
+    "\n"
+    "  model and layout flags as for --pattern (--preset, --tp, --pp, --vp, --sp, ...);\n"
+    "  dp defaults to what --gpus leaves\n"
+    "  --hw NAME          a100, h100, h200, b200 (default a100)\n"
+    "  --hw-set K=V       override a hardware field (bf16_tflops, hbm_gib, hbm_tbps,\n"
+    "                     nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node,\n"
+    "                     achievable, nvlink_eff, net_eff, lat_intra_us, lat_net_us)\n"
+    "  --gpus-per-node G  GPUs per node (default: the hardware's)\n"
+    "  --calib FILE       parbench calibrate's CSV\n"
+    "  --gemm-csv FILE    parbench gemm rows: their GEMM rate sets the compute rate\n"
+    "  --tflops X         compute rate per GPU instead\n"
+    "  --recompute | --selective   full or selective activation recomputation\n"
+    "  --flash            flash attention (no s^2 activations stored)\n"
+    "  --causal           count half the attention scores (causal masking skipped)\n"
+    "  --tp-overlap F     fraction of TP communication hidden behind GEMMs (default 0)\n"
+    "  --zero 0|1|2|3, --dist-opt, --dp-bucket, --grad-dtype, --imbalance as --pattern\n";
+
+static const char usage_plan[] =
+    "usage: parbench plan [model] --gpus N --gpus-per-node G [--hw NAME] [--calib F]\n"
+    "\n"
+    "Enumerates tp, pp, vp, dp, cp, ep, micro-batch, recomputation and optimizer\n"
+    "sharding; drops layouts that break a constraint or do not fit in memory;\n"
+    "ranks the rest by predicted step time and prints the best --top N (10), each\n"
+    "with the reason it loses to the one above.  Options as for parbench model.\n";
+
 const char *pb_cli_usage(pb_command_t cmd)
 {
     switch (cmd) {
+    case PB_CMD_CALIBRATE:
+        return usage_calibrate;
+    case PB_CMD_MODEL:
+        return usage_model;
+    case PB_CMD_PLAN:
+        return usage_plan;
     case PB_CMD_COLL:
         return usage_coll;
     case PB_CMD_GEMM:
@@ -280,6 +343,8 @@ static void defaults(pb_options_t *o)
     o->max_pairs = 256;
     o->min_ratio = 0.8;
     o->imbalance = 1.0;
+    o->fit_tol = 0.05;
+    o->top = 10;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -715,6 +780,59 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_RECOMPUTE:
         o->recompute = 1;
         return PB_OK;
+    case O_OUTPUT:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "%s needs a file name", shown);
+        o->output = v;
+        return PB_OK;
+    case O_FIT_TOL:
+        if (parse_double(shown, v, 1, &o->fit_tol, err) != PB_OK)
+            return err->code;
+        o->fit_tol /= 100.0;
+        return PB_OK;
+    case O_GPUS:
+        return parse_int(shown, v, 1, &o->gpus, err);
+    case O_GPN:
+        return parse_int(shown, v, 1, &o->gpus_per_node, err);
+    case O_HW:
+        o->hw = v;
+        return PB_OK;
+    case O_HW_SET:
+        if (strchr(v, '=') == NULL)
+            return pb_err_set(err, PB_EINPUT, "--hw-set takes key=value, not '%s'", v);
+        if (o->nhw_set == PB_MAX_INPUTS)
+            return pb_err_set(err, PB_EINPUT, "too many --hw-set options");
+        o->hw_set[o->nhw_set++] = v;
+        return PB_OK;
+    case O_CALIB:
+        o->calib = v;
+        return PB_OK;
+    case O_GEMM_CSV:
+        o->gemm_csv = v;
+        return PB_OK;
+    case O_SELECTIVE:
+        o->selective = 1;
+        return PB_OK;
+    case O_FLASH:
+        o->flash = 1;
+        return PB_OK;
+    case O_CAUSAL:
+        o->causal = 1;
+        return PB_OK;
+    case O_TP_OVERLAP:
+        if (strcmp(v, "0") == 0) {
+            o->tp_overlap = 0.0;
+            return PB_OK;
+        }
+        if (parse_double(shown, v, 0, &o->tp_overlap, err) != PB_OK)
+            return err->code;
+        if (o->tp_overlap > 1.0)
+            return pb_err_set(err, PB_EINPUT, "--tp-overlap is a fraction in [0, 1], not %s", v);
+        return PB_OK;
+    case O_TFLOPS:
+        return parse_double(shown, v, 0, &o->tflops, err);
+    case O_TOP:
+        return parse_int(shown, v, 1, &o->top, err);
     case O_IMBALANCE:
         if (parse_double(shown, v, 0, &o->imbalance, err) != PB_OK)
             return err->code;
@@ -745,8 +863,45 @@ static int finish_gemm(pb_options_t *o, pb_err_t *err)
     return pb_gemm_model_check(&o->gemm, err);
 }
 
+/* calibrate, model and plan: pure computations with their own options */
+static int finish_model(pb_options_t *o, pb_err_t *err)
+{
+    int modelish = o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN;
+    if (o->cmd == PB_CMD_CALIBRATE && o->ninputs == 0)
+        return pb_err_set(err, PB_EINPUT, "parbench calibrate needs at least one results CSV");
+    if (o->output && o->cmd != PB_CMD_CALIBRATE)
+        return pb_err_set(err, PB_EINPUT, "-o is an option of parbench calibrate");
+    if (!modelish && (o->gpus || o->gpus_per_node || o->hw || o->nhw_set || o->calib ||
+                      o->gemm_csv || o->selective || o->flash || o->causal || o->tflops ||
+                      o->tp_overlap > 0))
+        return pb_err_set(err, PB_EINPUT,
+                          "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, "
+                          "--selective, --flash, --causal, --tp-overlap and --tflops belong to "
+                          "parbench model and plan");
+    if (o->selective && o->recompute)
+        return pb_err_set(err, PB_EINPUT, "give --recompute (full) or --selective, not both");
+    if (o->cmd == PB_CMD_PLAN && (o->layout_given || o->vp || o->sp))
+        return pb_err_set(err, PB_EINPUT, "parbench plan searches the layout: no --tp, --pp, "
+                                          "--vp, --sp, --cp, --ep or --dp");
+    if (o->cmd == PB_CMD_PLAN && o->gpus == 0)
+        return pb_err_set(err, PB_EINPUT, "parbench plan needs --gpus N");
+    if (o->cmd == PB_CMD_MODEL && !o->layout_given)
+        return pb_err_set(err, PB_EINPUT, "parbench model needs a layout (--tp, --pp, ...)");
+    return PB_OK;
+}
+
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (finish_model(o, err) != PB_OK)
+        return err->code;
+    if (o->cmd == PB_CMD_CALIBRATE || o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN) {
+        if (o->pattern_mask || o->dry_run)
+            return pb_err_set(err, PB_EINPUT, "--pattern and --dry-run are not options of "
+                                              "calibrate, model or plan");
+        if (o->ndtypes > 1)
+            return pb_err_set(err, PB_EINPUT, "--dtype takes one type (the model's)");
+        return PB_OK;
+    }
     if (o->pattern_mask && o->cmd == PB_CMD_COLL)
         return pb_err_set(err, PB_EINPUT, "--pattern is not an option of parbench coll");
     if (o->pattern_mask)
@@ -842,6 +997,12 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_TOPO;
         else if (strcmp(argv[1], "validate") == 0)
             o->cmd = PB_CMD_VALIDATE;
+        else if (strcmp(argv[1], "calibrate") == 0)
+            o->cmd = PB_CMD_CALIBRATE;
+        else if (strcmp(argv[1], "model") == 0)
+            o->cmd = PB_CMD_MODEL;
+        else if (strcmp(argv[1], "plan") == 0)
+            o->cmd = PB_CMD_PLAN;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else
@@ -871,6 +1032,12 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
                     return pb_err_set(err, PB_EINPUT, "unknown option '%s' (see parbench --help)", a);
                 val = a + 2;
             }
+        } else if (o->cmd == PB_CMD_CALIBRATE && a[0] != '-') {
+            /* calibrate's inputs: results files */
+            if (o->ninputs == PB_MAX_INPUTS)
+                return pb_err_set(err, PB_EINPUT, "at most %d results files", PB_MAX_INPUTS);
+            o->inputs[o->ninputs++] = a;
+            continue;
         } else {
             return pb_err_set(err, PB_EINPUT, "unexpected argument '%s' (see parbench --help)", a);
         }

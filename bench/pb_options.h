@@ -23,6 +23,9 @@ typedef enum pb_command {
     PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
     PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
     PB_CMD_PATTERN, /* --pattern given */
+    PB_CMD_CALIBRATE, /* results CSV -> fitted collective model (pure) */
+    PB_CMD_MODEL,     /* predicted step of one layout (pure) */
+    PB_CMD_PLAN,      /* ranked layouts (pure) */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -143,6 +146,27 @@ typedef struct pb_options {
     const char *grad_dtype;
     int recompute;
     double imbalance;
+
+    /* calibrate, model, plan: pure computations, no MPI (strings point
+     * into argv) */
+#define PB_MAX_INPUTS 16
+    const char *inputs[PB_MAX_INPUTS]; /* calibrate's result files */
+    int ninputs;
+    const char *output;   /* -o: calibrate's CSV */
+    double fit_tol;       /* --fit-tol: a piece's largest relative error */
+    int gpus;             /* --gpus (0: the layout's product) */
+    int gpus_per_node;    /* --gpus-per-node (0: the hardware's) */
+    const char *hw;       /* --hw preset name */
+    const char *hw_set[PB_MAX_INPUTS]; /* --hw-set key=value */
+    int nhw_set;
+    const char *calib;    /* --calib: calibrate's CSV */
+    const char *gemm_csv; /* --gemm-csv: parbench gemm rows for the compute rate */
+    int selective;        /* --selective: selective recomputation */
+    int flash;            /* --flash: flash attention (no s^2 activations) */
+    int causal;           /* --causal: count half the attention scores */
+    double tp_overlap;    /* --tp-overlap F */
+    double tflops;        /* --tflops: compute rate override */
+    int top;              /* plan: layouts printed */
 
     /* test switches */
     pb_fault_kind_t fault;

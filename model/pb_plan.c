@@ -152,7 +152,7 @@ void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *bu
                      lb->size[PB_DIM_TP]);
         break;
     case PB_PART_BUBBLE:
-        snprintf(why, sizeof why, "bubble %.0f %% vs %.0f %% (pp %d vp %d, %llu micro-batches)",
+        snprintf(why, sizeof why, "bubble %.1f %% vs %.1f %% (pp %d vp %d, %llu micro-batches)",
                  100 * w->st.bubble_frac, 100 * b->st.bubble_frac, lw->size[PB_DIM_PP], lw->vp,
                  (unsigned long long)w->st.micro);
         break;
@@ -179,15 +179,25 @@ void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *bu
                  b->st.part[PB_PART_OPT], w->zero < b->zero ? " (not sharded)" : "");
         break;
     default:
-        if (w->recomp != b->recomp)
+        if (w->recomp != b->recomp && w->st.flops.hw > b->st.flops.hw)
             snprintf(why, sizeof why, "%s recomputation: %.0f %% more FLOPs than %s",
                      pb_recomp_name(w->recomp), 100.0 * (w->st.flops.hw / b->st.flops.hw - 1.0),
                      pb_recomp_name(b->recomp));
-        else
-            snprintf(why, sizeof why, "compute %.2f s vs %.2f s (mbs %llu vs %llu)",
+        else if (lw->size[PB_DIM_PP] != lb->size[PB_DIM_PP])
+            snprintf(why, sizeof why,
+                     "busiest stage computes %.2f s vs %.2f s (pp %d vs %d: the last stage "
+                     "also runs the logits)",
                      w->st.part[PB_PART_COMPUTE], b->st.part[PB_PART_COMPUTE],
-                     (unsigned long long)w->mbs, (unsigned long long)b->mbs);
+                     lw->size[PB_DIM_PP], lb->size[PB_DIM_PP]);
+        else
+            snprintf(why, sizeof why, "compute %.2f s vs %.2f s", w->st.part[PB_PART_COMPUTE],
+                     b->st.part[PB_PART_COMPUTE]);
         break;
+    }
+    if (dmax < 1e-4 * b->st.total) {
+        /* no part grew noticeably: a tie, kept in order of memory */
+        snprintf(why, sizeof why, "ties (within 0.01 %%), uses %.1f GiB vs %.1f GiB",
+                 w->st.mem.total / PB_GIB, b->st.mem.total / PB_GIB);
     }
     snprintf(buf, len, "+%.1f %%: %s", pct, why);
 }

@@ -1,0 +1,16 @@
+/* pb_calib_csv.h - a calibration to and from CSV (libcsv), one row per
+ * fitted piece:
+ *   collective, group_size, link_class, piece, bytes_lo, bytes_hi,
+ *   latency_us, us_per_byte, bandwidth_gbps, points, max_err_pct,
+ *   rms_err_pct
+ * us_per_byte is the exact slope (read back); bandwidth_gbps = 1e-3 /
+ * us_per_byte is for people (GB = 1e9 B). */
+#ifndef PB_CALIB_CSV_H
+#define PB_CALIB_CSV_H
+
+#include "../model/pb_calib.h"
+
+int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err);
+int pb_calib_csv_read(const char *path, pb_calib_t *k, pb_err_t *err);
+
+#endif

@@ -1,0 +1,303 @@
+#include "pb_model_cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../model/pb_plan.h"
+#include "pb_calib_csv.h"
+#include "pb_meas_rows.h"
+#include "pb_pattern_plan.h"
+
+int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    pb_result_t *rows = NULL;
+    size_t nrows = 0, npts = 0, skipped = 0;
+    pb_meas_t *pts = NULL;
+    if (pb_meas_read_files(o->inputs, o->ninputs, &rows, &nrows, err) != PB_OK)
+        return err->code;
+    int code = pb_meas_from_rows(rows, nrows, &pts, &npts, &skipped, err);
+    size_t ngemm = 0;
+    double gemm = pb_meas_gemm_tflops(rows, nrows, &ngemm);
+    free(rows);
+    if (code != PB_OK)
+        return code;
+    if (npts == 0) {
+        free(pts);
+        return pb_err_set(err, PB_EINPUT,
+                          "no communication rows to fit in %s%s (%zu rows skipped)", o->inputs[0],
+                          o->ninputs > 1 ? " ..." : "", skipped);
+    }
+    pb_calib_t k;
+    pb_calib_init(&k);
+    code = pb_calib_fit(pts, npts, o->fit_tol, &k, err);
+    free(pts);
+    if (code != PB_OK) {
+        pb_calib_free(&k);
+        return code;
+    }
+    printf("# parbench calibrate: %zu points, %zu rows skipped, %zu curves; a piece of 4+ "
+           "sizes misses by at most %.1f %%\n",
+           npts, skipped, k.n, 100.0 * o->fit_tol);
+    printf("# time(bytes) = latency + bytes / bandwidth per piece; err = |fit/measured - 1|\n");
+    printf("%-14s %5s %-8s %5s %12s %12s %12s %12s %6s %8s %8s\n", "collective", "n", "link",
+           "piece", "bytes_lo", "bytes_hi", "latency_us", "bw_GB/s", "points", "max_err%",
+           "rms_err%");
+    for (size_t i = 0; i < k.n; i++) {
+        const pb_curve_t *c = &k.c[i];
+        for (int p = 0; p < c->npieces; p++) {
+            const pb_piece_t *q = &c->p[p];
+            char bw[32];
+            if (q->beta_us_b > 0)
+                snprintf(bw, sizeof bw, "%.3f", 1e-3 / q->beta_us_b);
+            else
+                snprintf(bw, sizeof bw, "latency-only");
+            printf("%-14s %5d %-8s %5d %12llu %12llu %12.3f %12s %6d %8.2f %8.2f\n",
+                   pb_pat_coll_name(c->coll), c->n, c->link, p, (unsigned long long)q->lo,
+                   (unsigned long long)q->hi, q->alpha_us, bw, q->npts, 100 * q->max_err,
+                   100 * q->rms_err);
+        }
+    }
+    if (ngemm)
+        printf("# gemm rows: %zu, GEMM rate %.1f TFLOP/s (pass them to model/plan with "
+               "--gemm-csv)\n",
+               ngemm, gemm);
+    if (o->output) {
+        code = pb_calib_csv_write(o->output, &k, err);
+        if (code == PB_OK)
+            printf("# written: %s\n", o->output);
+    }
+    pb_calib_free(&k);
+    return code;
+}
+
+/* what model and plan share: hardware, calibration, compute rate */
+typedef struct env {
+    pb_hw_t hw;
+    pb_calib_t calib;
+    int have_calib;
+    pb_step_cfg_t step;
+    char rate_src[128];
+} env_t;
+
+static int env_init(const pb_options_t *o, env_t *e, pb_err_t *err)
+{
+    memset(e, 0, sizeof *e);
+    pb_calib_init(&e->calib);
+    if (pb_hw_preset(o->hw ? o->hw : "a100", &e->hw, err))
+        return err->code;
+    for (int i = 0; i < o->nhw_set; i++) {
+        char key[64];
+        const char *eq = strchr(o->hw_set[i], '=');
+        size_t kl = (size_t)(eq - o->hw_set[i]);
+        if (kl >= sizeof key)
+            return pb_err_set(err, PB_EINPUT, "--hw-set: key too long in '%s'", o->hw_set[i]);
+        memcpy(key, o->hw_set[i], kl);
+        key[kl] = '\0';
+        if (pb_hw_set(&e->hw, key, eq + 1, err))
+            return err->code;
+    }
+    if (o->gpus_per_node)
+        e->hw.gpus_per_node = o->gpus_per_node;
+    if (pb_hw_check(&e->hw, err))
+        return err->code;
+    if (o->calib) {
+        if (pb_calib_csv_read(o->calib, &e->calib, err))
+            return err->code;
+        e->have_calib = 1;
+    }
+    pb_step_cfg_default(&e->step);
+    e->step.recomp = o->recompute ? PB_RECOMP_FULL : o->selective ? PB_RECOMP_SELECTIVE
+                                                                  : PB_RECOMP_NONE;
+    e->step.flash = o->flash;
+    e->step.causal = o->causal;
+    e->step.tp_overlap = o->tp_overlap;
+    e->step.gpus_per_node = e->hw.gpus_per_node;
+    e->step.traffic.bucket = o->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    e->step.traffic.zero = o->zero;
+    e->step.traffic.imbalance = o->imbalance;
+    if (o->grad_dtype && pb_pat_dtype_parse(o->grad_dtype, &e->step.traffic.grad_dtype) != 0)
+        return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
+                          o->grad_dtype);
+    double peak = e->hw.bf16_tflops;
+    snprintf(e->rate_src, sizeof e->rate_src, "bf16 peak %.0f x achievable %.2f", peak,
+             e->hw.achievable);
+    if (o->tflops > 0) {
+        e->step.compute_tflops = o->tflops;
+        snprintf(e->rate_src, sizeof e->rate_src, "--tflops");
+    } else if (o->gemm_csv) {
+        pb_result_t *rows = NULL;
+        size_t n = 0, ng = 0;
+        if (pb_meas_read_files(&o->gemm_csv, 1, &rows, &n, err))
+            return err->code;
+        double g = pb_meas_gemm_tflops(rows, n, &ng);
+        free(rows);
+        if (ng == 0)
+            return pb_err_set(err, PB_EINPUT, "%s has no parbench gemm rows", o->gemm_csv);
+        e->step.compute_tflops = g * e->hw.achievable / PB_GEMM_PEAK_SHARE;
+        snprintf(e->rate_src, sizeof e->rate_src,
+                 "%zu GEMM rows: %.1f TFLOP/s x %.2f / %.2f (layer share)", ng, g,
+                 e->hw.achievable, PB_GEMM_PEAK_SHARE);
+    }
+    return PB_OK;
+}
+
+static void print_hw(const pb_hw_t *h)
+{
+    printf("hardware: %s: bf16 %.0f TFLOP/s dense, %.0f GiB HBM at %.2f TB/s, NVLink %.0f GB/s "
+           "per direction, %d x %.0f Gb/s NICs per %d GPUs\n",
+           h->name, h->bf16_tflops, h->hbm_gib, h->hbm_tbps, h->nvlink_gbps, h->nics_per_node,
+           h->nic_gbitps, h->gpus_per_node);
+}
+
+static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e,
+                       const pb_step_t *st)
+{
+    static const char *const kinds[] = {"TP", "CP", "DP", "PP", "EP", "EDP"};
+    printf("model: %s: %llu layers, hidden %llu, %llu heads (%llu KV), ffn %llu, vocab %llu, "
+           "seq %llu, %.2f B parameters\n",
+           m->name, (unsigned long long)m->layers, (unsigned long long)m->hidden,
+           (unsigned long long)m->heads, (unsigned long long)m->kv_heads,
+           (unsigned long long)m->ffn, (unsigned long long)m->vocab, (unsigned long long)m->seq,
+           (double)pb_model_params(m) / 1e9);
+    uint64_t world = pb_layout_world(l);
+    printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPUs (%llu nodes of %d); "
+           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s\n",
+           l->size[PB_DIM_TP], l->sp ? " (sp)" : "", l->size[PB_DIM_PP], l->vp,
+           l->size[PB_DIM_DP],
+           l->size[PB_DIM_CP], l->size[PB_DIM_EP], (unsigned long long)world,
+           (unsigned long long)((world + (uint64_t)e->hw.gpus_per_node - 1) /
+                                (uint64_t)e->hw.gpus_per_node),
+           e->hw.gpus_per_node, (unsigned long long)m->mbs,
+           (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
+           (unsigned long long)st->micro, pb_recomp_name(e->step.recomp),
+           e->step.flash ? ", flash attention" : "");
+    print_hw(&e->hw);
+    printf("compute rate: %.1f TFLOP/s per GPU (%s)\n", st->rate_tflops, e->rate_src);
+    printf("collectives: %d operation kinds from the calibration, %d from the %s preset%s\n",
+           st->ops_calibrated, st->ops_preset, e->hw.name,
+           e->have_calib ? "" : " (no --calib)");
+    printf("groups:");
+    for (int k = 0; k < PB_GK_COUNT; k++) {
+        int n = pb_layout_group_size(l, (pb_gkind_t)k);
+        if (n > 1)
+            printf(" %s %d %s;", kinds[k], n, st->net[k] ? "across nodes" : "within a node");
+    }
+    printf("\n\n%-10s %12s %9s %16s\n", "part", "seconds", "% step", "before overlap");
+    for (int p = 0; p < PB_PART_COUNT; p++) {
+        printf("%-10s %12.4f %8.1f%%", pb_part_name(p), st->part[p],
+               100.0 * st->part[p] / st->total);
+        int comm = p == PB_PART_TP || p == PB_PART_PP || p == PB_PART_DP || p == PB_PART_EP ||
+                   p == PB_PART_CP;
+        if (comm)
+            printf(" %16.4f", st->comm_total[p]);
+        printf("\n");
+    }
+    printf("%-10s %12.4f %8.1f%%\n\n", "step", st->total, 100.0);
+    printf("throughput: %.0f tokens/s; %.1f TFLOP/s per GPU (model), %.1f (hardware, with "
+           "recomputation)\n",
+           st->tokens_per_s, st->tflops_model, st->tflops_hw);
+    printf("MFU %.1f %%, HFU %.1f %% of %.0f TFLOP/s bf16\n", 100 * st->mfu, 100 * st->hfu,
+           e->hw.bf16_tflops);
+    printf("efficiency: TP %.1f %% (compute / (compute + exposed TP)), PP %.1f %% (work / "
+           "(work + bubble + p2p)), DP %.1f %% (step without exposed DP / step)\n",
+           100 * st->eff_tp, 100 * st->eff_pp, 100 * st->eff_dp);
+    printf("memory per GPU: %.2f B parameters x %.2f B = %.2f GiB weights+grads+optimizer; "
+           "activations %.2f GiB (%.2f micro-batches in flight) + %.2f GiB embedding/output; "
+           "total %.2f GiB of %.1f GiB usable (%.0f GiB x %.2f): %s\n",
+           st->mem.params / 1e9, st->mem.weights / st->mem.params, st->mem.weights / PB_GIB,
+           st->mem.act_layers / PB_GIB, st->mem.inflight, st->mem.act_extra / PB_GIB,
+           st->mem.total / PB_GIB, st->capacity / PB_GIB, e->hw.hbm_gib, PB_HBM_USABLE,
+           st->fits ? "fits" : "DOES NOT FIT");
+}
+
+int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    env_t e;
+    int code = env_init(o, &e, err);
+    pb_pattern_plan_t p;
+    memset(&p, 0, sizeof p);
+    if (code == PB_OK) {
+        pb_options_t po = *o;
+        po.cmd = PB_CMD_PATTERN; /* the model's --dtype applies */
+        code = pb_pattern_plan(&po, o->gpus, &p, err);
+    }
+    pb_step_t st;
+    if (code == PB_OK) {
+        pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
+        code = pb_step_model(&p.model, &p.layout, &e.step, &cost, &st, err);
+    }
+    if (code == PB_OK)
+        print_step(&p.model, &p.layout, &e, &st);
+    pb_pattern_plan_free(&p);
+    pb_calib_free(&e.calib);
+    return code;
+}
+
+int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    env_t e;
+    int code = env_init(o, &e, err);
+    pb_pattern_plan_t p;
+    memset(&p, 0, sizeof p);
+    pb_model_t m;
+    if (code == PB_OK) {
+        /* the model only: the layout is what the search decides */
+        pb_options_t po = *o;
+        po.cmd = PB_CMD_PATTERN;
+        po.layout[PB_LAYOUT_DP] = 1;
+        code = pb_pattern_plan(&po, 1, &p, err);
+        m = p.model;
+        pb_pattern_plan_free(&p);
+    }
+    if (code != PB_OK) {
+        pb_calib_free(&e.calib);
+        return code;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
+    pb_plan_cfg_t pc = {o->gpus, e.step};
+    pb_plan_result_t r;
+    code = pb_plan(&m, &pc, &cost, &r, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (code == PB_OK) {
+        printf("plan: %s (%.2f B parameters) on %d GPUs, %d per node; gbs %llu, seq %llu\n",
+               m.name, (double)pb_model_params(&m) / 1e9, o->gpus, e.hw.gpus_per_node,
+               (unsigned long long)m.gbs, (unsigned long long)m.seq);
+        print_hw(&e.hw);
+        printf("compute rate %.1f TFLOP/s per GPU (%s); collectives from %s\n",
+               e.step.compute_tflops > 0 ? e.step.compute_tflops
+                                         : e.hw.bf16_tflops * e.hw.achievable,
+               e.rate_src, e.have_calib ? "the calibration where it covers them, else the preset"
+                                        : "the preset");
+        printf("searched %llu layouts in %.3f s: %llu break a constraint, %llu do not fit in "
+               "%.0f GiB x %.2f, %zu ranked\n\n",
+               (unsigned long long)r.considered, secs, (unsigned long long)r.invalid,
+               (unsigned long long)r.oom, e.hw.hbm_gib, PB_HBM_USABLE, r.n);
+        if (r.n == 0)
+            code = pb_err_set(err, PB_EINPUT,
+                              "no layout of %s fits %d GPUs of %.0f GiB (more GPUs, or a "
+                              "smaller batch or sequence)",
+                              m.name, o->gpus, e.hw.hbm_gib);
+        size_t top = r.n < (size_t)o->top ? r.n : (size_t)o->top;
+        if (top)
+            printf("%4s %9s %6s %6s %6s %8s  %-58s %s\n", "rank", "step_s", "MFU%", "bubbl%",
+                   "memGiB", "tok/s/G", "layout", "why it loses to the one above");
+        for (size_t i = 0; i < top; i++) {
+            const pb_plan_entry_t *en = &r.e[i];
+            char desc[160], why[256] = "fastest";
+            pb_plan_describe(en, desc, sizeof desc);
+            if (i > 0)
+                pb_plan_reason(&r.e[i - 1], en, why, sizeof why);
+            printf("%4zu %9.3f %6.1f %6.1f %6.1f %8.0f  %-58s %s\n", i + 1, en->st.total,
+                   100 * en->st.mfu, 100 * en->st.bubble_frac, en->st.mem.total / PB_GIB,
+                   en->st.tokens_per_s / o->gpus, desc, why);
+        }
+    }
+    pb_plan_free(&r);
+    pb_calib_free(&e.calib);
+    return code;
+}
