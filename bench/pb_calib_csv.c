@@ -57,13 +57,13 @@ static void on_field(void *s, size_t len, void *data)
     rd_t *r = data;
     if (r->rc)
         return;
-    if (r->nf >= NCOLS || len >= sizeof r->field[0]) {
-        r->rc = pb_err_set(r->err, PB_EINPUT, "%s:%zu: not a calibration row (%s)", r->path,
-                           r->line, r->nf >= NCOLS ? "too many fields" : "field too long");
-        return;
+    /* extra or over-long fields are counted, and refused per record */
+    if (r->nf < NCOLS) {
+        size_t n = len < sizeof r->field[0] - 1 ? len : sizeof r->field[0] - 1;
+        memcpy(r->field[r->nf], s, n);
+        r->field[r->nf][n] = '\0';
     }
-    memcpy(r->field[r->nf], s, len);
-    r->field[r->nf++][len] = '\0';
+    r->nf++;
 }
 
 static int num(rd_t *r, int i, double *out)

@@ -135,20 +135,29 @@ int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_cu
 double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, double *beta_part)
 {
     int k = 0;
-    double x = (double)bytes;
-    while (k + 1 < c->npieces) {
-        const pb_piece_t *a = &c->p[k], *b = &c->p[k + 1];
-        double mid = sqrt((double)a->hi * (double)b->lo);
-        if (x < mid)
-            break;
+    double x = (double)bytes > 1.0 ? (double)bytes : 1.0;
+    while (k + 1 < c->npieces && x > (double)c->p[k].hi)
         k++;
-    }
     const pb_piece_t *p = &c->p[k];
+    double a = p->alpha_us, b = p->beta_us_b * x;
+    if (k > 0 && x < (double)p->lo) {
+        /* in the gap between two pieces: the algorithm switch lies
+         * somewhere in it, so blend the two laws geometrically by where x
+         * sits between the last size of one and the first of the next */
+        const pb_piece_t *q = &c->p[k - 1];
+        double w = (log(x) - log((double)q->hi)) / (log((double)p->lo) - log((double)q->hi));
+        double tq = q->alpha_us + q->beta_us_b * x, tp = a + b;
+        double t = exp((1.0 - w) * log(tq) + w * log(tp));
+        /* split the blend in the proportions of the two laws */
+        double fa = ((1.0 - w) * q->alpha_us / tq + w * a / tp);
+        a = t * fa;
+        b = t - a;
+    }
     if (alpha_part)
-        *alpha_part = p->alpha_us;
+        *alpha_part = a;
     if (beta_part)
-        *beta_part = p->beta_us_b * x;
-    return p->alpha_us + p->beta_us_b * x;
+        *beta_part = b;
+    return a + b;
 }
 
 typedef struct key_pt {

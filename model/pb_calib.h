@@ -73,8 +73,9 @@ int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_cu
                  pb_err_t *err);
 
 /* Time in microseconds of one operation of `bytes` on the curve.  Inside a
- * piece, its law; between two pieces, the piece on the same side of the
- * geometric mid-point of the gap; below the smallest measured size the
+ * piece, its law; in the gap between two pieces (where the algorithm
+ * switch lies, unmeasured), the two laws blended geometrically by where
+ * the size sits between them on a log scale; below the smallest measured size the
  * first piece (latency dominates there), above the largest the last piece
  * (bandwidth-bound: time grows linearly, which is what a saturated link
  * does). */

@@ -1,0 +1,181 @@
+/* Formulas of the model, each against a published formula evaluated by
+ * hand here (the numbers in the comments are that arithmetic). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_test.h"
+#include "model/pb_step.h"
+
+static pb_model_t gpt(uint64_t l, uint64_t h, uint64_t a, uint64_t V, uint64_t s, uint64_t b)
+{
+    pb_model_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "gpt");
+    m.layers = l, m.hidden = h, m.heads = a, m.kv_heads = a, m.ffn = 4 * h, m.vocab = V;
+    m.seq = s, m.mbs = b, m.gbs = b, m.dtype = PB_PDT_BF16, m.moe_every = 1, m.topk = 1;
+    return m;
+}
+
+/* Narayanan et al. 2021, Sec. 5.1 (Appendix): model FLOPs per iteration
+ * 72*B*s*l*h^2*(1 + s/6h + V/12lh); with full recomputation
+ * 96*B*s*l*h^2*(1 + s/6h + V/16lh). */
+static void flops(void)
+{
+    pb_model_t m = gpt(96, 12288, 96, 51200, 2048, 1);
+    double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+    double f72 = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    double f96 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+    pb_flops_step_t f = pb_flops_step(&m, 1536, 0, PB_RECOMP_NONE);
+    CHECK_NEAR(f.model, f72, 1e-12);
+    CHECK_NEAR(f.hw, f72, 1e-12);
+    f = pb_flops_step(&m, 1536, 0, PB_RECOMP_FULL);
+    CHECK_NEAR(f.model, f72, 1e-12);
+    CHECK_NEAR(f.hw, f96, 1e-12);
+    /* 4.511e18 FLOPs at 138 TFLOP/s on 1024 GPUs = 31.9 s: the paper's
+     * own consistency check for "about 32 s" */
+    CHECK_NEAR(f96 / (1024 * 138e12), 31.9, 0.01);
+    /* selective (Korthikanti et al. 2022, Sec. 5): + 4*B*s^2*h per layer */
+    f = pb_flops_step(&m, 1536, 0, PB_RECOMP_SELECTIVE);
+    CHECK_NEAR(f.hw, f72 + l * 4 * B * s * s * h, 1e-12);
+    /* causal: the attention-score part halves: 72Bslh^2 * s/6h -> /2 */
+    f = pb_flops_step(&m, 1536, 1, PB_RECOMP_NONE);
+    CHECK_NEAR(f.model, f72 - 72 * B * s * l * h * h * (s / (6 * h)) / 2, 1e-12);
+}
+
+/* Bubble: (p-1)/(v*m) of the ideal time (Narayanan et al. 2021, Sec.
+ * 2.2.1-2.2.2); p = 8, m = 32: 7/32 = 0.21875; v = 2: 0.109375. */
+static void bubble(void)
+{
+    pb_model_t m = gpt(32, 1024, 16, 32000, 1024, 1);
+    m.gbs = 32;
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, NULL};
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    for (int v = 1; v <= 2; v++) {
+        pb_layout_t l;
+        pb_layout_default(&l);
+        l.size[PB_DIM_PP] = 8;
+        l.vp = v;
+        CHECK(pb_layout_check(&l, &m, 8, &err) == PB_OK);
+        pb_step_t st;
+        CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
+        CHECK(st.micro == 32);
+        double work = st.part[PB_PART_COMPUTE] + st.part[PB_PART_TP] + st.part[PB_PART_PP] +
+                      st.part[PB_PART_EP] + st.part[PB_PART_CP];
+        CHECK_NEAR(st.part[PB_PART_BUBBLE] / work, 7.0 / (32.0 * v), 1e-12);
+    }
+}
+
+/* Activations (Korthikanti et al. 2022, Table 2, per layer, bytes):
+ * s=2048, b=1, h=4096, a=32, t=8: sbh = 8,388,608; 5as/h = 80.
+ *   no parallelism:   sbh*(34 + 80)          = 956,301,312
+ *   TP:               sbh*(10 + 24/8 + 80/8) = 192,937,984
+ *   TP + SP:          sbh*(34/8 + 80/8)      = 119,537,664
+ *   TP + selective:   sbh*(10 + 24/8)        = 109,051,904
+ *   TP + SP + sel.:   sbh*34/8               =  35,651,584
+ *   full recompute:   2*sbh = 16,777,216; with SP 2*sbh/8 = 2,097,152 */
+static void activations(void)
+{
+    pb_model_t m = gpt(32, 4096, 32, 32000, 2048, 1);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_NONE, 0), 956301312.0, 1e-12);
+    l.size[PB_DIM_TP] = 8;
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_NONE, 0), 192937984.0, 1e-12);
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_SELECTIVE, 0), 109051904.0, 1e-12);
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_NONE, 1), 109051904.0, 1e-12); /* flash */
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_FULL, 0), 16777216.0, 1e-12);
+    l.sp = 1;
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_NONE, 0), 119537664.0, 1e-12);
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_SELECTIVE, 0), 35651584.0, 1e-12);
+    CHECK_NEAR(pb_mem_act_layer(&m, &l, 0, PB_RECOMP_FULL, 0), 2097152.0, 1e-12);
+
+    /* in flight on the first stage (Korthikanti Sec. 4.2.3): p micro-batches
+     * under 1F1B, x (1 + (p-1)/(p*v)) interleaved: p = 4, v = 2: 4 * 11/8 */
+    m.gbs = 64;
+    l.size[PB_DIM_PP] = 4;
+    pb_mem_cfg_t mc = {PB_RECOMP_NONE, 0, 0};
+    pb_mem_t mem;
+    pb_memory(&m, &l, &mc, &mem);
+    CHECK_NEAR(mem.inflight, 4.0, 1e-12);
+    CHECK_NEAR(mem.act_layers, 4.0 * 8 * 119537664.0, 1e-12); /* 32/4 layers per stage */
+    l.vp = 2;
+    pb_memory(&m, &l, &mc, &mem);
+    CHECK_NEAR(mem.inflight, 4.0 * 11.0 / 8.0, 1e-12);
+}
+
+/* Bytes per parameter (Rajbhandari et al. 2020, ZeRO, Sec. 3: 2 + 2 + 12
+ * with fp16 gradients; Megatron keeps fp32 gradients: 2 + 4 + 12 = 18).
+ * d = 8: ZeRO-1 6 + 12/8 = 7.5; ZeRO-2 2 + 16/8 = 4; ZeRO-3 18/8 = 2.25. */
+static void weights(void)
+{
+    CHECK_NEAR(pb_mem_bytes_per_param(0, 8), 18.0, 1e-12);
+    CHECK_NEAR(pb_mem_bytes_per_param(1, 8), 7.5, 1e-12);
+    CHECK_NEAR(pb_mem_bytes_per_param(2, 8), 4.0, 1e-12);
+    CHECK_NEAR(pb_mem_bytes_per_param(3, 8), 2.25, 1e-12);
+    /* Llama 2 7B (6,738,415,616 parameters, the preset) on tp 2, pp 1:
+     * every parameter / 2 x 18 bytes */
+    pb_model_t m;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_model_preset("llama2-7b", &m, &err) == PB_OK);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = 2;
+    pb_mem_cfg_t mc = {PB_RECOMP_NONE, 0, 0};
+    pb_mem_t mem;
+    pb_memory(&m, &l, &mc, &mem);
+    CHECK_NEAR(mem.params, 6738415616.0 / 2, 1e-12);
+    CHECK_NEAR(mem.weights, 6738415616.0 / 2 * 18, 1e-12);
+}
+
+/* Hardware presets: the published numbers (datasheets, pb_hw.c). */
+static void presets(void)
+{
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("A100-80GB-SXM", &hw, &err) == PB_OK);
+    CHECK(hw.bf16_tflops == 312.0 && hw.nvlink_gbps == 300.0 && hw.gpus_per_node == 8);
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    CHECK(hw.bf16_tflops == 989.0 && hw.fp8_tflops == 1979.0 && hw.hbm_tbps == 3.35);
+    /* 8 NICs of 400 Gb/s for 8 GPUs: 50 GB/s per GPU */
+    CHECK_NEAR(pb_hw_net_gbps_per_gpu(&hw), 50.0, 1e-12);
+    CHECK(pb_hw_set(&hw, "nics_per_node", "4", &err) == PB_OK);
+    CHECK_NEAR(pb_hw_net_gbps_per_gpu(&hw), 25.0, 1e-12);
+    CHECK(pb_hw_set(&hw, "bogus", "1", &err) == PB_EINPUT);
+    CHECK(pb_hw_preset("tpu", &hw, &err) == PB_EINPUT);
+    CHECK(pb_hw_preset("h200", &hw, &err) == PB_OK && hw.hbm_gib == 141.0);
+    CHECK(pb_hw_preset("b200", &hw, &err) == PB_OK && hw.bf16_tflops == 2250.0);
+}
+
+/* Which groups cross nodes: Megatron order tp fastest, 8 GPUs a node. */
+static void placement(void)
+{
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = 8, l.size[PB_DIM_PP] = 4, l.size[PB_DIM_DP] = 2;
+    CHECK(!pb_step_group_net(&l, PB_GK_TP, 8));
+    CHECK(pb_step_group_net(&l, PB_GK_DP, 8));
+    CHECK(pb_step_group_net(&l, PB_GK_PP, 8));
+    l.size[PB_DIM_TP] = 16;
+    CHECK(pb_step_group_net(&l, PB_GK_TP, 8));
+    l.size[PB_DIM_TP] = 2, l.size[PB_DIM_DP] = 4;
+    CHECK(!pb_step_group_net(&l, PB_GK_DP, 8)); /* spans 2*4 = 8 ranks */
+}
+
+int main(void)
+{
+    flops();
+    bubble();
+    activations();
+    weights();
+    presets();
+    placement();
+    PB_TEST_END("model_formulas");
+}
