@@ -110,7 +110,8 @@ int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
             }
         }
     }
-    qsort(out->e, out->n, sizeof *out->e, by_time);
+    if (out->n > 1)
+        qsort(out->e, out->n, sizeof *out->e, by_time);
     return PB_OK;
 }
 
