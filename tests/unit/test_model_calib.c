@@ -8,6 +8,7 @@
 #include "bench/pb_calib_csv.h"
 #include "bench/pb_meas_rows.h"
 #include "model/pb_cost.h"
+#include "model/pb_step.h"
 #include "reports/pb_csv.h"
 
 /* A law like NCCL's protocol switches: 8 B..64 KiB 5 us + x / 2 GB/s;
@@ -187,8 +188,68 @@ static void scaling(void)
     pb_calib_free(&k);
 }
 
+/* The step's TP time is the calibrated law applied to the patterns' op
+ * list.  tiny (4 layers, hidden 1024, seq 512, mbs 1, no gbs: m = 2*pp =
+ * 2) on tp 2: 2 all-reduces per layer per micro-batch forward and 2
+ * backward = 4*4*2 = 32 of 512*1024*2 B = 1,048,576 B; the curve
+ * 10 us + 1e-5 us/B gives 20.48576 us each, 655.54432 us per step. */
+static void step_uses_calibration(void)
+{
+    pb_curve_t c;
+    memset(&c, 0, sizeof c);
+    c.coll = PB_PAT_ALLREDUCE;
+    c.n = 2;
+    snprintf(c.link, sizeof c.link, "L3");
+    c.npieces = 1;
+    c.p[0].lo = 8, c.p[0].hi = 1 << 24, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
+    pb_calib_t k;
+    pb_calib_init(&k);
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
+    pb_hw_t hw;
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, &k};
+    pb_model_t m;
+    CHECK(pb_model_preset("tiny", &m, &err) == PB_OK);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = 2;
+    pb_step_cfg_t sc;
+    pb_step_cfg_default(&sc);
+    sc.gpus_per_node = 2;
+    pb_step_t st;
+    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0);
+    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
+    /* half of it hidden with --tp-overlap 0.5 */
+    sc.tp_overlap = 0.5;
+    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6 / 2, 1e-12);
+    pb_calib_free(&k);
+}
+
+/* parbench gemm rows: total FLOPs / total time.  2e12 FLOPs at 200 TFLOP/s
+ * (10 ms) and 1e12 at 100 (10 ms): 3e12 / 0.02 s = 150 TFLOP/s; the
+ * communication row is not a GEMM. */
+static void gemm_rate(void)
+{
+    pb_result_t r[3];
+    memset(r, 0, sizeof r);
+    snprintf(r[0].pattern, sizeof r[0].pattern, "gemm");
+    r[0].flops = UINT64_C(2000000000000), r[0].tflops = 200;
+    snprintf(r[1].pattern, sizeof r[1].pattern, "gemm");
+    r[1].flops = UINT64_C(1000000000000), r[1].tflops = 100;
+    snprintf(r[2].pattern, sizeof r[2].pattern, "coll");
+    size_t ng = 0;
+    CHECK_NEAR(pb_meas_gemm_tflops(r, 3, &ng), 150.0, 1e-12);
+    CHECK(ng == 2);
+}
+
 int main(void)
 {
+    step_uses_calibration();
+    gemm_rate();
     synthetic();
     measured();
     scaling();
