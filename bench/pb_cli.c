@@ -11,6 +11,7 @@
 #include "../collectives/pb_gemm.h"
 #include "pb_options.h"
 #include "pb_size.h"
+#include "pb_step_sched.h"
 #include "../patterns/pb_pat_op.h"
 
 enum opt_id {
@@ -21,7 +22,8 @@ enum opt_id {
     O_MODEL, O_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
     O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order (pb_dim_t's) */
     O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
-    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE
+    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
+    O_SCHEDULE, O_TFLOPS, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM
 };
 
 struct opt_spec {
@@ -70,6 +72,9 @@ static const struct opt_spec specs[] = {
     {"zero", 0, 1, O_ZERO},            {"dist-opt", 0, 0, O_DIST_OPT},
     {"grad-dtype", 0, 1, O_GRAD_DTYPE}, {"recompute", 0, 0, O_RECOMPUTE},
     {"imbalance", 0, 1, O_IMBALANCE},
+    {"schedule", 0, 1, O_SCHEDULE},    {"tflops", 0, 1, O_TFLOPS},
+    {"compute-scale", 0, 1, O_COMPUTE_SCALE}, {"steps", 0, 1, O_STEPS},
+    {"no-comm", 0, 0, O_NO_COMM},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
 };
 
@@ -83,6 +88,7 @@ static const char usage_main[] =
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
+    "  step     one training step's communication schedule, executed (parbench step --help)\n"
     "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
     "  validate send/recv bandwidth of every rank pair against its link class\n"
     "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
@@ -208,6 +214,28 @@ static const char usage_gemm[] =
     "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
     "own GPU (local rank -> device) and each row reports the slowest rank.\n";
 
+static const char usage_step[] =
+    "usage: parbench step [model and layout options] [OPTIONS]\n"
+    "\n"
+    "Executes one training step's communication schedule on the launched ranks:\n"
+    "each pipeline stage runs its micro-batches in schedule order, standing in for\n"
+    "each layer's compute with a timed spin and issuing the layer's TP/SP, EP and\n"
+    "CP operations on its real groups; pipeline exchanges happen where Megatron's\n"
+    "schedule puts them; DP buckets go out during the last backward pass; the\n"
+    "optimizer's collectives close the step.  Prints measured time per category\n"
+    "(slowest rank) beside the prediction, and writes rows with pattern step.\n"
+    "\n"
+    "  model and layout   as with --pattern: --preset, --size, --layers, --seq, --mbs,\n"
+    "                     --gbs, ..., --tp --cp --ep --dp --pp --sp, --zero, --recompute\n"
+    "  --schedule S       1f1b (default) or gpipe\n"
+    "  --tflops T         compute rate the stand-in assumes per GPU (default 100)\n"
+    "  --compute-scale X  multiply the stand-in's durations by X (default 1): a\n"
+    "                     70B-shaped step fits a small machine, communication exact\n"
+    "  --steps N          steps to run, the first a warm-up (default 3)\n"
+    "  --check            verify every distinct operation after the timed steps\n"
+    "  --no-comm          test switch: no collectives, 4-byte pipeline exchanges:\n"
+    "                     the measured idle time is the pipeline bubble alone\n";
+
 static const char usage_topo[] =
     "usage: parbench topo [OPTIONS]\n"
     "\n"
@@ -254,6 +282,8 @@ const char *pb_cli_usage(pb_command_t cmd)
         return usage_topo;
     case PB_CMD_VALIDATE:
         return usage_validate;
+    case PB_CMD_STEP:
+        return usage_step;
     default:
         return usage_main;
     }
@@ -280,6 +310,10 @@ static void defaults(pb_options_t *o)
     o->max_pairs = 256;
     o->min_ratio = 0.8;
     o->imbalance = 1.0;
+    o->schedule = PB_SCHED_1F1B;
+    o->step_tflops = 100.0;
+    o->compute_scale = 1.0;
+    o->steps = 3;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -664,6 +698,24 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         if (s->id == O_TP) /* gemm's layer is split by the same tp */
             o->gemm.tp = (uint64_t)o->layout[PB_LAYOUT_TP];
         return PB_OK;
+    case O_SCHEDULE: {
+        pb_sched_kind_t k;
+        if (strcmp(v, "interleaved") == 0)
+            return pb_err_set(err, PB_EINPUT, "--schedule interleaved is not executed yet: use 1f1b or gpipe");
+        if (pb_sched_parse(v, &k) != 0)
+            return pb_err_set(err, PB_EINPUT, "--schedule takes 1f1b or gpipe, not '%s'", v);
+        o->schedule = (int)k;
+        return PB_OK;
+    }
+    case O_TFLOPS:
+        return parse_double(shown, v, 0, &o->step_tflops, err);
+    case O_COMPUTE_SCALE:
+        return parse_double(shown, v, 0, &o->compute_scale, err);
+    case O_STEPS:
+        return parse_u64(shown, v, 1, &o->steps, err);
+    case O_NO_COMM:
+        o->step_no_comm = 1;
+        return PB_OK;
     case O_MAX_PAIRS:
         return parse_u64(shown, v, 1, &o->max_pairs, err);
     case O_MIN_RATIO:
@@ -759,7 +811,8 @@ static int finish(pb_options_t *o, pb_err_t *err)
         return finish_gemm(o, err);
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
-    if ((o->given & PB_GIVEN_MODEL) && o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_MAIN)
+    if ((o->given & PB_GIVEN_MODEL) && o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_MAIN &&
+        o->cmd != PB_CMD_STEP)
         return pb_err_set(err, PB_EINPUT,
                           "model options (--hidden, --layers, --seq, ...) belong to --pattern "
                           "and parbench gemm");
@@ -813,7 +866,8 @@ static int finish(pb_options_t *o, pb_err_t *err)
                           "--nodes needs --topo-xml: a live run has the nodes it runs on");
     /* gemm takes --tp (its layer's split); the whole layout is topo's */
     unsigned layout_ok = o->cmd == PB_CMD_GEMM ? 1u
-                         : o->cmd == PB_CMD_TOPO || o->cmd == PB_CMD_PATTERN || o->cmd == PB_CMD_MAIN
+                         : o->cmd == PB_CMD_TOPO || o->cmd == PB_CMD_PATTERN || o->cmd == PB_CMD_MAIN ||
+                                   o->cmd == PB_CMD_STEP
                              ? ~0u
                              : 0u;
     if (o->topo_xml && o->cmd != PB_CMD_TOPO)
@@ -842,6 +896,8 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_TOPO;
         else if (strcmp(argv[1], "validate") == 0)
             o->cmd = PB_CMD_VALIDATE;
+        else if (strcmp(argv[1], "step") == 0)
+            o->cmd = PB_CMD_STEP;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else

@@ -23,6 +23,7 @@ typedef enum pb_command {
     PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
     PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
     PB_CMD_PATTERN, /* --pattern given */
+    PB_CMD_STEP,    /* one training step's schedule, executed */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -143,6 +144,13 @@ typedef struct pb_options {
     const char *grad_dtype;
     int recompute;
     double imbalance;
+
+    /* step: schedule (pb_sched_kind_t), compute stand-in, steps */
+    int schedule;
+    double step_tflops;   /* compute rate the stand-in assumes per GPU */
+    double compute_scale; /* shrinks (or grows) the stand-in's durations */
+    uint64_t steps;       /* the first is a warm-up */
+    int step_no_comm;     /* test switch: only the pipeline's order remains */
 
     /* test switches */
     pb_fault_kind_t fault;
