@@ -9,6 +9,7 @@
 #include "pb_topo_cmd.h"
 #include "pb_validate_cmd.h"
 #include "pb_pattern_cmd.h"
+#include "pb_step_cmd.h"
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
@@ -29,6 +30,8 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
             code = pb_validate_cmd(&ctx, &err);
         else if (opt->cmd == PB_CMD_PATTERN)
             code = pb_pattern_cmd(&ctx, &err);
+        else if (opt->cmd == PB_CMD_STEP)
+            code = pb_step_cmd(&ctx, &err);
         else
             code = pb_coll_cmd(&ctx, &err);
     }

@@ -11,6 +11,7 @@
 #include "../collectives/pb_gemm.h"
 #include "pb_options.h"
 #include "pb_size.h"
+#include "pb_step_sched.h"
 #include "../patterns/pb_pat_op.h"
 
 enum opt_id {
@@ -23,7 +24,8 @@ enum opt_id {
     O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
     O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
     O_OUTPUT, O_FIT_TOL, O_GPUS, O_GPN, O_HW, O_HW_SET, O_CALIB, O_GEMM_CSV, O_SELECTIVE,
-    O_FLASH, O_CAUSAL, O_TP_OVERLAP, O_TFLOPS, O_TOP
+    O_FLASH, O_CAUSAL, O_TP_OVERLAP, O_TFLOPS, O_TOP,
+    O_SCHEDULE, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM
 };
 
 struct opt_spec {
@@ -72,6 +74,9 @@ static const struct opt_spec specs[] = {
     {"zero", 0, 1, O_ZERO},            {"dist-opt", 0, 0, O_DIST_OPT},
     {"grad-dtype", 0, 1, O_GRAD_DTYPE}, {"recompute", 0, 0, O_RECOMPUTE},
     {"imbalance", 0, 1, O_IMBALANCE},
+    {"schedule", 0, 1, O_SCHEDULE},    {"compute-scale", 0, 1, O_COMPUTE_SCALE},
+    {"steps", 0, 1, O_STEPS},
+    {"no-comm", 0, 0, O_NO_COMM},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
     {"output", 'o', 1, O_OUTPUT},      {"fit-tol", 0, 1, O_FIT_TOL},
     {"gpus", 0, 1, O_GPUS},            {"gpus-per-node", 0, 1, O_GPN},
@@ -92,6 +97,7 @@ static const char usage_main[] =
     "           written to parbench-results.csv\n"
     "  coll     measure collectives (see parbench coll --help)\n"
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
+    "  step     one training step's communication schedule, executed (parbench step --help)\n"
     "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
     "  validate send/recv bandwidth of every rank pair against its link class\n"
     "  calibrate fit collective times from results CSV (parbench calibrate --help)\n"
@@ -220,6 +226,29 @@ static const char usage_gemm[] =
     "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
     "own GPU (local rank -> device) and each row reports the slowest rank.\n";
 
+static const char usage_step[] =
+    "usage: parbench step [model and layout options] [OPTIONS]\n"
+    "\n"
+    "Executes one training step's communication schedule on the launched ranks:\n"
+    "each pipeline stage runs its micro-batches in schedule order, standing in for\n"
+    "each layer's compute with a timed spin and issuing the layer's TP/SP, EP and\n"
+    "CP operations on its real groups; pipeline exchanges happen where Megatron's\n"
+    "schedule puts them; DP buckets go out during the last backward pass; the\n"
+    "optimizer's collectives close the step.  Prints measured time per category\n"
+    "(slowest rank) beside the prediction, and writes rows with pattern step.\n"
+    "\n"
+    "  model and layout   as with --pattern: --preset, --size, --layers, --seq, --mbs,\n"
+    "                     --gbs, ..., --tp --cp --ep --dp --pp --sp, --zero, --recompute\n"
+    "  --schedule S       1f1b (default) or gpipe\n"
+    "  --tflops T         compute rate the stand-in assumes per GPU (default 156:\n"
+    "                     an A100's 312 dense bf16 at the model's 0.5 achievable)\n"
+    "  --compute-scale X  multiply the stand-in's durations by X (default 1): a\n"
+    "                     70B-shaped step fits a small machine, communication exact\n"
+    "  --steps N          steps to run, the first a warm-up (default 3)\n"
+    "  --check            verify every distinct operation after the timed steps\n"
+    "  --no-comm          test switch: no collectives, 4-byte pipeline exchanges:\n"
+    "                     the measured idle time is the pipeline bubble alone\n";
+
 static const char usage_topo[] =
     "usage: parbench topo [OPTIONS]\n"
     "\n"
@@ -317,6 +346,8 @@ const char *pb_cli_usage(pb_command_t cmd)
         return usage_topo;
     case PB_CMD_VALIDATE:
         return usage_validate;
+    case PB_CMD_STEP:
+        return usage_step;
     default:
         return usage_main;
     }
@@ -345,6 +376,9 @@ static void defaults(pb_options_t *o)
     o->imbalance = 1.0;
     o->fit_tol = 0.05;
     o->top = 10;
+    o->schedule = PB_SCHED_1F1B;
+    o->compute_scale = 1.0;
+    o->steps = 3;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -729,6 +763,22 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         if (s->id == O_TP) /* gemm's layer is split by the same tp */
             o->gemm.tp = (uint64_t)o->layout[PB_LAYOUT_TP];
         return PB_OK;
+    case O_SCHEDULE: {
+        pb_sched_kind_t k;
+        if (strcmp(v, "interleaved") == 0)
+            return pb_err_set(err, PB_EINPUT, "--schedule interleaved is not executed yet: use 1f1b or gpipe");
+        if (pb_sched_parse(v, &k) != 0)
+            return pb_err_set(err, PB_EINPUT, "--schedule takes 1f1b or gpipe, not '%s'", v);
+        o->schedule = (int)k;
+        return PB_OK;
+    }
+    case O_COMPUTE_SCALE:
+        return parse_double(shown, v, 0, &o->compute_scale, err);
+    case O_STEPS:
+        return parse_u64(shown, v, 1, &o->steps, err);
+    case O_NO_COMM:
+        o->step_no_comm = 1;
+        return PB_OK;
     case O_MAX_PAIRS:
         return parse_u64(shown, v, 1, &o->max_pairs, err);
     case O_MIN_RATIO:
@@ -866,7 +916,7 @@ static int finish_gemm(pb_options_t *o, pb_err_t *err)
 /* calibrate, model and plan: pure computations with their own options */
 static int finish_model(pb_options_t *o, pb_err_t *err)
 {
-    int modelish = o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN;
+    int modelish = o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN || o->cmd == PB_CMD_STEP;
     if (o->cmd == PB_CMD_CALIBRATE && o->ninputs == 0)
         return pb_err_set(err, PB_EINPUT, "parbench calibrate needs at least one results CSV");
     if (o->output && o->cmd != PB_CMD_CALIBRATE)
@@ -914,7 +964,8 @@ static int finish(pb_options_t *o, pb_err_t *err)
         return finish_gemm(o, err);
     if (o->cmd == PB_CMD_MAIN)
         pb_cli_main_job_defaults(o);
-    if ((o->given & PB_GIVEN_MODEL) && o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_MAIN)
+    if ((o->given & PB_GIVEN_MODEL) && o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_MAIN &&
+        o->cmd != PB_CMD_STEP)
         return pb_err_set(err, PB_EINPUT,
                           "model options (--hidden, --layers, --seq, ...) belong to --pattern "
                           "and parbench gemm");
@@ -968,7 +1019,8 @@ static int finish(pb_options_t *o, pb_err_t *err)
                           "--nodes needs --topo-xml: a live run has the nodes it runs on");
     /* gemm takes --tp (its layer's split); the whole layout is topo's */
     unsigned layout_ok = o->cmd == PB_CMD_GEMM ? 1u
-                         : o->cmd == PB_CMD_TOPO || o->cmd == PB_CMD_PATTERN || o->cmd == PB_CMD_MAIN
+                         : o->cmd == PB_CMD_TOPO || o->cmd == PB_CMD_PATTERN || o->cmd == PB_CMD_MAIN ||
+                                   o->cmd == PB_CMD_STEP
                              ? ~0u
                              : 0u;
     if (o->topo_xml && o->cmd != PB_CMD_TOPO)
@@ -1003,6 +1055,8 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_MODEL;
         else if (strcmp(argv[1], "plan") == 0)
             o->cmd = PB_CMD_PLAN;
+        else if (strcmp(argv[1], "step") == 0)
+            o->cmd = PB_CMD_STEP;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else

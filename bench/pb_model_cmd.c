@@ -235,6 +235,21 @@ int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
     return code;
 }
 
+int pb_model_predict(const pb_options_t *o, const pb_model_t *m, const pb_layout_t *l,
+                     double tflops, pb_step_t *out, int *calibrated, pb_err_t *err)
+{
+    env_t e;
+    int code = env_init(o, &e, err);
+    if (code == PB_OK) {
+        e.step.compute_tflops = tflops;
+        pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
+        code = pb_step_model(m, l, &e.step, &cost, out, err);
+        *calibrated = e.have_calib;
+    }
+    pb_calib_free(&e.calib);
+    return code;
+}
+
 int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
 {
     env_t e;

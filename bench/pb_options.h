@@ -26,6 +26,7 @@ typedef enum pb_command {
     PB_CMD_CALIBRATE, /* results CSV -> fitted collective model (pure) */
     PB_CMD_MODEL,     /* predicted step of one layout (pure) */
     PB_CMD_PLAN,      /* ranked layouts (pure) */
+    PB_CMD_STEP,    /* one training step's schedule, executed */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -167,6 +168,11 @@ typedef struct pb_options {
     double tp_overlap;    /* --tp-overlap F */
     double tflops;        /* --tflops: compute rate override */
     int top;              /* plan: layouts printed */
+    /* step: schedule (pb_sched_kind_t), compute stand-in, steps */
+    int schedule;
+    double compute_scale; /* shrinks (or grows) the stand-in's durations */
+    uint64_t steps;       /* the first is a warm-up */
+    int step_no_comm;     /* test switch: only the pipeline's order remains */
 
     /* test switches */
     pb_fault_kind_t fault;

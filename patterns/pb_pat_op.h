@@ -72,6 +72,12 @@ typedef struct pb_pat_op {
     pb_p2p_t p2p;     /* send/recv partners */
     double imbalance; /* all-to-all-v: hottest destination's load / mean */
     const char *what; /* a static description */
+    /* 1: issued in every forward or backward pass of every micro-batch,
+     * spread over the layers (TP, SP, EP, CP, ZeRO-3 parameters); 0: once
+     * per step (gradient buckets, optimizer) or where the pipeline
+     * schedule puts it (PP).  The executed step (bench/pb_step_cmd.c)
+     * places operations by it. */
+    int per_pass;
 } pb_pat_op_t;
 
 const char *pb_pat_coll_name(pb_pat_coll_t c);

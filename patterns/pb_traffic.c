@@ -38,7 +38,8 @@ pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_pat_coll_t c, pb_gkind_t g, int gsize, 
                      pb_pat_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
                      const char *what)
 {
-    pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what};
+    int layerwise = (g == PB_GK_TP || g == PB_GK_EP || g == PB_GK_CP) && ph != PB_PH_OPT;
+    pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what, layerwise};
     return o;
 }
 

@@ -62,6 +62,7 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
     pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLGATHER, PB_GK_DP, n, unit * in->e,
                              in->m->dtype, count, PB_PH_FWD, 1, PB_P2P_NONE,
                              "layer parameters (ZeRO-3)");
+    o.per_pass = 1; /* every layer of every micro-batch gathers its weights */
     if (pb_tr_push(out, &o, err))
         return err->code;
     o.phase = PB_PH_BWD;
@@ -70,6 +71,7 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
         return err->code;
     o = pb_tr_op(PB_STRAT_DP, PB_PAT_REDUCESCATTER, PB_GK_DP, n, unit * pb_pat_dtype_size(gt), gt,
                  count, PB_PH_BWD, 1, PB_P2P_NONE, "layer gradients (ZeRO-3)");
+    o.per_pass = 1;
     return pb_tr_push(out, &o, err);
 }
 
