@@ -21,7 +21,8 @@ enum opt_id {
     O_MODEL, O_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
     O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order (pb_dim_t's) */
     O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
-    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE
+    O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
+    O_JSON, O_OUTPUT, O_PAIRS, O_THRESHOLD
 };
 
 struct opt_spec {
@@ -71,6 +72,8 @@ static const struct opt_spec specs[] = {
     {"grad-dtype", 0, 1, O_GRAD_DTYPE}, {"recompute", 0, 0, O_RECOMPUTE},
     {"imbalance", 0, 1, O_IMBALANCE},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
+    {"json", 0, 1, O_JSON},            {"output", 'o', 1, O_OUTPUT},
+    {"pairs", 0, 1, O_PAIRS},          {"threshold", 0, 1, O_THRESHOLD},
 };
 
 static const char usage_main[] =
@@ -79,12 +82,17 @@ static const char usage_main[] =
     "Measures the communication of large-model training on this machine.\n"
     "\n"
     "commands:\n"
-    "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
-    "           written to parbench-results.csv\n"
+    "  (none)   the main job: topology, a verified sweep of every collective (8 B to\n"
+    "           64 MiB), the pattern suite of a small model, then results.csv,\n"
+    "           topo-pairs.csv and report.html in -o DIR (default\n"
+    "           parbench-out/<date-time>)\n"
     "  coll     measure collectives (see parbench coll --help)\n"
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
     "  topo     GPU/NIC link matrix, node map, layout placement (parbench topo --help)\n"
     "  validate send/recv bandwidth of every rank pair against its link class\n"
+    "  report   results.csv [calib.csv] -o report.html (parbench report --help)\n"
+    "  compare  base.csv new.csv [--threshold 5%%]: the regression gate\n"
+    "           (parbench compare --help)\n"
     "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
     "                    (see PATTERNS below)\n"
     "\n"
@@ -95,6 +103,9 @@ static const char usage_main[] =
     "  --np N            ranks to launch when not started by a launcher\n"
     "  --no-launch       run as a single MPI process instead of re-launching\n"
     "  --csv FILE        append one row per measurement (DESIGN.md schema)\n"
+    "  --json FILE       append the same rows as JSON Lines (one object per line)\n"
+    "  -o, --output DIR  main job: the output folder (default parbench-out/<date-time>)\n"
+    "  -q, --quiet       no tables, no progress line\n"
     "  -h, --help        this text;  -V, --version  the version\n"
     "\n"
     "\n"
@@ -164,6 +175,9 @@ static const char usage_coll[] =
     "checking and output:\n"
     "  --check (-c 1)    verify every result exactly; wrong elements fail the run\n"
     "  --csv FILE        append rows to FILE (a file with another header is refused)\n"
+    "  --json FILE       append the same rows to FILE as JSON Lines\n"
+    "  -q, --quiet       no tables and no progress line (on a terminal, a line on\n"
+    "                    stderr shows done/total, the operation and the time left)\n"
     "  --label TEXT      free text for the label column\n"
     "  --backend NAME    auto (default: nccl when a GPU answers, else mpi), nccl, mpi\n"
     "  --memory M        host or device buffers for the mpi backend (device needs a\n"
@@ -229,6 +243,37 @@ static const char usage_topo[] =
     "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
     "(one package, several NUMA nodes), SYS, NET.\n";
 
+static const char usage_report[] =
+    "usage: parbench report RESULTS.csv [CALIB.csv] [-o report.html] [--pairs PAIRS.csv]\n"
+    "\n"
+    "Writes one self-contained XHTML page (no scripts, no network; plots drawn\n"
+    "by PLplot as inline SVG): run metadata, the topology matrix (from --pairs,\n"
+    "written by parbench topo --csv), bus bandwidth vs size per collective (one\n"
+    "line per group size and link class), the calibrated model's curves and fit\n"
+    "error when CALIB.csv is given, pattern tables per strategy, and the step\n"
+    "breakdown (rows with pattern step or model).  Runs no MPI.\n"
+    "\n"
+    "  -o, --output FILE the page (default report.html)\n"
+    "  --pairs FILE      topology pairs CSV (a, b, class, links)\n"
+    "\n"
+    "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
+    "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"
+    "time_us = latency_us + size / (bandwidth_gbps * 1e3) for bytes_lo <= size <= bytes_hi.\n";
+
+static const char usage_compare[] =
+    "usage: parbench compare BASE.csv NEW.csv [--threshold 5%]\n"
+    "\n"
+    "Matches rows on pattern, collective, group, group size, bytes, dtype,\n"
+    "backend and world (and in-place, timing mode and reduction, which tell\n"
+    "apart the measurements of one sweep), prints the change of median time\n"
+    "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
+    "matched row's median time grew by more than the threshold.  Runs no MPI.\n"
+    "\n"
+    "  --threshold T     percent (5, 5%% or 2.5%%; default 5)\n"
+    "\n"
+    "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
+    "file and line named)\n";
+
 static const char usage_validate[] =
     "usage: parbench validate [OPTIONS]\n"
     "\n"
@@ -254,6 +299,10 @@ const char *pb_cli_usage(pb_command_t cmd)
         return usage_topo;
     case PB_CMD_VALIDATE:
         return usage_validate;
+    case PB_CMD_REPORT:
+        return usage_report;
+    case PB_CMD_COMPARE:
+        return usage_compare;
     default:
         return usage_main;
     }
@@ -280,6 +329,7 @@ static void defaults(pb_options_t *o)
     o->max_pairs = 256;
     o->min_ratio = 0.8;
     o->imbalance = 1.0;
+    o->threshold = 0.05;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -300,8 +350,7 @@ void pb_cli_main_job_defaults(pb_options_t *o)
         o->time_budget = 0.25;
     if (!(o->given & PB_GIVEN_MIN_ITERS) && o->max_iters >= 5)
         o->min_iters = 5;
-    if (o->csv_path == NULL)
-        o->csv_path = "parbench-results.csv";
+    /* no --csv: results.csv in the output folder (pb_main_job_prepare) */
 }
 
 static int parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err)
@@ -317,6 +366,19 @@ static int parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out
         return pb_err_set(err, PB_EINPUT, "%s must be at least %llu (got %s)", name,
                           (unsigned long long)lo, v);
     *out = x;
+    return PB_OK;
+}
+
+/* "5", "5%" and "2.5%" all mean percent */
+static int parse_threshold(const char *name, const char *v, double *out, pb_err_t *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || (*end != '\0' && strcmp(end, "%") != 0) || errno == ERANGE || !(x >= 0.0) ||
+        !isfinite(x))
+        return pb_err_set(err, PB_EINPUT, "%s takes a percentage such as 5%% (got '%s')", name, v);
+    *out = x / 100.0;
     return PB_OK;
 }
 
@@ -678,6 +740,22 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         if (strcmp(v, "all") == 0)
             o->pattern_mask &= ~(1u << PB_STRAT_SP);
         return PB_OK;
+    case O_JSON:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--json needs a file name");
+        o->json_path = v;
+        return PB_OK;
+    case O_OUTPUT:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "%s needs a name", shown);
+        o->output = v;
+        return PB_OK;
+    case O_PAIRS:
+        o->pairs_path = v;
+        return PB_OK;
+    case O_THRESHOLD:
+        o->threshold_given = 1;
+        return parse_threshold(shown, v, &o->threshold, err);
     case O_DRY_RUN:
         o->dry_run = 1;
         return PB_OK;
@@ -745,8 +823,42 @@ static int finish_gemm(pb_options_t *o, pb_err_t *err)
     return pb_gemm_model_check(&o->gemm, err);
 }
 
+/* report and compare read files: their own small set of options */
+static int finish_files(pb_options_t *o, pb_err_t *err)
+{
+    if (o->cmd == PB_CMD_COMPARE && o->nargs != 2)
+        return pb_err_set(err, PB_EINPUT, "compare needs two files: BASE.csv NEW.csv");
+    if (o->cmd == PB_CMD_REPORT && o->nargs < 1)
+        return pb_err_set(err, PB_EINPUT, "report needs a results file: RESULTS.csv [CALIB.csv]");
+    if (o->cmd == PB_CMD_REPORT && o->output == NULL)
+        o->output = "report.html";
+    if (o->csv_path || o->json_path)
+        return pb_err_set(err, PB_EINPUT, "--csv and --json are not options of parbench %s",
+                          o->cmd == PB_CMD_REPORT ? "report" : "compare");
+    return PB_OK;
+}
+
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_REPORT || o->cmd == PB_CMD_COMPARE) {
+        if (o->pattern_mask || o->given || o->layout_given)
+            return pb_err_set(err, PB_EINPUT, "parbench %s takes files, -o, --pairs and "
+                              "--threshold only", o->cmd == PB_CMD_REPORT ? "report" : "compare");
+        if (o->pairs_path && o->cmd != PB_CMD_REPORT)
+            return pb_err_set(err, PB_EINPUT, "--pairs is an option of parbench report");
+        if (o->output && o->cmd != PB_CMD_REPORT)
+            return pb_err_set(err, PB_EINPUT, "-o is an option of parbench report and the main job");
+        return finish_files(o, err);
+    }
+    if (o->pairs_path)
+        return pb_err_set(err, PB_EINPUT, "--pairs is an option of parbench report");
+    if (o->threshold_given)
+        return pb_err_set(err, PB_EINPUT, "--threshold is an option of parbench compare");
+    if (o->output && o->cmd != PB_CMD_MAIN)
+        return pb_err_set(err, PB_EINPUT, "-o is an option of parbench report and the main job");
+    if (o->json_path && o->cmd == PB_CMD_TOPO)
+        return pb_err_set(err, PB_EINPUT, "--json writes result rows; parbench topo writes "
+                          "pairs (--csv)");
     if (o->pattern_mask && o->cmd == PB_CMD_COLL)
         return pb_err_set(err, PB_EINPUT, "--pattern is not an option of parbench coll");
     if (o->pattern_mask)
@@ -842,6 +954,10 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_TOPO;
         else if (strcmp(argv[1], "validate") == 0)
             o->cmd = PB_CMD_VALIDATE;
+        else if (strcmp(argv[1], "report") == 0)
+            o->cmd = PB_CMD_REPORT;
+        else if (strcmp(argv[1], "compare") == 0)
+            o->cmd = PB_CMD_COMPARE;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else
@@ -871,6 +987,9 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
                     return pb_err_set(err, PB_EINPUT, "unknown option '%s' (see parbench --help)", a);
                 val = a + 2;
             }
+        } else if ((o->cmd == PB_CMD_REPORT || o->cmd == PB_CMD_COMPARE) && o->nargs < 2) {
+            o->args[o->nargs++] = a; /* the files to read */
+            continue;
         } else {
             return pb_err_set(err, PB_EINPUT, "unexpected argument '%s' (see parbench --help)", a);
         }

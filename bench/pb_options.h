@@ -23,6 +23,8 @@ typedef enum pb_command {
     PB_CMD_TOPO,     /* the GPU/NIC matrix, node map, layout placement */
     PB_CMD_VALIDATE, /* send/recv bandwidth of every pair vs its class */
     PB_CMD_PATTERN, /* --pattern given */
+    PB_CMD_REPORT,  /* results.csv [calib.csv] -> report.html; no MPI */
+    PB_CMD_COMPARE, /* base.csv new.csv: the regression gate; no MPI */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -99,6 +101,7 @@ typedef struct pb_options {
 
     int check;
     const char *csv_path;
+    const char *json_path; /* --json: the same rows as JSON Lines */
     const char *label;
     int quiet;
 
@@ -143,6 +146,18 @@ typedef struct pb_options {
     const char *grad_dtype;
     int recompute;
     double imbalance;
+
+    /* report and compare: positional files (point into argv), -o, the
+     * topology pairs CSV, the regression threshold (a fraction) */
+    const char *args[2];
+    int nargs;
+    const char *output; /* -o: report file; main job: output folder */
+    const char *pairs_path;
+    double threshold;
+    int threshold_given;
+    /* main job: the folder every output went to (set on rank 0 by
+     * pb_main_job_prepare; NULL elsewhere) */
+    const char *out_dir;
 
     /* test switches */
     pb_fault_kind_t fault;
