@@ -127,7 +127,8 @@ static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y1)
     }
     if (*x1 <= *x0)
         *x1 = *x0 + 1.0;
-    *y1 = *y1 > 0.0 ? *y1 * 1.08 : 1.0;
+    /* headroom above the highest point for the legend */
+    *y1 = *y1 > 0.0 ? *y1 * 1.35 : 1.0;
 }
 
 int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
@@ -138,7 +139,7 @@ int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
         return rc;
     double x0, x1, y1;
     bounds(p, &x0, &x1, &y1);
-    plvpor(0.09, 0.70, 0.13, 0.90);
+    plvpor(0.08, 0.97, 0.12, 0.91);
     plwind(x0, x1, 0.0, y1);
     plcol0(1);
     double xtick = 0.0;
@@ -185,9 +186,10 @@ int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
     if (rc == PB_OK && ns > 0) {
         PLFLT lw, lh;
         plschr(0.0, 0.6);
+        /* inside, top left: bandwidth curves rise to the right */
         pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_TOP, 0.02, 0.0, 0.06, 0,
-                 1, 1, (PLINT)ns, 1, (PLINT)ns, opts, 0.8, 1.0, 2.0, 0.0, colors, names, NULL,
+                 PL_POSITION_LEFT | PL_POSITION_INSIDE | PL_POSITION_TOP, 0.02, 0.02, 0.06, 0,
+                 1, 1, (PLINT)ns, 1, (PLINT)ns, opts, 0.8, 0.6, 2.4, 0.0, colors, names, NULL,
                  NULL, NULL, NULL, colors, styles, widths, colors, sscale, snum, syms);
     }
     free(opts);
@@ -217,7 +219,7 @@ int pb_plot_bars(const pb_bar_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
         top = fmax(top, s);
     }
     top = top > 0.0 ? top * 1.05 : 1.0;
-    plvpor(0.22, 0.72, 0.12, 0.88);
+    plvpor(0.20, 0.80, 0.12, 0.88);
     plwind(0.0, top, 0.0, (double)p->nbars);
     plcol0(1);
     plbox("bcnstg", 0.0, 0, "bc", 0.0, 0);
@@ -254,7 +256,7 @@ int pb_plot_bars(const pb_bar_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
         plschr(0.0, 0.6);
         pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
                  PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_TOP, 0.02, 0.0, 0.06, 0,
-                 1, 1, (PLINT)np, 1, (PLINT)np, opts, 0.8, 1.0, 2.0, 0.0, colors,
+                 1, 1, (PLINT)np, 1, (PLINT)np, opts, 0.8, 0.6, 2.4, 0.0, colors,
                  (const char *const *)p->parts, colors, pat, sc, bw, NULL, NULL, NULL, NULL,
                  NULL, NULL, NULL);
     }
