@@ -245,7 +245,7 @@ static void test_commands(void)
     CHECK(strstr(pb_cli_usage(PB_CMD_MAIN), "coll") != NULL);
 
     /* no arguments: the main job (usage: "a verified sweep of every
-     * collective, 8 B to 64 MiB, written to parbench-results.csv") */
+     * collective, 8 B to 64 MiB, written to the output folder") */
     CHECK(parse_v((char *[]){"parbench", NULL}, &o, &err) == PB_OK);
     CHECK(err.code == PB_OK);
     CHECK(o.cmd == PB_CMD_MAIN);
