@@ -125,8 +125,10 @@ static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y1)
         *x0 = 0.0;
         *x1 = 1.0;
     }
-    if (*x1 <= *x0)
-        *x1 = *x0 + 1.0;
+    if (*x1 - *x0 < 2.0) { /* one or two sizes: room on both sides */
+        *x0 -= 1.0;
+        *x1 += 1.0;
+    }
     /* headroom above the highest point for the legend */
     *y1 = *y1 > 0.0 ? *y1 * 1.35 : 1.0;
 }
@@ -207,7 +209,7 @@ int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
 int pb_plot_bars(const pb_bar_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
 {
     plot_file_t pf;
-    int rc = begin(&pf, 720, 60 + 40 * (double)(p->nbars < 4 ? 4 : p->nbars), err);
+    int rc = begin(&pf, 720, 120 + 50 * (double)(p->nbars < 4 ? 4 : p->nbars), err);
     if (rc != PB_OK)
         return rc;
     /* horizontal bars: long layout names fit on the left */
@@ -219,7 +221,7 @@ int pb_plot_bars(const pb_bar_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
         top = fmax(top, s);
     }
     top = top > 0.0 ? top * 1.05 : 1.0;
-    plvpor(0.20, 0.80, 0.12, 0.88);
+    plvpor(0.27, 0.80, 0.12, 0.88);
     plwind(0.0, top, 0.0, (double)p->nbars);
     plcol0(1);
     plbox("bcnstg", 0.0, 0, "bc", 0.0, 0);
@@ -255,7 +257,7 @@ int pb_plot_bars(const pb_bar_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
         PLFLT lw, lh;
         plschr(0.0, 0.6);
         pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_TOP, 0.02, 0.0, 0.06, 0,
+                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.06, 0,
                  1, 1, (PLINT)np, 1, (PLINT)np, opts, 0.8, 0.6, 2.4, 0.0, colors,
                  (const char *const *)p->parts, colors, pat, sc, bw, NULL, NULL, NULL, NULL,
                  NULL, NULL, NULL);
