@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# setup.sh - everything a fresh Debian 12 machine needs, then the main job.
+# setup.sh - everything a fresh Debian 12 machine needs, then the main job
+# (its output folder, report.html included, is printed at the end).
 #
 #   ./setup.sh            install missing packages, build, run the main job
 #   ./setup.sh --no-run   install and build only (what CI uses)
@@ -19,7 +20,8 @@ for a in "$@"; do
 done
 
 # Debian packages, installed only when missing (a re-run costs nothing).
-pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev)
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
+      libjansson-dev libplplot-dev libxml2-utils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

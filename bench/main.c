@@ -8,6 +8,7 @@
 #include "pb_topo_cmd.h"
 #include "pb_pattern_cmd.h"
 #include "pb_model_cmd.h"
+#include "pb_report_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -26,6 +27,13 @@ int main(int argc, char **argv)
                                             : pb_cli_usage(opt.help_for),
                   stdout);
         return 0;
+    }
+    /* files in, a page or a verdict out: no MPI, nothing launched */
+    if (opt.cmd == PB_CMD_REPORT || opt.cmd == PB_CMD_COMPARE) {
+        int code = opt.cmd == PB_CMD_REPORT ? pb_report_cmd(&opt, &err) : pb_compare_cmd(&opt, &err);
+        if (code != PB_OK)
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
     }
     /* a plan needs no ranks: a 16,384-GPU layout prints on a laptop */
     if (opt.cmd == PB_CMD_PATTERN && opt.dry_run) {

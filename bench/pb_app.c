@@ -10,19 +10,44 @@
 #include "pb_validate_cmd.h"
 #include "pb_pattern_cmd.h"
 #include "pb_step_cmd.h"
+#include "pb_main_job.h"
 
-int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
+/* The main job's output folder, made by rank 0 before the context opens
+ * results.csv inside it; every rank learns whether that worked. */
+static int prepare_main(pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
+{
+    int rank = 0, code;
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_rank failed");
+    code = pb_main_job_prepare(o, p, rank, err);
+    if (MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast failed");
+    if (code != PB_OK && rank == 0)
+        fprintf(stderr, "parbench: %s\n", err->msg);
+    return code;
+}
+
+int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
 {
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
         fprintf(stderr, "parbench: MPI_Init failed\n");
         return PB_ERUNTIME;
     }
+    pb_options_t o = *opt_in; /* the main job points its outputs at its folder */
+    const pb_options_t *opt = &o;
+    pb_main_paths_t paths;
     pb_ctx_t ctx;
     pb_err_t err;
     pb_err_clear(&err);
+    if (o.cmd == PB_CMD_MAIN && prepare_main(&o, &paths, &err) != PB_OK) {
+        MPI_Finalize();
+        return err.code ? err.code : PB_EINPUT;
+    }
     int code = pb_ctx_init(&ctx, opt, &err);
     if (code == PB_OK) {
-        if (opt->cmd == PB_CMD_GEMM)
+        if (opt->cmd == PB_CMD_MAIN)
+            code = pb_main_job_run(&ctx, &paths, &err);
+        else if (opt->cmd == PB_CMD_GEMM)
             code = pb_gemm_cmd(&ctx, &err);
         else if (opt->cmd == PB_CMD_TOPO)
             code = pb_topo_cmd(&ctx, &err);
@@ -35,10 +60,6 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
         else
             code = pb_coll_cmd(&ctx, &err);
     }
-    /* the main job adds the pattern suite of a small model on the same
-     * ranks (and appends to the same CSV) */
-    if (code == PB_OK && opt->cmd == PB_CMD_MAIN)
-        code = pb_pattern_cmd(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);

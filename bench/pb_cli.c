@@ -25,7 +25,8 @@ enum opt_id {
     O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
     O_OUTPUT, O_FIT_TOL, O_GPUS, O_GPN, O_HW, O_HW_SET, O_CALIB, O_GEMM_CSV, O_SELECTIVE,
     O_FLASH, O_CAUSAL, O_TP_OVERLAP, O_TFLOPS, O_TOP,
-    O_SCHEDULE, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM
+    O_SCHEDULE, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM,
+    O_JSON, O_PAIRS, O_THRESHOLD
 };
 
 struct opt_spec {
@@ -85,6 +86,8 @@ static const struct opt_spec specs[] = {
     {"selective", 0, 0, O_SELECTIVE},  {"flash", 0, 0, O_FLASH},
     {"causal", 0, 0, O_CAUSAL},        {"tp-overlap", 0, 1, O_TP_OVERLAP},
     {"tflops", 0, 1, O_TFLOPS},        {"top", 0, 1, O_TOP},
+    {"json", 0, 1, O_JSON},            {"pairs", 0, 1, O_PAIRS},
+    {"threshold", 0, 1, O_THRESHOLD},
 };
 
 static const char usage_main[] =
@@ -93,8 +96,10 @@ static const char usage_main[] =
     "Measures the communication of large-model training on this machine.\n"
     "\n"
     "commands:\n"
-    "  (none)   the main job: a verified sweep of every collective, 8 B to 64 MiB,\n"
-    "           written to parbench-results.csv\n"
+    "  (none)   the main job: topology, a verified sweep of every collective (8 B to\n"
+    "           64 MiB), the pattern suite of a small model, then results.csv,\n"
+    "           topo-pairs.csv and report.html in -o DIR (default\n"
+    "           parbench-out/<date-time>)\n"
     "  coll     measure collectives (see parbench coll --help)\n"
     "  gemm     cuBLAS TFLOP/s of a transformer layer's GEMMs (see parbench gemm --help)\n"
     "  step     one training step's communication schedule, executed (parbench step --help)\n"
@@ -103,6 +108,9 @@ static const char usage_main[] =
     "  calibrate fit collective times from results CSV (parbench calibrate --help)\n"
     "  model    predict a training step of a model and layout (parbench model --help)\n"
     "  plan     rank every layout of a model on N GPUs (parbench plan --help)\n"
+    "  report   results.csv [calib.csv] -o report.html (parbench report --help)\n"
+    "  compare  base.csv new.csv [--threshold 5%%]: the regression gate\n"
+    "           (parbench compare --help)\n"
     "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
     "                    (see PATTERNS below)\n"
     "\n"
@@ -113,6 +121,9 @@ static const char usage_main[] =
     "  --np N            ranks to launch when not started by a launcher\n"
     "  --no-launch       run as a single MPI process instead of re-launching\n"
     "  --csv FILE        append one row per measurement (DESIGN.md schema)\n"
+    "  --json FILE       append the same rows as JSON Lines (one object per line)\n"
+    "  -o, --output DIR  main job: the output folder (default parbench-out/<date-time>)\n"
+    "  -q, --quiet       no tables, no progress line\n"
     "  -h, --help        this text;  -V, --version  the version\n"
     "\n"
     "\n"
@@ -182,6 +193,9 @@ static const char usage_coll[] =
     "checking and output:\n"
     "  --check (-c 1)    verify every result exactly; wrong elements fail the run\n"
     "  --csv FILE        append rows to FILE (a file with another header is refused)\n"
+    "  --json FILE       append the same rows to FILE as JSON Lines\n"
+    "  -q, --quiet       no tables and no progress line (on a terminal, a line on\n"
+    "                    stderr shows done/total, the operation and the time left)\n"
     "  --label TEXT      free text for the label column\n"
     "  --backend NAME    auto (default: nccl when a GPU answers, else mpi), nccl, mpi\n"
     "  --memory M        host or device buffers for the mpi backend (device needs a\n"
@@ -270,6 +284,37 @@ static const char usage_topo[] =
     "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
     "(one package, several NUMA nodes), SYS, NET.\n";
 
+static const char usage_report[] =
+    "usage: parbench report RESULTS.csv [CALIB.csv] [-o report.html] [--pairs PAIRS.csv]\n"
+    "\n"
+    "Writes one self-contained XHTML page (no scripts, no network; plots drawn\n"
+    "by PLplot as inline SVG): run metadata, the topology matrix (from --pairs,\n"
+    "written by parbench topo --csv), bus bandwidth vs size per collective (one\n"
+    "line per group size and link class), the calibrated model's curves and fit\n"
+    "error when CALIB.csv is given, pattern tables per strategy, and the step\n"
+    "breakdown (rows with pattern step or model).  Runs no MPI.\n"
+    "\n"
+    "  -o, --output FILE the page (default report.html)\n"
+    "  --pairs FILE      topology pairs CSV (a, b, class, links)\n"
+    "\n"
+    "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
+    "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"
+    "time_us = latency_us + size / (bandwidth_gbps * 1e3) for bytes_lo <= size <= bytes_hi.\n";
+
+static const char usage_compare[] =
+    "usage: parbench compare BASE.csv NEW.csv [--threshold 5%]\n"
+    "\n"
+    "Matches rows on pattern, collective, group, group size, bytes, dtype,\n"
+    "backend and world (and in-place, timing mode and reduction, which tell\n"
+    "apart the measurements of one sweep), prints the change of median time\n"
+    "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
+    "matched row's median time grew by more than the threshold.  Runs no MPI.\n"
+    "\n"
+    "  --threshold T     percent (5, 5%% or 2.5%%; default 5)\n"
+    "\n"
+    "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
+    "file and line named)\n";
+
 static const char usage_validate[] =
     "usage: parbench validate [OPTIONS]\n"
     "\n"
@@ -348,6 +393,10 @@ const char *pb_cli_usage(pb_command_t cmd)
         return usage_validate;
     case PB_CMD_STEP:
         return usage_step;
+    case PB_CMD_REPORT:
+        return usage_report;
+    case PB_CMD_COMPARE:
+        return usage_compare;
     default:
         return usage_main;
     }
@@ -379,6 +428,7 @@ static void defaults(pb_options_t *o)
     o->schedule = PB_SCHED_1F1B;
     o->compute_scale = 1.0;
     o->steps = 3;
+    o->threshold = 0.05;
 }
 
 void pb_cli_main_job_defaults(pb_options_t *o)
@@ -399,8 +449,7 @@ void pb_cli_main_job_defaults(pb_options_t *o)
         o->time_budget = 0.25;
     if (!(o->given & PB_GIVEN_MIN_ITERS) && o->max_iters >= 5)
         o->min_iters = 5;
-    if (o->csv_path == NULL)
-        o->csv_path = "parbench-results.csv";
+    /* no --csv: results.csv in the output folder (pb_main_job_prepare) */
 }
 
 static int parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err)
@@ -416,6 +465,19 @@ static int parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out
         return pb_err_set(err, PB_EINPUT, "%s must be at least %llu (got %s)", name,
                           (unsigned long long)lo, v);
     *out = x;
+    return PB_OK;
+}
+
+/* "5", "5%" and "2.5%" all mean percent */
+static int parse_threshold(const char *name, const char *v, double *out, pb_err_t *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || (*end != '\0' && strcmp(end, "%") != 0) || errno == ERANGE || !(x >= 0.0) ||
+        !isfinite(x))
+        return pb_err_set(err, PB_EINPUT, "%s takes a percentage such as 5%% (got '%s')", name, v);
+    *out = x / 100.0;
     return PB_OK;
 }
 
@@ -793,6 +855,22 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         if (strcmp(v, "all") == 0)
             o->pattern_mask &= ~(1u << PB_STRAT_SP);
         return PB_OK;
+    case O_JSON:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--json needs a file name");
+        o->json_path = v;
+        return PB_OK;
+    case O_OUTPUT:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "%s needs a name", shown);
+        o->output = v;
+        return PB_OK;
+    case O_PAIRS:
+        o->pairs_path = v;
+        return PB_OK;
+    case O_THRESHOLD:
+        o->threshold_given = 1;
+        return parse_threshold(shown, v, &o->threshold, err);
     case O_DRY_RUN:
         o->dry_run = 1;
         return PB_OK;
@@ -829,11 +907,6 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_RECOMPUTE:
         o->recompute = 1;
-        return PB_OK;
-    case O_OUTPUT:
-        if (v[0] == '\0')
-            return pb_err_set(err, PB_EINPUT, "%s needs a file name", shown);
-        o->output = v;
         return PB_OK;
     case O_FIT_TOL:
         if (parse_double(shown, v, 1, &o->fit_tol, err) != PB_OK)
@@ -919,8 +992,10 @@ static int finish_model(pb_options_t *o, pb_err_t *err)
     int modelish = o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN || o->cmd == PB_CMD_STEP;
     if (o->cmd == PB_CMD_CALIBRATE && o->ninputs == 0)
         return pb_err_set(err, PB_EINPUT, "parbench calibrate needs at least one results CSV");
-    if (o->output && o->cmd != PB_CMD_CALIBRATE)
-        return pb_err_set(err, PB_EINPUT, "-o is an option of parbench calibrate");
+    if (o->output && o->cmd != PB_CMD_CALIBRATE && o->cmd != PB_CMD_REPORT &&
+        o->cmd != PB_CMD_MAIN)
+        return pb_err_set(err, PB_EINPUT,
+                          "-o is an option of parbench calibrate, report and the main job");
     if (!modelish && (o->gpus || o->gpus_per_node || o->hw || o->nhw_set || o->calib ||
                       o->gemm_csv || o->selective || o->flash || o->causal || o->tflops ||
                       o->tp_overlap > 0))
@@ -940,8 +1015,34 @@ static int finish_model(pb_options_t *o, pb_err_t *err)
     return PB_OK;
 }
 
+/* report and compare read files: their own small set of options */
+static int finish_files(pb_options_t *o, pb_err_t *err)
+{
+    if (o->cmd == PB_CMD_COMPARE && o->nargs != 2)
+        return pb_err_set(err, PB_EINPUT, "compare needs two files: BASE.csv NEW.csv");
+    if (o->cmd == PB_CMD_REPORT && o->nargs < 1)
+        return pb_err_set(err, PB_EINPUT, "report needs a results file: RESULTS.csv [CALIB.csv]");
+    if (o->cmd == PB_CMD_REPORT && o->output == NULL)
+        o->output = "report.html";
+    if (o->csv_path || o->json_path)
+        return pb_err_set(err, PB_EINPUT, "--csv and --json are not options of parbench %s",
+                          o->cmd == PB_CMD_REPORT ? "report" : "compare");
+    return PB_OK;
+}
+
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_REPORT || o->cmd == PB_CMD_COMPARE) {
+        if (o->pattern_mask || o->given || o->layout_given)
+            return pb_err_set(err, PB_EINPUT, "parbench %s takes files, -o, --pairs and "
+                              "--threshold only", o->cmd == PB_CMD_REPORT ? "report" : "compare");
+        if (o->pairs_path && o->cmd != PB_CMD_REPORT)
+            return pb_err_set(err, PB_EINPUT, "--pairs is an option of parbench report");
+        if (o->output && o->cmd != PB_CMD_REPORT)
+            return pb_err_set(err, PB_EINPUT,
+                              "-o is an option of parbench calibrate, report and the main job");
+        return finish_files(o, err);
+    }
     if (finish_model(o, err) != PB_OK)
         return err->code;
     if (o->cmd == PB_CMD_CALIBRATE || o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN) {
@@ -952,6 +1053,13 @@ static int finish(pb_options_t *o, pb_err_t *err)
             return pb_err_set(err, PB_EINPUT, "--dtype takes one type (the model's)");
         return PB_OK;
     }
+    if (o->pairs_path)
+        return pb_err_set(err, PB_EINPUT, "--pairs is an option of parbench report");
+    if (o->threshold_given)
+        return pb_err_set(err, PB_EINPUT, "--threshold is an option of parbench compare");
+    if (o->json_path && o->cmd == PB_CMD_TOPO)
+        return pb_err_set(err, PB_EINPUT, "--json writes result rows; parbench topo writes "
+                          "pairs (--csv)");
     if (o->pattern_mask && o->cmd == PB_CMD_COLL)
         return pb_err_set(err, PB_EINPUT, "--pattern is not an option of parbench coll");
     if (o->pattern_mask)
@@ -1057,6 +1165,10 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             o->cmd = PB_CMD_PLAN;
         else if (strcmp(argv[1], "step") == 0)
             o->cmd = PB_CMD_STEP;
+        else if (strcmp(argv[1], "report") == 0)
+            o->cmd = PB_CMD_REPORT;
+        else if (strcmp(argv[1], "compare") == 0)
+            o->cmd = PB_CMD_COMPARE;
         else if (strcmp(argv[1], "help") == 0)
             o->cmd = PB_CMD_HELP;
         else
@@ -1091,6 +1203,9 @@ int pb_cli_parse(int argc, char **argv, pb_options_t *o, pb_err_t *err)
             if (o->ninputs == PB_MAX_INPUTS)
                 return pb_err_set(err, PB_EINPUT, "at most %d results files", PB_MAX_INPUTS);
             o->inputs[o->ninputs++] = a;
+            continue;
+        } else if ((o->cmd == PB_CMD_REPORT || o->cmd == PB_CMD_COMPARE) && o->nargs < 2) {
+            o->args[o->nargs++] = a; /* the files to read */
             continue;
         } else {
             return pb_err_set(err, PB_EINPUT, "unexpected argument '%s' (see parbench --help)", a);

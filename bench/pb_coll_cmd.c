@@ -7,6 +7,8 @@
 
 #include "../reports/pb_table.h"
 #include "pb_harness.h"
+#include "pb_pattern_print.h"
+#include "pb_progress.h"
 #include "pb_size.h"
 
 typedef struct sweep {
@@ -20,6 +22,7 @@ typedef struct sweep {
     pb_bufs_t bufs;
     int64_t wrong_total;
     int stalled; /* the stall fault fires once */
+    pb_progress_t progress;
 } sweep_t;
 
 /* Sizes for one collective on this group: a range is rounded down to the
@@ -60,6 +63,33 @@ static int build_sizes(sweep_t *s, pb_err_t *err)
     s->from_range = o->size_min != o->size_max;
     return pb_size_range(o->size_min, o->size_max, o->size_step ? 0.0 : o->size_factor,
                          o->size_step, &s->sizes, &s->nsizes, err);
+}
+
+/* Measurements the sweep will make: the progress line's total. */
+static uint64_t count_measurements(const sweep_t *s)
+{
+    const pb_options_t *o = s->ctx->opt;
+    const pb_backend_ops_t *ops = s->ctx->be.ops;
+    uint64_t *tmp = malloc((s->nsizes ? s->nsizes : 1) * sizeof *tmp);
+    uint64_t total = 0;
+    pb_err_t err;
+    pb_err_clear(&err);
+    for (int ci = 0; ci < o->ncolls && tmp; ci++) {
+        pb_coll_t c = o->colls[ci];
+        int in_ok = pb_coll_has_in_place(c) &&
+                    (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
+        uint64_t places = (uint64_t)(o->in_place && in_ok) +
+                          (uint64_t)(o->out_of_place && pb_coll_has_out_of_place(c));
+        uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->nredops : 1;
+        for (int di = 0; di < o->ndtypes; di++) {
+            size_t n = 0;
+            int rounded;
+            if (sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &err) == PB_OK)
+                total += (uint64_t)n * places * nred * (uint64_t)o->nmodes;
+        }
+    }
+    free(tmp);
+    return total;
 }
 
 /* Everything that can be refused is refused before anything runs. */
@@ -225,7 +255,7 @@ static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         s->wrong_total += wrong;
     }
     fill_row(s, op, mode, &tm, wrong, r);
-    if (ctx->csv && pb_csv_write(ctx->csv, r, &err) != PB_OK)
+    if (pb_ctx_emit(ctx, r, &err) != PB_OK)
         pb_ctx_abort(ctx, &err);
 }
 
@@ -242,8 +272,10 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
         pb_ctx_abort(s->ctx, &err);
     }
     const char *redop = pb_coll_reduces(c) ? pb_redop_name(op_red) : "none";
-    if (s->ctx->rank == 0 && !o->quiet)
+    if (s->ctx->rank == 0 && !o->quiet) {
+        pb_progress_clear(&s->progress);
         print_table_head(s, c, t, redop, mode, rounded);
+    }
     pb_table_summary_t sum;
     memset(&sum, 0, sizeof sum);
     for (size_t i = 0; i < n; i++) {
@@ -258,11 +290,17 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
             if (!want)
                 continue;
             pb_op_t op = {c, t, op_red, o->root, place, sizes[i], {0, 0, 0, 0}, 0, 0, 0, 0.0};
+            char what[96], hb[32];
+            pb_fmt_bytes(hb, sizeof hb, (double)sizes[i]);
+            snprintf(what, sizeof what, "%s %s %s%s %s", pb_coll_name(c), hb, pb_dtype_name(t),
+                     place ? " in-place" : "", pb_mode_name(mode));
+            pb_progress_step(&s->progress, what);
             measure(s, &op, mode, &res[place]);
             shown[place] = &res[place];
             pb_table_account(&sum, &res[place]);
         }
         if (s->ctx->rank == 0 && !o->quiet && (shown[0] || shown[1])) {
+            pb_progress_clear(&s->progress);
             pb_table_line_t l = {sizes[i], sizes[i] / pb_dtype_size(t), pb_dtype_name(t),
                                  redop, pb_coll_rooted(c) ? o->root : -1, shown[0], shown[1]};
             pb_table_line(stdout, &l);
@@ -350,6 +388,8 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
     print_run_head(&s);
+    pb_progress_start(&s.progress, pb_progress_wanted(ctx->rank, o->quiet),
+                      count_measurements(&s));
     for (int ci = 0; ci < o->ncolls; ci++) {
         pb_coll_t c = o->colls[ci];
         for (int di = 0; di < o->ndtypes; di++) {
@@ -359,6 +399,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
                     run_table(&s, c, o->dtypes[di], o->redops[ri], o->modes[mi]);
         }
     }
+    pb_progress_clear(&s.progress);
     code = PB_OK;
     if (s.wrong_total > 0)
         code = pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",

@@ -47,7 +47,9 @@ static void make_run_id(char *buf, size_t len)
  * shows devices: it costs time), then the exchange. */
 static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
 {
-    int io = ctx->opt->cmd == PB_CMD_TOPO || ctx->opt->cmd == PB_CMD_VALIDATE;
+    /* the main job writes the device pairs too */
+    int io = ctx->opt->cmd == PB_CMD_TOPO || ctx->opt->cmd == PB_CMD_VALIDATE ||
+             ctx->opt->cmd == PB_CMD_MAIN;
     int code = pb_topo_load(&ctx->topo, NULL, io, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
@@ -63,6 +65,8 @@ static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)
     int code = PB_OK;
     if (ctx->rank == 0 && ctx->opt->csv_path)
         code = pb_csv_open(ctx->opt->csv_path, &ctx->csv, err);
+    if (code == PB_OK && ctx->rank == 0 && ctx->opt->json_path)
+        code = pb_json_open(ctx->opt->json_path, &ctx->json, err);
     return pb_ctx_agree(ctx, code, err);
 }
 
@@ -159,6 +163,7 @@ void pb_ctx_fini(pb_ctx_t *ctx)
     pb_topo_free(&ctx->topo);
     if (ctx->csv)
         pb_csv_close(ctx->csv);
+    pb_json_close(ctx->json);
     if (ctx->be.ops) {
         if (ctx->world_group)
             ctx->be.ops->group_free(ctx->world_group);
@@ -166,6 +171,15 @@ void pb_ctx_fini(pb_ctx_t *ctx)
     }
     if (ctx->world != MPI_COMM_NULL && ctx->world != 0)
         MPI_Comm_free(&ctx->world);
+}
+
+int pb_ctx_emit(const pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)
+{
+    if (ctx->csv && pb_csv_write(ctx->csv, r, err) != PB_OK)
+        return err->code;
+    if (ctx->json && pb_json_write(ctx->json, r, err) != PB_OK)
+        return err->code;
+    return PB_OK;
 }
 
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)

@@ -7,6 +7,7 @@
 
 #include "../collectives/pb_backend.h"
 #include "../reports/pb_csv.h"
+#include "../reports/pb_json.h"
 #include "../topo/pb_topo.h"
 #include "pb_nodemap.h"
 #include "pb_options.h"
@@ -23,6 +24,7 @@ typedef struct pb_ctx {
     pb_backend_t be;
     pb_group_t *world_group;
     pb_csv_writer_t *csv; /* rank 0 only */
+    pb_json_writer_t *json; /* rank 0 only: --json, the same rows */
     pb_topo_t topo;       /* this node (PCI devices only for topo/validate) */
     pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
 } pb_ctx_t;
@@ -41,6 +43,10 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err);
 /* A runtime failure inside a step that others may be blocked in: print
  * it from this rank and abort the whole job with the runtime exit code. */
 _Noreturn void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err);
+
+/* Writes a finished row to every output (--csv, --json); rank 0 holds
+ * them, elsewhere this does nothing. */
+int pb_ctx_emit(const pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
 
 /* Fills the run-wide fields of a result row. */
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r);

@@ -187,7 +187,7 @@ static int run_shape(const pb_ctx_t *ctx, pb_gemm_dev_t *dev, const pb_gemm_shap
                sh->name, pb_dtype_name(t), sh->m, sh->n, sh->k, st.median, st.p99, r.tflops);
         fflush(stdout);
     }
-    if (ctx->csv && pb_csv_write(ctx->csv, &r, err) != PB_OK)
+    if (pb_ctx_emit(ctx, &r, err) != PB_OK)
         pb_ctx_abort(ctx, err); /* the other ranks are already in the next shape */
     return PB_OK;
 }

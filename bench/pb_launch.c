@@ -88,6 +88,10 @@ int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, pb_err_t *err
     printf("\n");
     fflush(stdout);
     setenv("PARBENCH_LAUNCHED", "1", 1);
+    /* the ranks' stderr will be a pipe to mpirun: tell rank 0 whether the
+     * person's terminal is at the other end (the progress line) */
+    if (isatty(STDERR_FILENO) && getenv("PARBENCH_PROGRESS") == NULL)
+        setenv("PARBENCH_PROGRESS", "1", 1);
     execvp(mpirun, av);
     int e = errno;
     free(av);

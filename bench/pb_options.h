@@ -27,6 +27,8 @@ typedef enum pb_command {
     PB_CMD_MODEL,     /* predicted step of one layout (pure) */
     PB_CMD_PLAN,      /* ranked layouts (pure) */
     PB_CMD_STEP,    /* one training step's schedule, executed */
+    PB_CMD_REPORT,  /* results.csv [calib.csv] -> report.html; no MPI */
+    PB_CMD_COMPARE, /* base.csv new.csv: the regression gate; no MPI */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -103,6 +105,7 @@ typedef struct pb_options {
 
     int check;
     const char *csv_path;
+    const char *json_path; /* --json: the same rows as JSON Lines */
     const char *label;
     int quiet;
 
@@ -153,7 +156,7 @@ typedef struct pb_options {
 #define PB_MAX_INPUTS 16
     const char *inputs[PB_MAX_INPUTS]; /* calibrate's result files */
     int ninputs;
-    const char *output;   /* -o: calibrate's CSV */
+    const char *output;   /* -o: calibrate's CSV, report's file, the main job's folder */
     double fit_tol;       /* --fit-tol: a piece's largest relative error */
     int gpus;             /* --gpus (0: the layout's product) */
     int gpus_per_node;    /* --gpus-per-node (0: the hardware's) */
@@ -173,6 +176,16 @@ typedef struct pb_options {
     double compute_scale; /* shrinks (or grows) the stand-in's durations */
     uint64_t steps;       /* the first is a warm-up */
     int step_no_comm;     /* test switch: only the pipeline's order remains */
+    /* report and compare: positional files (point into argv), -o, the
+     * topology pairs CSV, the regression threshold (a fraction) */
+    const char *args[2];
+    int nargs;
+    const char *pairs_path;
+    double threshold;
+    int threshold_given;
+    /* main job: the folder every output went to (set on rank 0 by
+     * pb_main_job_prepare; NULL elsewhere) */
+    const char *out_dir;
 
     /* test switches */
     pb_fault_kind_t fault;

@@ -8,6 +8,7 @@
 #include "pb_harness.h"
 #include "pb_pattern_plan.h"
 #include "pb_pattern_print.h"
+#include "pb_progress.h"
 
 int pb_pattern_dry_run(const pb_options_t *o, int print, pb_err_t *err)
 {
@@ -185,10 +186,10 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
         r->wrong_total += m->wrong;
     }
     pb_bufs_free(g, &b);
-    if (ctx->csv) {
+    if (ctx->csv || ctx->json) {
         pb_result_t row;
         fill_row(r, m, &row);
-        if (pb_csv_write(ctx->csv, &row, err) != PB_OK)
+        if (pb_ctx_emit(ctx, &row, err) != PB_OK)
             pb_ctx_abort(ctx, err);
     }
     return PB_OK;
@@ -289,9 +290,20 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
         print_skipped(&r);
         fflush(stdout);
     }
-    for (size_t i = 0; i < r.nmeas; i++)
-        if ((code = measure(&r, &r.meas[i], err)) != PB_OK)
+    pb_progress_t prog;
+    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->quiet), r.nmeas);
+    for (size_t i = 0; i < r.nmeas; i++) {
+        char what[96], hb[32];
+        pb_fmt_bytes(hb, sizeof hb, (double)r.meas[i].op.bytes);
+        snprintf(what, sizeof what, "%s pattern: %s %s", pb_strategy_name(r.meas[i].rec->strategy),
+                 pb_coll_name(r.meas[i].op.coll), hb);
+        pb_progress_step(&prog, what);
+        if ((code = measure(&r, &r.meas[i], err)) != PB_OK) {
+            pb_progress_clear(&prog);
             goto out;
+        }
+    }
+    pb_progress_clear(&prog);
     if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0) {
         print_ops(&r);
         print_summary(&r);

@@ -138,7 +138,7 @@ static void write_row(pb_ctx_t *ctx, const vpair_t *p, uint64_t bytes, pb_err_t 
     r.algbw_gbps = r.busbw_gbps = p->gbps;
     snprintf(r.redop, sizeof r.redop, "none");
     r.slowest_rank = -1;
-    if (pb_csv_write(ctx->csv, &r, err) != PB_OK)
+    if (pb_ctx_emit(ctx, &r, err) != PB_OK)
         pb_ctx_abort(ctx, err);
 }
 
@@ -181,7 +181,7 @@ static int report(pb_ctx_t *ctx, vpair_t *p, size_t n, size_t total, uint64_t by
                    p[i].ratio, p[i].flagged ? "FLAGGED" : "ok");
         }
     }
-    for (size_t i = 0; i < n && ctx->csv; i++)
+    for (size_t i = 0; i < n && (ctx->csv || ctx->json); i++)
         write_row(ctx, &p[i], bytes, err);
     if (flagged == 0) {
         if (print)

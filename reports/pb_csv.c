@@ -15,6 +15,7 @@
  * never calls setlocale(), and pb_csv_write refuses a number whose text
  * would break the row rather than write a corrupt file. */
 #include "pb_csv.h"
+#include "pb_csv_records.h"
 
 #include <csv.h>
 
@@ -28,13 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum pb_csv_type {
-    PB_CSV_STR,   /* char[PB_RESULT_STR] */
-    PB_CSV_INT,   /* int */
-    PB_CSV_U64,   /* uint64_t */
-    PB_CSV_WRONG, /* int64_t, PB_RESULT_WRONG_UNCHECKED <-> empty field */
-    PB_CSV_DBL    /* double */
-} pb_csv_type_t;
 
 typedef struct pb_csv_col {
     const char *name;
@@ -116,188 +110,16 @@ const char *pb_csv_column(int i)
     return pb_csv_cols[i].name;
 }
 
-/* ---------------------------------------------------------------------
- * Parsing driver: libcsv delivers fields one by one; consumers want whole
- * records together with the line they start on.
- * --------------------------------------------------------------------- */
-
-typedef struct pb_csv_rec {
-    char *buf;           /* the fields' bytes, each followed by a NUL */
-    size_t len, cap;
-    size_t *off;         /* field i starts at buf + off[i] ... */
-    size_t *flen;        /* ... and is flen[i] bytes long */
-    const char **field;  /* buf + off[i], filled once buf stops moving */
-    size_t nfields, fcap;
-} pb_csv_rec_t;
-
-typedef int (*pb_csv_record_fn_t)(void *arg, size_t line, const pb_csv_rec_t *rec,
-                                  pb_err_t *err);
-
-typedef struct pb_csv_parse {
-    const char *path;
-    pb_csv_record_fn_t record;
-    void *arg;
-    pb_err_t *err;
-    /* libcsv callbacks cannot abort csv_parse: they record the first
-     * failure here and ignore everything after it */
-    int rc;
-    size_t line;   /* 1-based physical line being fed to libcsv */
-    size_t rec_nl; /* newlines inside the current record's quoted fields */
-    pb_csv_rec_t rec;
-} pb_csv_parse_t;
-
-static int pb_csv_rec_reserve(pb_csv_parse_t *ps, size_t bytes)
+pb_csv_type_t pb_csv_column_type(int i)
 {
-    pb_csv_rec_t *rec = &ps->rec;
-
-    if (rec->cap - rec->len < bytes) {
-        size_t cap = rec->cap ? rec->cap : 256;
-        while (cap - rec->len < bytes) {
-            if (cap > SIZE_MAX / 2)
-                goto nomem;
-            cap *= 2;
-        }
-        char *buf = realloc(rec->buf, cap);
-        if (buf == NULL)
-            goto nomem;
-        rec->buf = buf;
-        rec->cap = cap;
-    }
-    if (rec->nfields == rec->fcap) {
-        size_t fcap = rec->fcap ? rec->fcap * 2 : 32;
-        if (fcap > SIZE_MAX / sizeof(size_t))
-            goto nomem;
-        size_t *off = realloc(rec->off, fcap * sizeof *off);
-        if (off == NULL)
-            goto nomem;
-        rec->off = off;
-        size_t *flen = realloc(rec->flen, fcap * sizeof *flen);
-        if (flen == NULL)
-            goto nomem;
-        rec->flen = flen;
-        const char **field = realloc(rec->field, fcap * sizeof *field);
-        if (field == NULL)
-            goto nomem;
-        rec->field = field;
-        rec->fcap = fcap;
-    }
-    return PB_OK;
-
-nomem:
-    return pb_err_set(ps->err, PB_ERUNTIME, "%s:%zu: out of memory reading CSV",
-                      ps->path, ps->line);
+    return pb_csv_cols[i].type;
 }
 
-static void pb_csv_on_field(void *s, size_t len, void *data)
+size_t pb_csv_column_offset(int i)
 {
-    pb_csv_parse_t *ps = data;
-    pb_csv_rec_t *rec = &ps->rec;
-
-    if (ps->rc != PB_OK)
-        return;
-    /* len + 1 cannot wrap: libcsv's own buffer already holds len bytes */
-    ps->rc = pb_csv_rec_reserve(ps, len + 1);
-    if (ps->rc != PB_OK)
-        return;
-    if (len > 0)
-        memcpy(rec->buf + rec->len, s, len);
-    rec->buf[rec->len + len] = '\0';
-    rec->off[rec->nfields] = rec->len;
-    rec->flen[rec->nfields] = len;
-    rec->nfields++;
-    rec->len += len + 1;
-
-    /* An unquoted newline ends the record, so any newline in a field came
-     * from quoting; counting them lets the record report the line it
-     * starts on rather than the one it ends on. */
-    const char *p = s, *end = (const char *)s + len;
-    while (p != NULL && p < end) {
-        p = memchr(p, '\n', (size_t)(end - p));
-        if (p != NULL) {
-            ps->rec_nl++;
-            p++;
-        }
-    }
+    return pb_csv_cols[i].offset;
 }
 
-static void pb_csv_on_record(int c, void *data)
-{
-    pb_csv_parse_t *ps = data;
-    pb_csv_rec_t *rec = &ps->rec;
-
-    (void)c;
-    if (ps->rc != PB_OK)
-        return;
-    for (size_t i = 0; i < rec->nfields; i++)
-        rec->field[i] = rec->buf + rec->off[i];
-    /* This callback runs while libcsv consumes the record's terminator,
-     * which lies on ps->line since input is fed one line at a time. */
-    ps->rc = ps->record(ps->arg, ps->line - ps->rec_nl, rec, ps->err);
-    rec->len = 0;
-    rec->nfields = 0;
-    ps->rec_nl = 0;
-}
-
-/* Feeds the whole of `f` to libcsv (strict: a stray quote is an error,
- * not silently kept as data) and hands each record to `record`. */
-static int pb_csv_parse_file(FILE *f, const char *path, pb_csv_record_fn_t record,
-                             void *arg, pb_err_t *err)
-{
-    pb_csv_parse_t ps = {
-        .path = path, .record = record, .arg = arg, .err = err,
-        .rc = PB_OK, .line = 1, .rec_nl = 0,
-    };
-    struct csv_parser p;
-    char block[16384];
-    size_t n;
-
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-        return pb_err_set(err, PB_ERUNTIME, "%s: cannot initialise libcsv", path);
-
-    while (ps.rc == PB_OK && (n = fread(block, 1, sizeof block, f)) > 0) {
-        size_t pos = 0;
-        /* One line per csv_parse call: the line counter then says where
-         * libcsv is when it calls back, blank lines and CRLF included. */
-        while (ps.rc == PB_OK && pos < n) {
-            const char *nl = memchr(block + pos, '\n', n - pos);
-            size_t piece = nl ? (size_t)(nl - (block + pos)) + 1 : n - pos;
-
-            if (csv_parse(&p, block + pos, piece, pb_csv_on_field, pb_csv_on_record,
-                          &ps) != piece) {
-                int e = csv_error(&p);
-                if (e == CSV_EPARSE)
-                    ps.rc = pb_err_set(err, PB_EINPUT,
-                                       "%s:%zu: malformed CSV (a '\"' inside an unquoted "
-                                       "field, or text after a closing quote)",
-                                       path, ps.line);
-                else
-                    ps.rc = pb_err_set(err, PB_ERUNTIME, "%s:%zu: libcsv: %s", path,
-                                       ps.line, csv_strerror(e));
-                break;
-            }
-            pos += piece;
-            if (nl != NULL)
-                ps.line++;
-        }
-    }
-    if (ps.rc == PB_OK && ferror(f)) {
-        int e = errno;
-        ps.rc = pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(e));
-    }
-    /* A file without a final newline still has its last record submitted
-     * here.  A quote left open at the end means the file was cut short;
-     * no line number, since libcsv does not say where that quote opened. */
-    if (ps.rc == PB_OK &&
-        csv_fini(&p, pb_csv_on_field, pb_csv_on_record, &ps) != 0 && ps.rc == PB_OK)
-        ps.rc = pb_err_set(err, PB_EINPUT, "%s: file ends inside a quoted field (cut short?)",
-                           path);
-    csv_free(&p);
-    free(ps.rec.buf);
-    free(ps.rec.off);
-    free(ps.rec.flen);
-    free(ps.rec.field);
-    return ps.rc;
-}
 
 /* ---------------------------------------------------------------------
  * Writing

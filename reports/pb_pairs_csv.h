@@ -20,4 +20,8 @@ typedef struct pb_pair_row {
 /* PB_EINPUT naming the path when it cannot be written. */
 int pb_pairs_csv_write(const char *path, const pb_pair_row_t *rows, size_t n, pb_err_t *err);
 
+/* Reads such a file back (the report's topology matrix); a missing
+ * column or a bad field is PB_EINPUT naming file:line.  *rows malloc'ed. */
+int pb_pairs_csv_read(const char *path, pb_pair_row_t **rows, size_t *n, pb_err_t *err);
+
 #endif

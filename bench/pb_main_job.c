@@ -1,0 +1,186 @@
+#include "pb_main_job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pb_coll_cmd.h"
+#include "pb_pattern_cmd.h"
+#include "pb_report_cmd.h"
+#include "pb_topo_print.h"
+
+static int make_dir(const char *d, int exist_ok, pb_err_t *err)
+{
+    if (mkdir(d, 0777) == 0 || (exist_ok && errno == EEXIST))
+        return PB_OK;
+    return errno == EEXIST ? PB_EINPUT + 100 /* taken: try another name */
+                           : pb_err_set(err, PB_EINPUT, "cannot create folder '%s': %s", d,
+                                        strerror(errno));
+}
+
+static int fill_paths(pb_main_paths_t *p, const char *csv, pb_err_t *err)
+{
+    int n = snprintf(p->results, sizeof p->results, "%s/results.csv", p->dir);
+    n |= snprintf(p->pairs, sizeof p->pairs, "%s/topo-pairs.csv", p->dir);
+    n |= snprintf(p->calib, sizeof p->calib, "%s/calib.csv", p->dir);
+    n |= snprintf(p->report, sizeof p->report, "%s/report.html", p->dir);
+    if (csv != NULL)
+        snprintf(p->results, sizeof p->results, "%s", csv);
+    if (n < 0 || strlen(p->dir) + 20 >= sizeof p->results)
+        return pb_err_set(err, PB_EINPUT, "output folder name too long: '%.60s...'", p->dir);
+    return PB_OK;
+}
+
+int pb_main_job_prepare(pb_options_t *o, pb_main_paths_t *p, int rank, pb_err_t *err)
+{
+    memset(p, 0, sizeof *p);
+    if (rank != 0)
+        return PB_OK;
+    int rc;
+    if (o->output) {
+        if (strlen(o->output) >= sizeof p->dir)
+            return pb_err_set(err, PB_EINPUT, "output folder name too long");
+        snprintf(p->dir, sizeof p->dir, "%s", o->output);
+        if ((rc = make_dir(p->dir, 1, err)) != PB_OK)
+            return rc;
+    } else {
+        if ((rc = make_dir("parbench-out", 1, err)) != PB_OK)
+            return rc;
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        /* two runs in one second get -2, -3, ...: never mix two runs */
+        for (int k = 1; k < 100; k++) {
+            if (k == 1)
+                snprintf(p->dir, sizeof p->dir, "parbench-out/%s", stamp);
+            else
+                snprintf(p->dir, sizeof p->dir, "parbench-out/%s-%d", stamp, k);
+            rc = make_dir(p->dir, 0, err);
+            if (rc != PB_EINPUT + 100)
+                break;
+        }
+        if (rc != PB_OK)
+            return rc == PB_EINPUT + 100
+                       ? pb_err_set(err, PB_EINPUT, "cannot find a free folder name in parbench-out")
+                       : rc;
+    }
+    if ((rc = fill_paths(p, o->csv_path, err)) != PB_OK)
+        return rc;
+    o->csv_path = p->results;
+    o->out_dir = p->dir;
+    return PB_OK;
+}
+
+/* ---- the steps ---------------------------------------------------- */
+
+typedef int (*step_fn)(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err);
+
+static int step_topology(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    int code = PB_OK;
+    if (ctx->rank == 0) {
+        code = pb_topo_write_pairs(p->pairs, &ctx->topo, err);
+        if (code == PB_OK && !ctx->opt->quiet) {
+            char src[160];
+            snprintf(src, sizeof src, "this node (%s, live)", ctx->map.ranks[0].host);
+            pb_topo_print_matrix(stdout, &ctx->topo, src);
+            fflush(stdout);
+        }
+    }
+    return pb_ctx_agree(ctx, code, err);
+}
+
+static int step_sweep(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    (void)p;
+    return pb_coll_cmd(ctx, err);
+}
+
+static int step_patterns(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    (void)p;
+    return pb_pattern_cmd(ctx, err);
+}
+
+/* INTEGRATION POINT (issue 6, the model): fit the collective cost model
+ * to this run's rows (results.csv, pattern "coll") and write p->calib in
+ * the format of reports/pb_calib.h; the report then draws it. */
+static int step_calibration(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    (void)p;
+    (void)err;
+    if (ctx->rank == 0 && !ctx->opt->quiet)
+        printf("# calibration: not in this build yet (the model, issue 6)\n");
+    return PB_OK;
+}
+
+/* INTEGRATION POINT (issue 6): predict the reference step of the default
+ * model on this layout and append its rows to results.csv (pattern
+ * "model": one row per component, time_us_median = time per step; mem_*
+ * components with bytes per GPU; see reports/pb_report.h); the report
+ * draws them as stacked bars. */
+static int step_reference(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    (void)p;
+    (void)err;
+    if (ctx->rank == 0 && !ctx->opt->quiet)
+        printf("# reference step prediction: not in this build yet (the model, issue 6)\n");
+    return PB_OK;
+}
+
+static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    int code = PB_OK;
+    if (ctx->rank == 0) {
+        char note[320];
+        snprintf(note, sizeof note, "backend %s: %s", ctx->be.ops->name, ctx->version);
+        const char *calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
+        code = pb_report_files(p->results, calib, p->pairs, p->report, ctx->run_id, note, err);
+    }
+    return pb_ctx_agree(ctx, code, err);
+}
+
+static const struct {
+    const char *name;
+    step_fn fn;
+} steps[] = {
+    {"topology", step_topology},
+    {"collective sweep", step_sweep},
+    {"pattern suite", step_patterns},
+    {"calibration", step_calibration},  /* issue 6 */
+    {"reference step", step_reference}, /* issue 6 */
+    {"report", step_report},
+};
+
+int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+{
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (ctx->rank == 0 && !ctx->opt->quiet) {
+            printf("#\n# ==== main job, step %zu of %zu: %s ====\n", i + 1,
+                   sizeof steps / sizeof steps[0], steps[i].name);
+            fflush(stdout);
+        }
+        int code = steps[i].fn(ctx, p, err);
+        if (code != PB_OK)
+            return code;
+    }
+    if (ctx->rank == 0) {
+        printf("#\n# parbench: everything is in %s/\n", p->dir);
+        printf("#   %-16s every measurement (CSV; the same rows with --json)\n",
+               strrchr(p->results, '/') && strncmp(p->results, p->dir, strlen(p->dir)) == 0
+                   ? "results.csv"
+                   : p->results);
+        printf("#   %-16s the link of every device pair\n", "topo-pairs.csv");
+        printf("#   %-16s %s\n", "calib.csv",
+               access(p->calib, R_OK) == 0 ? "the calibrated cost model"
+                                           : "not written (calibration: issue 6)");
+        printf("#   %-16s open it in a browser\n", "report.html");
+        fflush(stdout);
+    }
+    return PB_OK;
+}

@@ -1,0 +1,31 @@
+/* pb_main_job.h - `parbench` with no command: the whole loop, into one
+ * output folder, saying where everything went.
+ *
+ *   topology -> verified collective sweep -> pattern suite -> calibration
+ *   -> reference step prediction -> report
+ *
+ * The steps are one table in pb_main_job.c; calibration and the reference
+ * step are the integration points of the model (issue 6). */
+#ifndef PB_MAIN_JOB_H
+#define PB_MAIN_JOB_H
+
+#include "pb_ctx.h"
+
+/* The output folder's files. */
+typedef struct pb_main_paths {
+    char dir[512];
+    char results[600]; /* results.csv (or --csv) */
+    char pairs[600];   /* topo-pairs.csv */
+    char calib[600];   /* calib.csv */
+    char report[600];  /* report.html */
+} pb_main_paths_t;
+
+/* Rank 0: makes the folder (-o DIR, default parbench-out/<date-time>)
+ * and points o->csv_path (unless --csv was given) and o->out_dir at it.
+ * Other ranks write nothing and leave o as it is. */
+int pb_main_job_prepare(pb_options_t *o, pb_main_paths_t *p, int rank, pb_err_t *err);
+
+/* Runs the steps in order; stops at the first failure. */
+int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err);
+
+#endif

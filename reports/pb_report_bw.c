@@ -1,0 +1,257 @@
+/* pb_report_bw.c - bus bandwidth vs size, one plot per collective, with
+ * the calibrated model's curves over the measured ones when calib.csv is
+ * given, and a table of each fitted piece against the measurements. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_plot.h"
+#include "pb_report.h"
+
+enum { MAX_SERIES = 24 };
+
+/* The fields that tell two lines of one collective apart. */
+static int same_line(const pb_result_t *a, const pb_result_t *b)
+{
+    return strcmp(a->pattern, b->pattern) == 0 && a->group_size == b->group_size &&
+           strcmp(a->link_class, b->link_class) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
+           strcmp(a->mode, b->mode) == 0 && a->in_place == b->in_place &&
+           strcmp(a->redop, b->redop) == 0;
+}
+
+typedef struct varies {
+    int pattern, link, dtype, mode, place, redop;
+} varies_t;
+
+static void what_varies(const pb_result_t *const *r, size_t n, varies_t *v)
+{
+    memset(v, 0, sizeof *v);
+    for (size_t i = 1; i < n; i++) {
+        v->pattern |= strcmp(r[i]->pattern, r[0]->pattern) != 0;
+        v->link |= strcmp(r[i]->link_class, r[0]->link_class) != 0;
+        v->dtype |= strcmp(r[i]->dtype, r[0]->dtype) != 0;
+        v->mode |= strcmp(r[i]->mode, r[0]->mode) != 0;
+        v->place |= r[i]->in_place != r[0]->in_place;
+        v->redop |= strcmp(r[i]->redop, r[0]->redop) != 0;
+    }
+}
+
+static void line_name(const pb_result_t *r, const varies_t *v, char *s, size_t n)
+{
+    int k = snprintf(s, n, "%s%sn=%d", v->pattern ? r->pattern : "", v->pattern ? " " : "",
+                     r->group_size);
+    if (k >= 0 && (size_t)k < n && r->link_class[0])
+        k += snprintf(s + k, n - (size_t)k, " %s", r->link_class);
+    if (k >= 0 && (size_t)k < n && v->dtype)
+        k += snprintf(s + k, n - (size_t)k, " %s", r->dtype);
+    if (k >= 0 && (size_t)k < n && v->mode)
+        k += snprintf(s + k, n - (size_t)k, " %s", r->mode);
+    if (k >= 0 && (size_t)k < n && v->place)
+        k += snprintf(s + k, n - (size_t)k, " %s", r->in_place ? "in-place" : "out-of-place");
+    if (k >= 0 && (size_t)k < n && v->redop)
+        snprintf(s + k, n - (size_t)k, " %s", r->redop);
+}
+
+static int calib_matches(const pb_calib_row_t *c, const pb_result_t *r)
+{
+    return strcmp(c->collective, r->collective) == 0 && c->group_size == r->group_size &&
+           (c->link_class[0] == '\0' || strcmp(c->link_class, r->link_class) == 0);
+}
+
+/* The piece of the model that covers this row's size, NULL if none. */
+static const pb_calib_row_t *piece_for(const pb_report_in_t *in, const pb_result_t *r)
+{
+    for (size_t i = 0; i < in->ncalib; i++)
+        if (calib_matches(&in->calib[i], r) && r->bytes >= in->calib[i].bytes_lo &&
+            r->bytes <= in->calib[i].bytes_hi)
+            return &in->calib[i];
+    return NULL;
+}
+
+typedef struct line {
+    const pb_result_t **pts; /* sorted by bytes, one per size (the last row wins) */
+    size_t n;
+    char name[96];
+    char mname[104];
+    double *x, *y, *my, *mx; /* measured, and the model at the same sizes */
+    size_t nm;
+} line_t;
+
+static void add_point(line_t *l, const pb_result_t *r)
+{
+    size_t i = 0;
+    while (i < l->n && l->pts[i]->bytes < r->bytes)
+        i++;
+    if (i < l->n && l->pts[i]->bytes == r->bytes) {
+        l->pts[i] = r; /* a repeated size: the later row (a newer run) */
+        return;
+    }
+    memmove(&l->pts[i + 1], &l->pts[i], (l->n - i) * sizeof *l->pts);
+    l->pts[i] = r;
+    l->n++;
+}
+
+static void fit_table(const pb_report_in_t *in, const char *coll, const pb_result_t *const *rows,
+                      size_t nrows, pb_sbuf_t *out)
+{
+    int any = 0;
+    for (size_t i = 0; i < in->ncalib; i++) {
+        const pb_calib_row_t *c = &in->calib[i];
+        if (strcmp(c->collective, coll) != 0)
+            continue;
+        if (!any)
+            pb_sbuf_puts(out, "<table>\n<tr><th>group size</th><th class=\"l\">link</th>"
+                              "<th>sizes</th><th>latency (us)</th><th>bandwidth (GB/s)</th>"
+                              "<th>fit error</th><th>measured sizes</th>"
+                              "<th>worst |measured - model| / model</th></tr>\n");
+        any = 1;
+        size_t npts = 0;
+        double worst = 0.0;
+        for (size_t j = 0; j < nrows; j++) {
+            const pb_result_t *r = rows[j];
+            if (!calib_matches(c, r) || r->bytes < c->bytes_lo || r->bytes > c->bytes_hi ||
+                strcmp(r->pattern, "coll") != 0)
+                continue;
+            double m = pb_calib_time_us(c, r->bytes);
+            npts++;
+            if (m > 0.0)
+                worst = fmax(worst, fabs(r->time_us_median - m) / m);
+        }
+        char lo[32], hi[32];
+        pb_report_bytes(lo, sizeof lo, (double)c->bytes_lo);
+        pb_report_bytes(hi, sizeof hi, (double)c->bytes_hi);
+        pb_sbuf_printf(out, "<tr><td>%d</td><td class=\"l\">", c->group_size);
+        pb_sbuf_xml(out, c->link_class[0] ? c->link_class : "any");
+        pb_sbuf_printf(out, "</td><td>%s .. %s</td><td>%.3g</td><td>%.4g</td><td>%.1f %%</td>"
+                            "<td>%zu</td><td%s>%s%.1f %%</td></tr>\n",
+                       lo, hi, c->latency_us, c->bandwidth_gbps, c->fit_error * 100.0, npts,
+                       worst > 0.2 ? " class=\"bad\"" : "", npts ? "" : "n/a ",
+                       worst * 100.0);
+    }
+    if (any)
+        pb_sbuf_puts(out, "</table>\n");
+}
+
+static int one_collective(const pb_report_in_t *in, const char *coll, pb_sbuf_t *out,
+                          pb_err_t *err)
+{
+    const pb_result_t **rows = malloc(in->nrows * sizeof *rows);
+    line_t *lines = calloc(MAX_SERIES, sizeof *lines);
+    pb_series_t *series = calloc(2 * MAX_SERIES, sizeof *series);
+    int rc = PB_OK;
+    if (rows == NULL || lines == NULL || series == NULL) {
+        rc = pb_err_set(err, PB_ERUNTIME, "out of memory building the report");
+        goto out;
+    }
+    size_t nrows = 0, nlines = 0, dropped = 0;
+    for (size_t i = 0; i < in->nrows; i++)
+        if (pb_report_is_comm(&in->rows[i]) && strcmp(in->rows[i].collective, coll) == 0 &&
+            in->rows[i].bytes > 0)
+            rows[nrows++] = &in->rows[i];
+    varies_t v;
+    what_varies(rows, nrows, &v);
+    for (size_t i = 0; i < nrows && rc == PB_OK; i++) {
+        size_t k = 0;
+        while (k < nlines && !same_line(lines[k].pts[0], rows[i]))
+            k++;
+        if (k == nlines) {
+            if (nlines == MAX_SERIES) {
+                dropped++;
+                continue;
+            }
+            line_t *l = &lines[nlines++];
+            l->pts = malloc(nrows * sizeof *l->pts);
+            l->x = malloc(4 * nrows * sizeof *l->x);
+            if (l->pts == NULL || l->x == NULL) {
+                rc = pb_err_set(err, PB_ERUNTIME, "out of memory building the report");
+                break;
+            }
+            l->y = l->x + nrows;
+            l->mx = l->y + nrows;
+            l->my = l->mx + nrows;
+            line_name(rows[i], &v, l->name, sizeof l->name);
+        }
+        add_point(&lines[k], rows[i]);
+    }
+    size_t ns = 0;
+    for (size_t k = 0; k < nlines && rc == PB_OK; k++) {
+        line_t *l = &lines[k];
+        for (size_t i = 0; i < l->n; i++) {
+            const pb_result_t *r = l->pts[i];
+            l->x[i] = log2((double)r->bytes);
+            l->y[i] = r->busbw_gbps;
+            const pb_calib_row_t *c = in->calib ? piece_for(in, r) : NULL;
+            double t = c ? pb_calib_time_us(c, r->bytes) : 0.0;
+            if (c && t > 0.0 && r->algbw_gbps > 0.0) {
+                /* the model's time as bus bandwidth: this row's own factor */
+                l->mx[l->nm] = l->x[i];
+                l->my[l->nm++] = (double)r->bytes / (t * 1e3) * (r->busbw_gbps / r->algbw_gbps);
+            }
+        }
+        series[ns++] = (pb_series_t){l->name, l->x, l->y, l->n, 0, (int)k};
+        if (l->nm > 0) {
+            snprintf(l->mname, sizeof l->mname, "model %s", l->name);
+            series[ns++] = (pb_series_t){l->mname, l->mx, l->my, l->nm, 1, (int)k};
+        }
+    }
+    if (rc != PB_OK)
+        goto out;
+    pb_sbuf_puts(out, "<div class=\"plot\" id=\"busbw-");
+    pb_sbuf_xml(out, coll);
+    pb_sbuf_puts(out, "\">\n<h3>");
+    pb_sbuf_xml(out, coll);
+    pb_sbuf_puts(out, "</h3>\n");
+    char title[96];
+    snprintf(title, sizeof title, "%s: bus bandwidth vs size", coll);
+    pb_line_plot_t p = {title, "size (largest per-rank buffer)", "busbw (GB/s)", 1, series, ns};
+    rc = pb_plot_lines(&p, out, err);
+    if (dropped)
+        pb_sbuf_printf(out, "<p class=\"note\">%zu rows in more than %d lines not drawn.</p>\n",
+                       dropped, MAX_SERIES);
+    if (in->calib)
+        fit_table(in, coll, rows, nrows, out);
+    pb_sbuf_puts(out, "</div>\n");
+out:
+    for (size_t k = 0; lines && k < MAX_SERIES; k++) {
+        free(lines[k].pts);
+        free(lines[k].x);
+    }
+    free(lines);
+    free(series);
+    free(rows);
+    return rc;
+}
+
+int pb_report_bandwidth(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
+{
+    pb_sbuf_puts(out, "<h2 id=\"bandwidth\">Bus bandwidth vs message size</h2>\n");
+    pb_sbuf_puts(out, "<p>One plot per collective, one line per group size and link class "
+                      "(and per pattern, type, timing mode, placement or reduction where the "
+                      "file has several); log-scale size axis.");
+    if (in->calib)
+        pb_sbuf_puts(out, " Dashed: the calibrated model (latency + size / bandwidth per "
+                          "fitted piece) at the measured sizes, in its line's colour; the "
+                          "table under each plot compares every piece with the measurements.");
+    else
+        pb_sbuf_puts(out, " <span class=\"note\">No calibration given (calib.csv): measured "
+                          "curves only.</span>");
+    pb_sbuf_puts(out, "</p>\n");
+    int rc = PB_OK, any = 0;
+    for (size_t i = 0; i < in->nrows && rc == PB_OK; i++) {
+        const pb_result_t *r = &in->rows[i];
+        if (!pb_report_is_comm(r) || r->bytes == 0)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = pb_report_is_comm(&in->rows[j]) && in->rows[j].bytes > 0 &&
+                   strcmp(in->rows[j].collective, r->collective) == 0;
+        if (!seen) {
+            rc = one_collective(in, r->collective, out, err);
+            any = 1;
+        }
+    }
+    if (!any)
+        pb_sbuf_puts(out, "<p class=\"note\">No communication rows.</p>\n");
+    return rc;
+}
