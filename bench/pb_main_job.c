@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "pb_coll_cmd.h"
+#include "pb_model_cmd.h"
+#include "pb_pattern_plan.h"
 #include "pb_pattern_cmd.h"
 #include "pb_report_cmd.h"
 #include "pb_topo_print.h"
@@ -107,30 +109,79 @@ static int step_patterns(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
     return pb_pattern_cmd(ctx, err);
 }
 
-/* INTEGRATION POINT (issue 6, the model): fit the collective cost model
- * to this run's rows (results.csv, pattern "coll") and write p->calib in
- * the format of reports/pb_calib.h; the report then draws it. */
+/* Calibration: the collective cost model fitted to this run's rows,
+ * written to calib.csv (parbench calibrate's format); the report draws
+ * the fitted curves over the measured ones. */
 static int step_calibration(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
 {
-    (void)p;
-    (void)err;
-    if (ctx->rank == 0 && !ctx->opt->quiet)
-        printf("# calibration: not in this build yet (the model, issue 6)\n");
-    return PB_OK;
+    int code = PB_OK;
+    if (ctx->rank == 0) {
+        pb_options_t o = *ctx->opt;
+        o.cmd = PB_CMD_CALIBRATE;
+        o.inputs[0] = p->results;
+        o.ninputs = 1;
+        o.output = p->calib;
+        code = pb_calibrate_cmd(&o, err);
+        fflush(stdout);
+    }
+    return pb_ctx_agree(ctx, code, err);
 }
 
-/* INTEGRATION POINT (issue 6): predict the reference step of the default
- * model on this layout and append its rows to results.csv (pattern
- * "model": one row per component, time_us_median = time per step; mem_*
- * components with bytes per GPU; see reports/pb_report.h); the report
- * draws them as stacked bars. */
+static void model_row(const pb_ctx_t *ctx, const char *what, double sec, uint64_t bytes,
+                      const char *label, pb_err_t *err)
+{
+    pb_result_t r;
+    pb_ctx_result_base(ctx, &r);
+    snprintf(r.mode, sizeof r.mode, "model");
+    snprintf(r.pattern, sizeof r.pattern, "model");
+    snprintf(r.collective, sizeof r.collective, "%s", what);
+    snprintf(r.group, sizeof r.group, "world");
+    r.group_size = ctx->size;
+    r.bytes = bytes;
+    r.time_us_min = r.time_us_median = r.time_us_p99 = r.time_us_max = sec * 1e6;
+    snprintf(r.label, sizeof r.label, "%s", label);
+    snprintf(r.redop, sizeof r.redop, "none");
+    pb_ctx_emit(ctx, &r, err);
+}
+
+/* The reference step: the pattern suite's model on the same layout,
+ * predicted with this run's calibration (and the A100 preset for what it
+ * did not measure); one row per component (pattern "model"), memory per
+ * GPU as mem_* rows - the report's stacked bars. */
 static int step_reference(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
 {
-    (void)p;
-    (void)err;
-    if (ctx->rank == 0 && !ctx->opt->quiet)
-        printf("# reference step prediction: not in this build yet (the model, issue 6)\n");
-    return PB_OK;
+    int code = PB_OK;
+    if (ctx->rank == 0) {
+        pb_options_t o = *ctx->opt;
+        o.calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
+        pb_pattern_plan_t plan;
+        pb_step_t st;
+        int calibrated = 0;
+        code = pb_pattern_plan(&o, ctx->size, &plan, err);
+        if (code == PB_OK)
+            code = pb_model_predict(&o, &plan.model, &plan.layout, 0.0, &st, &calibrated, err);
+        if (code == PB_OK) {
+            const pb_layout_t *l = &plan.layout;
+            char label[64];
+            snprintf(label, sizeof label, "model tp%d-pp%d-dp%d", l->size[PB_DIM_TP],
+                     l->size[PB_DIM_PP], l->size[PB_DIM_DP]);
+            for (int i = 0; i < PB_PART_COUNT; i++)
+                model_row(ctx, pb_part_name(i), st.part[i], 0, label, err);
+            model_row(ctx, "step", st.total, 0, label, err);
+            model_row(ctx, "mem_weights", 0.0, (uint64_t)st.mem.weights, label, err);
+            model_row(ctx, "mem_activations", 0.0, (uint64_t)st.mem.act_layers, label, err);
+            model_row(ctx, "mem_embedding_output", 0.0, (uint64_t)st.mem.act_extra, label, err);
+            if (!ctx->opt->quiet)
+                printf("# reference step of %s on %s: %.3f ms predicted (collectives from %s), "
+                       "%.2f GiB per GPU; rows with pattern model\n",
+                       plan.model.name, label, st.total * 1e3,
+                       calibrated ? "this run's calibration" : "the A100 preset",
+                       st.mem.total / 1073741824.0);
+            fflush(stdout);
+        }
+        pb_pattern_plan_free(&plan);
+    }
+    return pb_ctx_agree(ctx, code, err);
 }
 
 static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)

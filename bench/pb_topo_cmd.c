@@ -8,7 +8,7 @@
 
 static void layout_of(const pb_options_t *o, pb_place_layout_t *l)
 {
-    for (int k = 0; k < PB_GK_COUNT; k++)
+    for (int k = 0; k < PB_PK_COUNT; k++)
         l->size[k] = o->layout[k];
 }
 

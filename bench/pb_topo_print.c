@@ -124,17 +124,17 @@ static const char *warning(pb_group_kind_t k, pb_link_t l, int gpus)
 {
     if (l.cls == PB_LINK_NET) {
         switch (k) {
-        case PB_GK_TP:
+        case PB_PK_TP:
             return "TP group crosses nodes: expect >30 % TP loss";
-        case PB_GK_CP:
+        case PB_PK_CP:
             return "CP group crosses nodes: its ring exchanges go over the network";
-        case PB_GK_EP:
+        case PB_PK_EP:
             return "EP group crosses nodes: every all-to-all goes over the network";
         default:
             return NULL; /* dp and pp span nodes by design */
         }
     }
-    if (gpus && k == PB_GK_TP && l.cls != PB_LINK_NV && l.cls != PB_LINK_SELF)
+    if (gpus && k == PB_PK_TP && l.cls != PB_LINK_NV && l.cls != PB_LINK_SELF)
         return "TP group leaves NVLink: its all-reduces run at PCIe/SMP speed";
     return NULL;
 }
@@ -143,12 +143,12 @@ void pb_topo_print_layout(FILE *f, const pb_place_layout_t *l, int world, pb_pai
                           const void *ctx, int gpus)
 {
     fprintf(f, "\n# layout (Megatron order, tp fastest): tp %d, cp %d, ep %d, dp %d, pp %d = %d %s\n",
-            l->size[PB_GK_TP], l->size[PB_GK_CP], l->size[PB_GK_EP], l->size[PB_GK_DP],
-            l->size[PB_GK_PP], world, gpus ? "GPUs" : "host ranks");
+            l->size[PB_PK_TP], l->size[PB_PK_CP], l->size[PB_PK_EP], l->size[PB_PK_DP],
+            l->size[PB_PK_PP], world, gpus ? "GPUs" : "host ranks");
     fprintf(f, "%-6s %-6s %s\n", "group", "size", "slowest link");
     pb_place_layout_t w = {{1, 1, 1, 1, 1}}; /* the world as one group */
-    w.size[PB_GK_DP] = world;
-    for (int k = 0; k < PB_GK_COUNT; k++) {
+    w.size[PB_PK_DP] = world;
+    for (int k = 0; k < PB_PK_COUNT; k++) {
         pb_link_t s = pb_place_slowest(l, world, (pb_group_kind_t)k, fn, ctx);
         char buf[16];
         pb_link_format(s, buf, sizeof buf);
@@ -158,7 +158,7 @@ void pb_topo_print_layout(FILE *f, const pb_place_layout_t *l, int world, pb_pai
         if (why)
             fprintf(f, "warning: %s\n", why);
     }
-    pb_link_t all = pb_place_slowest(&w, world, PB_GK_DP, fn, ctx);
+    pb_link_t all = pb_place_slowest(&w, world, PB_PK_DP, fn, ctx);
     char buf[16];
     pb_link_format(all, buf, sizeof buf);
     fprintf(f, "%-6s %-6d %s\n", "world", world, world > 1 ? buf : "-");

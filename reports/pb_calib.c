@@ -10,6 +10,10 @@
 double pb_calib_time_us(const pb_calib_row_t *c, uint64_t bytes)
 {
     /* GB/s = 1e9 B/s = 1e3 B/us */
+    /* bandwidth 0: a piece fitted to one size has no bytes term (the
+     * model writes such pieces as latency only) */
+    if (c->bandwidth_gbps == 0.0)
+        return c->latency_us;
     return c->latency_us + (double)bytes / (c->bandwidth_gbps * 1e3);
 }
 
@@ -115,10 +119,10 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
         return pb_err_set(err, PB_EINPUT, "%s:%zu: bytes_lo %llu is above bytes_hi %llu",
                           rd->path, line, (unsigned long long)c->bytes_lo,
                           (unsigned long long)c->bytes_hi);
-    if (!(c->bandwidth_gbps > 0.0) || c->latency_us < 0.0 || c->fit_error < 0.0)
+    if (!(c->bandwidth_gbps >= 0.0) || c->latency_us < 0.0 || c->fit_error < 0.0)
         return pb_err_set(err, PB_EINPUT,
-                          "%s:%zu: bandwidth must be above 0, latency and fit error not "
-                          "negative", rd->path, line);
+                          "%s:%zu: bandwidth, latency and fit error must not be negative",
+                          rd->path, line);
     rd->n++;
     return PB_OK;
 }

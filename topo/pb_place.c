@@ -1,28 +1,28 @@
 #include "pb_place.h"
 
-static const char *const kind_names[PB_GK_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
+static const char *const kind_names[PB_PK_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
 
 const char *pb_group_kind_name(pb_group_kind_t k)
 {
-    return (unsigned)k < PB_GK_COUNT ? kind_names[k] : "?";
+    return (unsigned)k < PB_PK_COUNT ? kind_names[k] : "?";
 }
 
 int pb_place_layout_fit(pb_place_layout_t *l, int world, pb_err_t *err)
 {
     long long prod = 1;
-    for (int k = 0; k < PB_GK_COUNT; k++)
-        if (k != PB_GK_DP) {
+    for (int k = 0; k < PB_PK_COUNT; k++)
+        if (k != PB_PK_DP) {
             if (l->size[k] == 0)
                 l->size[k] = 1;
             prod *= l->size[k];
         }
-    if (l->size[PB_GK_DP] == 0) {
+    if (l->size[PB_PK_DP] == 0) {
         if (prod > world || world % prod != 0)
             return pb_err_set(err, PB_EINPUT,
                               "tp*cp*ep*pp = %lld does not divide the %d ranks", prod, world);
-        l->size[PB_GK_DP] = (int)(world / prod);
+        l->size[PB_PK_DP] = (int)(world / prod);
     }
-    prod *= l->size[PB_GK_DP];
+    prod *= l->size[PB_PK_DP];
     if (prod != world)
         return pb_err_set(err, PB_EINPUT, "tp*cp*ep*dp*pp = %lld, but the world has %d ranks",
                           prod, world);

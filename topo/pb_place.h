@@ -11,10 +11,10 @@
 #include "../util/pb_err.h"
 #include "pb_link.h"
 
-typedef enum pb_group_kind { PB_GK_TP, PB_GK_CP, PB_GK_EP, PB_GK_DP, PB_GK_PP, PB_GK_COUNT } pb_group_kind_t;
+typedef enum pb_group_kind { PB_PK_TP, PB_PK_CP, PB_PK_EP, PB_PK_DP, PB_PK_PP, PB_PK_COUNT } pb_group_kind_t;
 
 typedef struct pb_place_layout {
-    int size[PB_GK_COUNT]; /* 0 = not given (dp: fills the world; others 1) */
+    int size[PB_PK_COUNT]; /* 0 = not given (dp: fills the world; others 1) */
 } pb_place_layout_t;
 
 const char *pb_group_kind_name(pb_group_kind_t k);

@@ -4,7 +4,7 @@
 set -eu
 pb=$1 out=$2
 shift 2
-rm -rf "$out"
+rm -rf "$out" "$out.jsonl" # JSON Lines append: start both afresh
 log=$("$@" "$pb" -o "$out" -e 4K -f 8 -n 3 -w 1 --json "$out.jsonl")
 for f in results.csv topo-pairs.csv report.html; do
   [ -s "$out/$f" ] || { echo "FAIL: $out/$f missing"; exit 1; }

@@ -79,14 +79,14 @@ static void dgx_h100(void)
     pb_err_clear(&err);
     CHECK(pb_cluster_init(&c, &tp, 2, &err) == PB_OK);
     pb_place_layout_t l = {{8, 0, 0, 0, 0}};
-    CHECK(pb_place_layout_fit(&l, 16, &err) == PB_OK && l.size[PB_GK_DP] == 2);
-    pb_link_t tpl = pb_place_slowest(&l, 16, PB_GK_TP, pb_cluster_link, &c);
+    CHECK(pb_place_layout_fit(&l, 16, &err) == PB_OK && l.size[PB_PK_DP] == 2);
+    pb_link_t tpl = pb_place_slowest(&l, 16, PB_PK_TP, pb_cluster_link, &c);
     CHECK(tpl.cls == PB_LINK_NV && tpl.nvlinks == 18);
-    CHECK(pb_place_slowest(&l, 16, PB_GK_DP, pb_cluster_link, &c).cls == PB_LINK_NET);
-    CHECK(pb_place_slowest(&l, 16, PB_GK_PP, pb_cluster_link, &c).cls == PB_LINK_SELF);
+    CHECK(pb_place_slowest(&l, 16, PB_PK_DP, pb_cluster_link, &c).cls == PB_LINK_NET);
+    CHECK(pb_place_slowest(&l, 16, PB_PK_PP, pb_cluster_link, &c).cls == PB_LINK_SELF);
     pb_place_layout_t l16 = {{16, 0, 0, 0, 0}};
     CHECK(pb_place_layout_fit(&l16, 16, &err) == PB_OK);
-    CHECK(pb_place_slowest(&l16, 16, PB_GK_TP, pb_cluster_link, &c).cls == PB_LINK_NET);
+    CHECK(pb_place_slowest(&l16, 16, PB_PK_TP, pb_cluster_link, &c).cls == PB_LINK_NET);
     pb_place_layout_t bad = {{3, 0, 0, 0, 0}};
     CHECK(pb_place_layout_fit(&bad, 16, &err) == PB_EINPUT);
     pb_cluster_free(&c);
@@ -162,11 +162,11 @@ static void cpu_2s(void)
     CHECK(pb_place_layout_fit(&l2, 8, &err) == PB_OK);
     CHECK(pb_place_layout_fit(&l4, 8, &err) == PB_OK);
     CHECK(pb_place_layout_fit(&l8, 8, &err) == PB_OK);
-    CHECK(pb_place_slowest(&l2, 8, PB_GK_TP, pb_cluster_link, &c).cls == PB_LINK_L3);
-    CHECK(pb_place_slowest(&l4, 8, PB_GK_TP, pb_cluster_link, &c).cls == PB_LINK_SOCKET);
-    CHECK(pb_place_slowest(&l8, 8, PB_GK_TP, pb_cluster_link, &c).cls == PB_LINK_SYS);
+    CHECK(pb_place_slowest(&l2, 8, PB_PK_TP, pb_cluster_link, &c).cls == PB_LINK_L3);
+    CHECK(pb_place_slowest(&l4, 8, PB_PK_TP, pb_cluster_link, &c).cls == PB_LINK_SOCKET);
+    CHECK(pb_place_slowest(&l8, 8, PB_PK_TP, pb_cluster_link, &c).cls == PB_LINK_SYS);
     /* dp of the tp-2 layout: ranks 0,2,4,6 span both sockets */
-    CHECK(pb_place_slowest(&l2, 8, PB_GK_DP, pb_cluster_link, &c).cls == PB_LINK_SYS);
+    CHECK(pb_place_slowest(&l2, 8, PB_PK_DP, pb_cluster_link, &c).cls == PB_LINK_SYS);
     pb_cluster_free(&c);
     pb_topo_free(&tp);
 }
