@@ -12,14 +12,28 @@
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        fprintf(stderr, "parbench: MPI_Init failed\n");
+    /* before MPI starts its threads, so that none of them takes SIGINT
+     * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
+    pb_watchdog_block_signals();
+    /* the watchdogs talk among themselves while main threads sit in
+     * collectives: MPI_THREAD_MULTIPLE (Open MPI >= 3 provides it); with
+     * less, a hang is still reported, by each rank about itself */
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "parbench: MPI_Init_thread failed\n");
         return PB_ERUNTIME;
     }
     pb_ctx_t ctx;
     pb_err_t err;
     pb_err_clear(&err);
-    int code = pb_ctx_init(&ctx, opt, &err);
+    pb_watchdog_t *wd = NULL;
+    if (pb_watchdog_start(&wd, MPI_COMM_WORLD, opt->timeout_s,
+                          provided == MPI_THREAD_MULTIPLE, &err) != PB_OK) {
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        MPI_Abort(MPI_COMM_WORLD, PB_ERUNTIME);
+        return PB_ERUNTIME;
+    }
+    int code = pb_ctx_init(&ctx, opt, wd, &err);
     if (code == PB_OK) {
         if (opt->cmd == PB_CMD_GEMM)
             code = pb_gemm_cmd(&ctx, &err);
@@ -34,12 +48,16 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     }
     /* the main job adds the pattern suite of a small model on the same
      * ranks (and appends to the same CSV) */
-    if (code == PB_OK && opt->cmd == PB_CMD_MAIN)
+    if (code == PB_OK && opt->cmd == PB_CMD_MAIN && !ctx.stopped_by)
         code = pb_pattern_cmd(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);
+    /* a stop on SIGINT/SIGTERM: the rows so far are whole; say where */
+    pb_ctx_report_stop(&ctx);
+    int sig = ctx.stopped_by;
     pb_ctx_fini(&ctx);
+    pb_watchdog_stop(wd);
     MPI_Finalize();
-    return code;
+    return sig && code == PB_OK ? 128 + sig : code;
 }

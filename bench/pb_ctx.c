@@ -1,5 +1,6 @@
 #include "pb_ctx.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,16 +11,21 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err)
 {
     /* worst code first; then the lowest rank holding it says why */
     int worst = code;
-    if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, ctx->world) != MPI_SUCCESS)
+    pb_watch_begin_after(ctx->wd, "status exchange");
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, ctx->world);
+    pb_watch_end(ctx->wd);
+    if (rc!= MPI_SUCCESS)
         return PB_ERUNTIME;
     if (worst == PB_OK)
         return PB_OK;
     int who = code == worst ? ctx->rank : ctx->size;
-    MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
     char msg[sizeof err->msg];
+    pb_watch_begin_after(ctx->wd, "error exchange");
+    MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
     if (ctx->rank == who)
         memcpy(msg, err->msg, sizeof msg);
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, who, ctx->world);
+    pb_watch_end(ctx->wd);
     err->code = worst;
     memcpy(err->msg, msg, sizeof msg);
     return worst;
@@ -51,7 +57,9 @@ static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
     int code = pb_topo_load(&ctx->topo, NULL, io, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
+    pb_watch_begin(ctx->wd, "set-up: node map exchange");
     code = pb_nodemap_build(ctx->world, &ctx->topo, &ctx->map, err);
+    pb_watch_end(ctx->wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     ctx->nodes = ctx->map.nnodes;
@@ -108,10 +116,11 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_ops_
     return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: %s)", name, names);
 }
 
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->opt = opt;
+    ctx->wd = wd;
     if (MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup of the world failed");
     MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN);
@@ -126,8 +135,10 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     snprintf(ctx->host, sizeof ctx->host, "%.*s", (int)sizeof ctx->host - 1, name);
     if (ctx->rank == 0)
         make_run_id(ctx->run_id, sizeof ctx->run_id);
+    pb_watch_begin(wd, "set-up: run id broadcast");
     MPI_Bcast(ctx->run_id, (int)sizeof ctx->run_id, MPI_CHAR, 0, ctx->world);
     MPI_Bcast(ctx->host, (int)sizeof ctx->host, MPI_CHAR, 0, ctx->world);
+    pb_watch_end(wd);
 
     /* parbench gemm measures compute, not communication: no backend */
     if (opt->cmd == PB_CMD_GEMM)
@@ -139,18 +150,67 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     ctx->be.ops = ops;
     pb_backend_config_t cfg = {&ctx->world, opt->memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
                                opt->chunk_bytes, opt->timeout_s};
+    pb_watch_begin(wd, "set-up: %s backend init (communicators)", ops->name);
     int code = ops->init(&ctx->be, &cfg, err);
+    pb_watch_end(wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK) {
         if (code == PB_OK)
             ops->finalize(&ctx->be);
         ctx->be.ops = NULL;
         return err->code;
     }
+    pb_watch_begin(wd, "set-up: %s world group", ops->name);
     code = ops->world(&ctx->be, &ctx->world_group, err);
+    pb_watch_end(wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     ops->version(&ctx->be, ctx->version, sizeof ctx->version);
+    /* a backend that polls with its own deadline (nccl) names the hung
+     * operation more precisely: it speaks first, the watchdog later */
+    if (ops->inject_stall != NULL && opt->timeout_s > 0.0)
+        pb_watchdog_set_timeout(wd, opt->timeout_s + 10.0);
     return open_outputs(ctx, err);
+}
+
+int pb_ctx_stopping(pb_ctx_t *ctx)
+{
+    if (ctx->stopped_by)
+        return ctx->stopped_by;
+    int sig = pb_watchdog_signal(ctx->wd);
+    pb_watch_begin_after(ctx->wd, "signal check");
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, ctx->world);
+    pb_watch_end(ctx->wd);
+    if (rc != MPI_SUCCESS) {
+        pb_err_t err;
+        pb_err_set(&err, PB_ERUNTIME, "MPI_Allreduce of the stop flag failed (%d)", rc);
+        pb_ctx_abort(ctx, &err);
+    }
+    ctx->stopped_by = sig;
+    return sig;
+}
+
+int pb_ctx_write_row(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)
+{
+    if (ctx->csv == NULL)
+        return PB_OK;
+    if (pb_csv_write(ctx->csv, r, err) != PB_OK)
+        return err->code;
+    ctx->rows++;
+    return PB_OK;
+}
+
+void pb_ctx_report_stop(const pb_ctx_t *ctx)
+{
+    if (ctx->rank != 0 || !ctx->stopped_by)
+        return;
+    const char *sig = ctx->stopped_by == SIGINT ? "SIGINT" : "SIGTERM";
+    if (ctx->opt->csv_path)
+        fprintf(stderr, "parbench: stopped by %s: %llu complete row%s in %s (the measurement under way was dropped)\n",
+                sig, (unsigned long long)ctx->rows, ctx->rows == 1 ? "" : "s", ctx->opt->csv_path);
+    else
+        fprintf(stderr, "parbench: stopped by %s: results so far are printed above (--csv FILE keeps them as rows)\n",
+                sig);
+    fflush(stderr);
 }
 
 void pb_ctx_fini(pb_ctx_t *ctx)

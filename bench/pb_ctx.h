@@ -10,6 +10,7 @@
 #include "../topo/pb_topo.h"
 #include "pb_nodemap.h"
 #include "pb_options.h"
+#include "pb_watchdog.h"
 
 typedef struct pb_ctx {
     const pb_options_t *opt;
@@ -25,11 +26,25 @@ typedef struct pb_ctx {
     pb_csv_writer_t *csv; /* rank 0 only */
     pb_topo_t topo;       /* this node (PCI devices only for topo/validate) */
     pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
+    pb_watchdog_t *wd;    /* hang watchdog and signal taker (NULL: none) */
+    int stopped_by;       /* SIGINT/SIGTERM all ranks agreed to stop on */
+    uint64_t rows;        /* result rows written (rank 0) */
 } pb_ctx_t;
 
 /* Collective.  On failure every rank returns the same code, and err holds
  * the message of the lowest failing rank. */
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err);
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err);
+
+/* Collective, between measurements: has any rank received SIGINT or
+ * SIGTERM?  Then every rank returns that signal (and ctx->stopped_by
+ * holds it), so all stop at the same measurement. */
+int pb_ctx_stopping(pb_ctx_t *ctx);
+
+/* Writes a row to the CSV (rank 0; no-op without --csv) and counts it. */
+int pb_ctx_write_row(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
+
+/* Rank 0's one line after a stop: which signal, how many rows, where. */
+void pb_ctx_report_stop(const pb_ctx_t *ctx);
 void pb_ctx_fini(pb_ctx_t *ctx);
 
 /* Collective agreement on a status: returns the worst code of all ranks

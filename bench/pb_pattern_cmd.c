@@ -168,27 +168,36 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     pb_harness_cfg_t cfg = {o->modes[0], o->warmup, o->iters, o->min_iters, o->max_iters,
-                            o->batch, o->graph_replays, o->precision, o->time_budget};
+                            o->batch, o->graph_replays, o->precision, o->time_budget, ctx->wd};
     snprintf(g->doing, sizeof g->doing, "%s pattern: %s of %" PRIu64 " B %s, group of %d ranks",
              pb_strategy_name(m->rec->strategy), pb_coll_name(m->op.coll), m->op.bytes,
              pb_dtype_name(m->op.dtype), g->size);
+    pb_watch_begin(ctx->wd, "%s", g->doing);
     if (pb_op_setup(&m->op, g, &b, err) || pb_op_fill(g, &m->op, &b, err) ||
         pb_harness_time(g, ctx->world_group, ctx->world, &m->op, &b, &cfg, &m->tm, err))
         pb_ctx_abort(ctx, err);
+    pb_watch_end(ctx->wd);
+    if (m->tm.abandoned) { /* a signal: no row for a measurement cut short */
+        ctx->stopped_by = m->tm.abandoned;
+        pb_bufs_free(g, &b);
+        return PB_OK;
+    }
     if (o->check) {
         uint64_t w = 0;
+        pb_watch_begin(ctx->wd, "verification of %s", g->doing);
         int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
         if (pb_op_verify(g, &m->op, &b, corrupt, &w, err))
             pb_ctx_abort(ctx, err);
         int64_t lw = (int64_t)w;
         MPI_Allreduce(&lw, &m->wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        pb_watch_end(ctx->wd);
         r->wrong_total += m->wrong;
     }
     pb_bufs_free(g, &b);
     if (ctx->csv) {
         pb_result_t row;
         fill_row(r, m, &row);
-        if (pb_csv_write(ctx->csv, &row, err) != PB_OK)
+        if (pb_ctx_write_row(ctx, &row, err) != PB_OK)
             pb_ctx_abort(ctx, err);
     }
     return PB_OK;
@@ -289,10 +298,11 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
         print_skipped(&r);
         fflush(stdout);
     }
-    for (size_t i = 0; i < r.nmeas; i++)
+    /* SIGINT/SIGTERM: stop between measurements, all ranks alike */
+    for (size_t i = 0; i < r.nmeas && !pb_ctx_stopping(ctx); i++)
         if ((code = measure(&r, &r.meas[i], err)) != PB_OK)
             goto out;
-    if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0) {
+    if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0 && !ctx->stopped_by) {
         print_ops(&r);
         print_summary(&r);
         if (o->csv_path)
