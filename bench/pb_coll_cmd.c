@@ -362,6 +362,12 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
      * fail on one rank only, so agree before anyone starts measuring */
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
+    /* a size that cannot fit is refused, not tried (the counts of
+     * all-to-all-v are the only other allocation) */
+    code = pb_ctx_memory_fits(ctx, max_size(&s), 4u * (uint64_t)s.g->size * sizeof(uint64_t),
+                              err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        goto out;
     code = pb_bufs_alloc(s.g, max_size(&s), &s.bufs, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;

@@ -228,6 +228,51 @@ void pb_ctx_fini(pb_ctx_t *ctx)
         MPI_Comm_free(&ctx->world);
 }
 
+static void human(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err)
+{
+    const pb_backend_ops_t *ops = ctx->be.ops;
+    uint64_t avail = 0;
+    int per_node = 0;
+    char what[96] = "";
+    if (ops == NULL || ops->mem_available == NULL ||
+        !ops->mem_available((pb_backend_t *)&ctx->be, &avail, &per_node, what, sizeof what))
+        return PB_OK;
+    int local = 1;
+    if (per_node && ctx->map.ranks && ctx->map.ranks[ctx->rank].local_size > 0)
+        local = ctx->map.ranks[ctx->rank].local_size;
+    /* in long double: 2 x 2^64 - 1 must not wrap to something that fits */
+    long double need = ((long double)buf_bytes * 2.0L + (long double)extra) * (long double)local;
+    if (need <= (long double)avail)
+        return PB_OK;
+    char b1[32], b2[32], b3[32];
+    human(buf_bytes, b1, sizeof b1);
+    human(avail, b3, sizeof b3);
+    if (need >= 18446744073709551615.0L)
+        snprintf(b2, sizeof b2, "over 16 EiB");
+    else
+        human((uint64_t)need, b2, sizeof b2);
+    if (local > 1)
+        return pb_err_set(err, PB_EINPUT,
+                          "not enough memory: 2 buffers of %s per rank x %d ranks on this node "
+                          "need %s of %s; %s available",
+                          b1, local, b2, what, b3);
+    return pb_err_set(err, PB_EINPUT,
+                      "not enough memory: 2 buffers of %s need %s of %s; %s available", b1, b2,
+                      what, b3);
+}
+
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)
 {
     memset(r, 0, sizeof *r);

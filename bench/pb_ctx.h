@@ -57,6 +57,13 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err);
  * it from this rank and abort the whole job with the runtime exit code. */
 _Noreturn void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err);
 
+/* Before allocating: do two buffers of buf_bytes (send and receive) plus
+ * `extra` bytes per rank fit in the memory the backend allocates from
+ * (host memory is shared by the ranks of a node)?  PB_EINPUT with the
+ * amount that would have been needed when not; PB_OK when they fit or the
+ * backend cannot tell.  Local: callers agree. */
+int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err);
+
 /* Fills the run-wide fields of a result row. */
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r);
 

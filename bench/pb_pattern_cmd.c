@@ -164,7 +164,11 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     pb_group_t *g = r->groups[m->rec->group];
     pb_bufs_t b;
     memset(&b, 0, sizeof b);
-    int code = pb_bufs_alloc(g, pb_op_buffer_bytes(&m->op, g->size), &b, err);
+    uint64_t need = pb_op_buffer_bytes(&m->op, g->size);
+    int code = pb_ctx_memory_fits(ctx, need, 4u * (uint64_t)g->size * sizeof(uint64_t), err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        return err->code;
+    code = pb_bufs_alloc(g, need, &b, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     pb_harness_cfg_t cfg = {o->modes[0], o->warmup, o->iters, o->min_iters, o->max_iters,
