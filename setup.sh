@@ -22,6 +22,8 @@ done
 # Debian packages, installed only when missing (a re-run costs nothing).
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
       libjansson-dev libplplot-dev libxml2-utils)
+# CI only (.ci/run): the fuzz targets (clang, libFuzzer) and memcheck
+[ "${PARBENCH_CI:-0}" = 1 ] && pkgs+=(clang-14 libclang-rt-14-dev valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,8 +29,15 @@ static int prepare_main(pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
 
 int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
 {
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        fprintf(stderr, "parbench: MPI_Init failed\n");
+    /* before MPI starts its threads, so that none of them takes SIGINT
+     * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
+    pb_watchdog_block_signals();
+    /* the watchdogs talk among themselves while main threads sit in
+     * collectives: MPI_THREAD_MULTIPLE (Open MPI >= 3 provides it); with
+     * less, a hang is still reported, by each rank about itself */
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "parbench: MPI_Init_thread failed\n");
         return PB_ERUNTIME;
     }
     pb_options_t o = *opt_in; /* the main job points its outputs at its folder */
@@ -39,11 +46,19 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
     pb_ctx_t ctx;
     pb_err_t err;
     pb_err_clear(&err);
+    pb_watchdog_t *wd = NULL;
+    if (pb_watchdog_start(&wd, MPI_COMM_WORLD, opt->timeout_s,
+                          provided == MPI_THREAD_MULTIPLE, &err) != PB_OK) {
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        MPI_Abort(MPI_COMM_WORLD, PB_ERUNTIME);
+        return PB_ERUNTIME;
+    }
     if (o.cmd == PB_CMD_MAIN && prepare_main(&o, &paths, &err) != PB_OK) {
+        pb_watchdog_stop(wd);
         MPI_Finalize();
         return err.code ? err.code : PB_EINPUT;
     }
-    int code = pb_ctx_init(&ctx, opt, &err);
+    int code = pb_ctx_init(&ctx, opt, wd, &err);
     if (code == PB_OK) {
         if (opt->cmd == PB_CMD_MAIN)
             code = pb_main_job_run(&ctx, &paths, &err);
@@ -63,7 +78,11 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);
+    /* a stop on SIGINT/SIGTERM: the rows so far are whole; say where */
+    pb_ctx_report_stop(&ctx);
+    int sig = ctx.stopped_by;
     pb_ctx_fini(&ctx);
+    pb_watchdog_stop(wd);
     MPI_Finalize();
-    return code;
+    return sig && code == PB_OK ? 128 + sig : code;
 }

@@ -203,7 +203,9 @@ static const char usage_coll[] =
     "  --mpi-chunk S     largest single MPI call (default 1G; for tests)\n"
     "  --fault corrupt:R corrupt one received element on rank R (tests the checker)\n"
     "  --fault stall:R   stall rank R's device before its first operation (tests the\n"
-    "                    hang detection of -T; nccl)\n";
+    "                    hang detection of -T; nccl)\n"
+    "  --fault hang:R    rank R stops before its first measurement, sleeping (tests\n"
+    "                    the watchdog of -T: it must name rank R)\n";
 
 static const char usage_gemm[] =
     "usage: parbench gemm [OPTIONS]\n"
@@ -594,9 +596,14 @@ static int parse_fault(const char *v, pb_options_t *o, pb_err_t *err)
         o->fault = PB_FAULT_STALL;
         return parse_int("--fault stall:", v + 6, 0, &o->fault_rank, err);
     }
+    if (strncmp(v, "hang:", 5) == 0) {
+        o->fault = PB_FAULT_HANG;
+        return parse_int("--fault hang:", v + 5, 0, &o->fault_rank, err);
+    }
     if (strncmp(v, "corrupt:", 8) != 0)
         return pb_err_set(err, PB_EINPUT,
-                          "bad --fault '%s': expected corrupt:RANK, stall:RANK or slow:A-B", v);
+                          "bad --fault '%s': expected corrupt:RANK, stall:RANK, hang:RANK or slow:A-B",
+                          v);
     o->fault = PB_FAULT_CORRUPT;
     return parse_int("--fault corrupt:", v + 8, 0, &o->fault_rank, err);
 }

@@ -109,6 +109,8 @@ static int validate(sweep_t *s, pb_err_t *err)
     if (o->fault == PB_FAULT_STALL && ops->inject_stall == NULL && code == PB_OK)
         code = pb_err_set(err, PB_EINPUT, "--fault stall needs a backend that detects hangs (nccl); %s does not yet",
                           ops->name);
+    if (o->fault == PB_FAULT_HANG && o->timeout_s <= 0.0 && code == PB_OK)
+        code = pb_err_set(err, PB_EINPUT, "--fault hang needs a watchdog: -T S with S > 0");
     for (int ci = 0; ci < o->ncolls && code == PB_OK; ci++) {
         pb_coll_t c = o->colls[ci];
         if (pb_coll_rooted(c) && o->root >= s->g->size)
@@ -223,18 +225,22 @@ static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const 
     r->slowest_rank = tm->slowest_rank;
 }
 
-/* One measurement: time, then verify outside the timed region. */
-static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
+/* One measurement: time, then verify outside the timed region.  Returns
+ * 1 with a row, 0 when a signal cut it short (no row). */
+static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
 {
     pb_ctx_t *ctx = s->ctx;
     const pb_options_t *o = ctx->opt;
     pb_err_t err;
     pb_err_clear(&err);
     pb_harness_cfg_t cfg = {mode, o->warmup, o->iters, o->min_iters, o->max_iters, o->batch,
-                            o->graph_replays, o->precision, o->time_budget};
+                            o->graph_replays, o->precision, o->time_budget, ctx->wd};
+    if (o->fault == PB_FAULT_HANG && o->fault_rank == ctx->rank)
+        pb_watchdog_hang_forever(); /* the others' watchdogs must name this rank */
     snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
              pb_coll_name(op->coll), op->bytes, pb_dtype_name(op->dtype),
              op->in_place ? " in place" : "", s->group_name, s->g->size, pb_mode_name(mode));
+    pb_watch_begin(ctx->wd, "%s", s->g->doing);
     pb_timing_t tm;
     if (o->fault == PB_FAULT_STALL && o->fault_rank == ctx->rank && !s->stalled) {
         s->stalled = 1; /* an hour: far past any --timeout */
@@ -244,19 +250,27 @@ static void measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
         pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
         pb_ctx_abort(ctx, &err);
+    pb_watch_end(ctx->wd);
+    if (tm.abandoned) { /* a signal: no row for a measurement cut short */
+        ctx->stopped_by = tm.abandoned;
+        return 0;
+    }
     int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
     if (o->check) {
         uint64_t w = 0;
+        pb_watch_begin(ctx->wd, "verification of %s", s->g->doing);
         int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
         if (pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
             pb_ctx_abort(ctx, &err);
         int64_t lw = (int64_t)w;
         MPI_Allreduce(&lw, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        pb_watch_end(ctx->wd);
         s->wrong_total += wrong;
     }
     fill_row(s, op, mode, &tm, wrong, r);
     if (pb_ctx_emit(ctx, r, &err) != PB_OK)
         pb_ctx_abort(ctx, &err);
+    return 1;
 }
 
 static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, pb_mode_t mode)
@@ -278,7 +292,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
     }
     pb_table_summary_t sum;
     memset(&sum, 0, sizeof sum);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !s->ctx->stopped_by; i++) {
         pb_result_t res[2];
         const pb_result_t *shown[2] = {NULL, NULL};
         for (int place = 0; place < 2; place++) {
@@ -295,7 +309,9 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
             snprintf(what, sizeof what, "%s %s %s%s %s", pb_coll_name(c), hb, pb_dtype_name(t),
                      place ? " in-place" : "", pb_mode_name(mode));
             pb_progress_step(&s->progress, what);
-            measure(s, &op, mode, &res[place]);
+            /* SIGINT/SIGTERM: stop between measurements, all ranks alike */
+            if (pb_ctx_stopping(s->ctx) || !measure(s, &op, mode, &res[place]))
+                break;
             shown[place] = &res[place];
             pb_table_account(&sum, &res[place]);
         }
@@ -306,7 +322,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
             pb_table_line(stdout, &l);
         }
     }
-    if (s->ctx->rank == 0 && !o->quiet)
+    if (s->ctx->rank == 0 && !o->quiet && !s->ctx->stopped_by)
         pb_table_footer(stdout, &sum);
     free(sizes);
 }
@@ -384,6 +400,12 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
      * fail on one rank only, so agree before anyone starts measuring */
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
+    /* a size that cannot fit is refused, not tried (the counts of
+     * all-to-all-v are the only other allocation) */
+    code = pb_ctx_memory_fits(ctx, max_size(&s), 4u * (uint64_t)s.g->size * sizeof(uint64_t),
+                              err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        goto out;
     code = pb_bufs_alloc(s.g, max_size(&s), &s.bufs, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
@@ -395,7 +417,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
         for (int di = 0; di < o->ndtypes; di++) {
             int nred = pb_coll_reduces(c) ? o->nredops : 1;
             for (int ri = 0; ri < nred; ri++)
-                for (int mi = 0; mi < o->nmodes; mi++)
+                for (int mi = 0; mi < o->nmodes && !ctx->stopped_by; mi++)
                     run_table(&s, c, o->dtypes[di], o->redops[ri], o->modes[mi]);
         }
     }
@@ -404,7 +426,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (s.wrong_total > 0)
         code = pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",
                           s.wrong_total);
-    if (ctx->rank == 0 && !o->quiet && o->csv_path)
+    if (ctx->rank == 0 && !o->quiet && o->csv_path && !ctx->stopped_by)
         printf("# results appended to %s\n", o->csv_path);
 out:
     if (s.bufs.a2av || s.bufs.send)

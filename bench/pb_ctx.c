@@ -1,5 +1,6 @@
 #include "pb_ctx.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,16 +11,21 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err)
 {
     /* worst code first; then the lowest rank holding it says why */
     int worst = code;
-    if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, ctx->world) != MPI_SUCCESS)
+    pb_watch_begin_after(ctx->wd, "status exchange");
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, ctx->world);
+    pb_watch_end(ctx->wd);
+    if (rc!= MPI_SUCCESS)
         return PB_ERUNTIME;
     if (worst == PB_OK)
         return PB_OK;
     int who = code == worst ? ctx->rank : ctx->size;
-    MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
     char msg[sizeof err->msg];
+    pb_watch_begin_after(ctx->wd, "error exchange");
+    MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
     if (ctx->rank == who)
         memcpy(msg, err->msg, sizeof msg);
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, who, ctx->world);
+    pb_watch_end(ctx->wd);
     err->code = worst;
     memcpy(err->msg, msg, sizeof msg);
     return worst;
@@ -53,7 +59,9 @@ static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
     int code = pb_topo_load(&ctx->topo, NULL, io, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
+    pb_watch_begin(ctx->wd, "set-up: node map exchange");
     code = pb_nodemap_build(ctx->world, &ctx->topo, &ctx->map, err);
+    pb_watch_end(ctx->wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     ctx->nodes = ctx->map.nnodes;
@@ -112,10 +120,11 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_ops_
     return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: %s)", name, names);
 }
 
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->opt = opt;
+    ctx->wd = wd;
     if (MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup of the world failed");
     MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN);
@@ -130,8 +139,10 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     snprintf(ctx->host, sizeof ctx->host, "%.*s", (int)sizeof ctx->host - 1, name);
     if (ctx->rank == 0)
         make_run_id(ctx->run_id, sizeof ctx->run_id);
+    pb_watch_begin(wd, "set-up: run id broadcast");
     MPI_Bcast(ctx->run_id, (int)sizeof ctx->run_id, MPI_CHAR, 0, ctx->world);
     MPI_Bcast(ctx->host, (int)sizeof ctx->host, MPI_CHAR, 0, ctx->world);
+    pb_watch_end(wd);
 
     /* parbench gemm measures compute, not communication: no backend */
     if (opt->cmd == PB_CMD_GEMM)
@@ -143,18 +154,58 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err)
     ctx->be.ops = ops;
     pb_backend_config_t cfg = {&ctx->world, opt->memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
                                opt->chunk_bytes, opt->timeout_s};
+    pb_watch_begin(wd, "set-up: %s backend init (communicators)", ops->name);
     int code = ops->init(&ctx->be, &cfg, err);
+    pb_watch_end(wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK) {
         if (code == PB_OK)
             ops->finalize(&ctx->be);
         ctx->be.ops = NULL;
         return err->code;
     }
+    pb_watch_begin(wd, "set-up: %s world group", ops->name);
     code = ops->world(&ctx->be, &ctx->world_group, err);
+    pb_watch_end(wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     ops->version(&ctx->be, ctx->version, sizeof ctx->version);
+    /* a backend that polls with its own deadline (nccl) names the hung
+     * operation more precisely: it speaks first, the watchdog later */
+    if (ops->inject_stall != NULL && opt->timeout_s > 0.0)
+        pb_watchdog_set_timeout(wd, opt->timeout_s + 10.0);
     return open_outputs(ctx, err);
+}
+
+int pb_ctx_stopping(pb_ctx_t *ctx)
+{
+    if (ctx->stopped_by)
+        return ctx->stopped_by;
+    int sig = pb_watchdog_signal(ctx->wd);
+    pb_watch_begin_after(ctx->wd, "signal check");
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, ctx->world);
+    pb_watch_end(ctx->wd);
+    if (rc != MPI_SUCCESS) {
+        pb_err_t err;
+        pb_err_set(&err, PB_ERUNTIME, "MPI_Allreduce of the stop flag failed (%d)", rc);
+        pb_ctx_abort(ctx, &err);
+    }
+    ctx->stopped_by = sig;
+    return sig;
+}
+
+
+void pb_ctx_report_stop(const pb_ctx_t *ctx)
+{
+    if (ctx->rank != 0 || !ctx->stopped_by)
+        return;
+    const char *sig = ctx->stopped_by == SIGINT ? "SIGINT" : "SIGTERM";
+    if (ctx->opt->csv_path)
+        fprintf(stderr, "parbench: stopped by %s: %llu complete row%s in %s (the measurement under way was dropped)\n",
+                sig, (unsigned long long)ctx->rows, ctx->rows == 1 ? "" : "s", ctx->opt->csv_path);
+    else
+        fprintf(stderr, "parbench: stopped by %s: results so far are printed above (--csv FILE keeps them as rows)\n",
+                sig);
+    fflush(stderr);
 }
 
 void pb_ctx_fini(pb_ctx_t *ctx)
@@ -173,13 +224,60 @@ void pb_ctx_fini(pb_ctx_t *ctx)
         MPI_Comm_free(&ctx->world);
 }
 
-int pb_ctx_emit(const pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)
+int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)
 {
     if (ctx->csv && pb_csv_write(ctx->csv, r, err) != PB_OK)
         return err->code;
     if (ctx->json && pb_json_write(ctx->json, r, err) != PB_OK)
         return err->code;
+    if (ctx->csv || ctx->json)
+        ctx->rows++; /* what a stop reports as kept */
     return PB_OK;
+}
+
+static void human(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err)
+{
+    const pb_backend_ops_t *ops = ctx->be.ops;
+    uint64_t avail = 0;
+    int per_node = 0;
+    char what[96] = "";
+    if (ops == NULL || ops->mem_available == NULL ||
+        !ops->mem_available((pb_backend_t *)&ctx->be, &avail, &per_node, what, sizeof what))
+        return PB_OK;
+    int local = 1;
+    if (per_node && ctx->map.ranks && ctx->map.ranks[ctx->rank].local_size > 0)
+        local = ctx->map.ranks[ctx->rank].local_size;
+    /* in long double: 2 x 2^64 - 1 must not wrap to something that fits */
+    long double need = ((long double)buf_bytes * 2.0L + (long double)extra) * (long double)local;
+    if (need <= (long double)avail)
+        return PB_OK;
+    char b1[32], b2[32], b3[32];
+    human(buf_bytes, b1, sizeof b1);
+    human(avail, b3, sizeof b3);
+    if (need >= 18446744073709551615.0L)
+        snprintf(b2, sizeof b2, "over 16 EiB");
+    else
+        human((uint64_t)need, b2, sizeof b2);
+    if (local > 1)
+        return pb_err_set(err, PB_EINPUT,
+                          "not enough memory: 2 buffers of %s per rank x %d ranks on this node "
+                          "need %s of %s; %s available",
+                          b1, local, b2, what, b3);
+    return pb_err_set(err, PB_EINPUT,
+                      "not enough memory: 2 buffers of %s need %s of %s; %s available", b1, b2,
+                      what, b3);
 }
 
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)

@@ -11,6 +11,7 @@
 #include "../topo/pb_topo.h"
 #include "pb_nodemap.h"
 #include "pb_options.h"
+#include "pb_watchdog.h"
 
 typedef struct pb_ctx {
     const pb_options_t *opt;
@@ -27,11 +28,22 @@ typedef struct pb_ctx {
     pb_json_writer_t *json; /* rank 0 only: --json, the same rows */
     pb_topo_t topo;       /* this node (PCI devices only for topo/validate) */
     pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
+    pb_watchdog_t *wd;    /* hang watchdog and signal taker (NULL: none) */
+    int stopped_by;       /* SIGINT/SIGTERM all ranks agreed to stop on */
+    uint64_t rows;        /* result rows written (rank 0) */
 } pb_ctx_t;
 
 /* Collective.  On failure every rank returns the same code, and err holds
  * the message of the lowest failing rank. */
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_err_t *err);
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err);
+
+/* Collective, between measurements: has any rank received SIGINT or
+ * SIGTERM?  Then every rank returns that signal (and ctx->stopped_by
+ * holds it), so all stop at the same measurement. */
+int pb_ctx_stopping(pb_ctx_t *ctx);
+
+/* Rank 0's one line after a stop: which signal, how many rows, where. */
+void pb_ctx_report_stop(const pb_ctx_t *ctx);
 void pb_ctx_fini(pb_ctx_t *ctx);
 
 /* Collective agreement on a status: returns the worst code of all ranks
@@ -46,7 +58,14 @@ _Noreturn void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err);
 
 /* Writes a finished row to every output (--csv, --json); rank 0 holds
  * them, elsewhere this does nothing. */
-int pb_ctx_emit(const pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
+int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
+
+/* Before allocating: do two buffers of buf_bytes (send and receive) plus
+ * `extra` bytes per rank fit in the memory the backend allocates from
+ * (host memory is shared by the ranks of a node)?  PB_EINPUT with the
+ * amount that would have been needed when not; PB_OK when they fit or the
+ * backend cannot tell.  Local: callers agree. */
+int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err);
 
 /* Fills the run-wide fields of a result row. */
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r);

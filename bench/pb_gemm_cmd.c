@@ -165,7 +165,7 @@ static void fill_row(const pb_ctx_t *ctx, const pb_gemm_shape_t *sh, pb_dtype_t 
              sh->m, sh->n, sh->k, o->label ? " " : "", o->label ? o->label : "");
 }
 
-static int run_shape(const pb_ctx_t *ctx, pb_gemm_dev_t *dev, const pb_gemm_shape_t *sh,
+static int run_shape(pb_ctx_t *ctx, pb_gemm_dev_t *dev, const pb_gemm_shape_t *sh,
                      pb_dtype_t t, double *times, double *scratch, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;

@@ -12,9 +12,11 @@ const char *pb_mode_name(pb_mode_t m)
 /* One sample: this rank's seconds per operation.  In graph mode the
  * batch was captured once and each sample replays it `replays` times. */
 static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t *b,
-                  uint64_t batch, uint64_t replays, double *sec, pb_err_t *err)
+                  uint64_t batch, uint64_t replays, double *sec, pb_watchdog_t *wd,
+                  pb_err_t *err)
 {
     const pb_backend_ops_t *ops = g->be->ops;
+    pb_watch_tick(wd);
     if (ops->barrier(world, err) || ops->mark(g, 0, err))
         return err->code;
     if (replays) {
@@ -76,7 +78,7 @@ static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_
     dbl_int_t est;
     int wr;
     MPI_Comm_rank(ctrl, &wr);
-    if (sample(g, world, op, b, 1, 0, &est.v, err))
+    if (sample(g, world, op, b, 1, 0, &est.v, cfg->wd, err))
         return err->code;
     est.rank = wr;
     if (reduce_round(ctrl, &est, 1, err))
@@ -132,7 +134,7 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;
     double *samples = malloc(cap * sizeof *samples);
     double *scratch = malloc(cap * sizeof *scratch);
-    dbl_int_t *round = malloc((cap + 1) * sizeof *round);
+    dbl_int_t *round = malloc((cap + 2) * sizeof *round);
     int *slow = calloc((size_t)wn, sizeof *slow);
     int code = PB_OK;
     if (!samples || !scratch || !round || !slow) {
@@ -140,9 +142,11 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
                           (unsigned long long)cap);
         goto out;
     }
-    for (uint64_t i = 0; i < cfg->warmup; i++)
+    for (uint64_t i = 0; i < cfg->warmup; i++) {
+        pb_watch_tick(cfg->wd);
         if ((code = pb_op_run(g, op, b, err)) != PB_OK)
             goto out;
+    }
     if ((code = g->be->ops->sync(g, err)) != PB_OK)
         goto out;
     uint64_t batch, replays = 0;
@@ -161,15 +165,24 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     while (!done(cfg, &st, n, elapsed)) {
         uint64_t r = round_size(cfg, n, elapsed);
         for (uint64_t i = 0; i < r; i++) {
-            if ((code = sample(g, world, op, b, batch, replays, &round[i].v, err)) != PB_OK)
+            if ((code = sample(g, world, op, b, batch, replays, &round[i].v, cfg->wd, err)) !=
+                PB_OK)
                 goto out;
             round[i].rank = wr;
         }
         /* the last entry carries the wall time, so the stop is unanimous */
         round[r].v = MPI_Wtime() - t0;
         round[r].rank = wr;
-        if ((code = reduce_round(ctrl, round, (int)r + 1, err)) != PB_OK)
+        /* and the next a signal, so that all ranks abandon together */
+        round[r + 1].v = (double)pb_watchdog_signal(cfg->wd);
+        round[r + 1].rank = wr;
+        if ((code = reduce_round(ctrl, round, (int)r + 2, err)) != PB_OK)
             goto out;
+        pb_watch_tick(cfg->wd);
+        if (round[r + 1].v > 0.0) {
+            out->abandoned = (int)round[r + 1].v;
+            goto out;
+        }
         for (uint64_t i = 0; i < r; i++) {
             samples[n + i] = round[i].v;
             slow[round[i].rank]++;

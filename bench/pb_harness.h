@@ -21,6 +21,7 @@
 #include "pb_exec.h"
 #include "pb_options.h"
 #include "pb_stats.h"
+#include "pb_watchdog.h"
 
 typedef struct pb_harness_cfg {
     pb_mode_t mode;
@@ -31,6 +32,9 @@ typedef struct pb_harness_cfg {
     uint64_t graph_replays; /* graph: replays of the captured batch per sample */
     double precision;
     double budget;
+    /* ticked once per operation or sample; asked for signals after each
+     * round (NULL: none) */
+    pb_watchdog_t *wd;
 } pb_harness_cfg_t;
 
 typedef struct pb_timing {
@@ -40,6 +44,7 @@ typedef struct pb_timing {
     uint64_t iters;   /* timed operations = samples * batch */
     int slowest_rank; /* world rank slowest in most samples */
     int converged;    /* precision reached */
+    int abandoned;    /* SIGINT/SIGTERM seen by some rank: no result */
 } pb_timing_t;
 
 const char *pb_mode_name(pb_mode_t m);

@@ -127,7 +127,7 @@ static int step_calibration(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *e
     return pb_ctx_agree(ctx, code, err);
 }
 
-static void model_row(const pb_ctx_t *ctx, const char *what, double sec, uint64_t bytes,
+static void model_row(pb_ctx_t *ctx, const char *what, double sec, uint64_t bytes,
                       const char *label, pb_err_t *err)
 {
     pb_result_t r;
@@ -219,6 +219,8 @@ int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
         int code = steps[i].fn(ctx, p, err);
         if (code != PB_OK)
             return code;
+        if (pb_ctx_stopping(ctx)) /* SIGINT/SIGTERM: keep what is done, stop */
+            return PB_OK;
     }
     if (ctx->rank == 0) {
         printf("#\n# parbench: everything is in %s/\n", p->dir);
@@ -229,7 +231,7 @@ int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
         printf("#   %-16s the link of every device pair\n", "topo-pairs.csv");
         printf("#   %-16s %s\n", "calib.csv",
                access(p->calib, R_OK) == 0 ? "the calibrated cost model"
-                                           : "not written (calibration: issue 6)");
+                                           : "not written (no collective rows to fit)");
         printf("#   %-16s open it in a browser\n", "report.html");
         fflush(stdout);
     }

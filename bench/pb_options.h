@@ -49,7 +49,8 @@ typedef enum pb_fault_kind {
     PB_FAULT_NONE,
     PB_FAULT_CORRUPT, /* one received element wrong: the checker must see it */
     PB_FAULT_STALL,   /* a device stops: the hang detection must see it */
-    PB_FAULT_SLOW     /* one pair slow: validate must flag it */
+    PB_FAULT_SLOW,    /* one pair slow: validate must flag it */
+    PB_FAULT_HANG     /* a rank stops before a step: the watchdog must name it */
 } pb_fault_kind_t;
 
 enum {

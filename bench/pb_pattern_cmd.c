@@ -165,24 +165,37 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     pb_group_t *g = r->groups[m->rec->group];
     pb_bufs_t b;
     memset(&b, 0, sizeof b);
-    int code = pb_bufs_alloc(g, pb_op_buffer_bytes(&m->op, g->size), &b, err);
+    uint64_t need = pb_op_buffer_bytes(&m->op, g->size);
+    int code = pb_ctx_memory_fits(ctx, need, 4u * (uint64_t)g->size * sizeof(uint64_t), err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK)
+        return err->code;
+    code = pb_bufs_alloc(g, need, &b, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     pb_harness_cfg_t cfg = {o->modes[0], o->warmup, o->iters, o->min_iters, o->max_iters,
-                            o->batch, o->graph_replays, o->precision, o->time_budget};
+                            o->batch, o->graph_replays, o->precision, o->time_budget, ctx->wd};
     snprintf(g->doing, sizeof g->doing, "%s pattern: %s of %" PRIu64 " B %s, group of %d ranks",
              pb_strategy_name(m->rec->strategy), pb_coll_name(m->op.coll), m->op.bytes,
              pb_dtype_name(m->op.dtype), g->size);
+    pb_watch_begin(ctx->wd, "%s", g->doing);
     if (pb_op_setup(&m->op, g, &b, err) || pb_op_fill(g, &m->op, &b, err) ||
         pb_harness_time(g, ctx->world_group, ctx->world, &m->op, &b, &cfg, &m->tm, err))
         pb_ctx_abort(ctx, err);
+    pb_watch_end(ctx->wd);
+    if (m->tm.abandoned) { /* a signal: no row for a measurement cut short */
+        ctx->stopped_by = m->tm.abandoned;
+        pb_bufs_free(g, &b);
+        return PB_OK;
+    }
     if (o->check) {
         uint64_t w = 0;
+        pb_watch_begin(ctx->wd, "verification of %s", g->doing);
         int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
         if (pb_op_verify(g, &m->op, &b, corrupt, &w, err))
             pb_ctx_abort(ctx, err);
         int64_t lw = (int64_t)w;
         MPI_Allreduce(&lw, &m->wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        pb_watch_end(ctx->wd);
         r->wrong_total += m->wrong;
     }
     pb_bufs_free(g, &b);
@@ -292,7 +305,8 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
     }
     pb_progress_t prog;
     pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->quiet), r.nmeas);
-    for (size_t i = 0; i < r.nmeas; i++) {
+    /* SIGINT/SIGTERM: stop between measurements, all ranks alike */
+    for (size_t i = 0; i < r.nmeas && !pb_ctx_stopping(ctx); i++) {
         char what[96], hb[32];
         pb_fmt_bytes(hb, sizeof hb, (double)r.meas[i].op.bytes);
         snprintf(what, sizeof what, "%s pattern: %s %s", pb_strategy_name(r.meas[i].rec->strategy),
@@ -304,7 +318,7 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
         }
     }
     pb_progress_clear(&prog);
-    if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0) {
+    if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0 && !ctx->stopped_by) {
         print_ops(&r);
         print_summary(&r);
         if (o->csv_path)

@@ -235,8 +235,10 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
         free(secs);
         goto out;
     }
+    pb_watch_begin(ctx->wd, "validate: send/recv between %zu pairs of ranks", n);
     for (int round = 0; round < PB_VALIDATE_ROUNDS; round++)
         for (size_t i = 0; i < n; i++) {
+            pb_watch_tick(ctx->wd);
             if (quiet_barrier(ctx->world) != 0) {
                 pb_err_set(err, PB_ERUNTIME, "barrier failed");
                 pb_ctx_abort(ctx, err);
@@ -253,6 +255,7 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     /* only rank a of each pair holds its numbers; the others hold 0 */
     MPI_Allreduce(MPI_IN_PLACE, bw, (int)n, MPI_DOUBLE, MPI_MAX, ctx->world);
     MPI_Allreduce(MPI_IN_PLACE, secs, (int)n, MPI_DOUBLE, MPI_MAX, ctx->world);
+    pb_watch_end(ctx->wd);
     for (size_t i = 0; i < n; i++) {
         p[i].gbps = bw[i];
         p[i].seconds = secs[i];

@@ -134,6 +134,12 @@ struct pb_backend_ops {
     /* Fault injection: make this rank's next operations wait `seconds`
      * (a device stalled), to prove the hang detection. */
     int (*inject_stall)(pb_group_t *g, double seconds, pb_err_t *err);
+    /* Memory free where this backend's buffers go, in bytes, so that a
+     * size that cannot fit is refused before allocating.  *per_node: the
+     * amount is shared by all ranks of the node (host memory), else it is
+     * this rank's own (its GPU).  Returns 0 when unknown. */
+    int (*mem_available)(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what,
+                         size_t len);
     /* One line about this rank's device, e.g. "GPU 0 NVIDIA H200 0000:18:00.0". */
     void (*device_info)(pb_backend_t *be, char *buf, size_t len);
 };

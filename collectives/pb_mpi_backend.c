@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_mpi_priv.h"
 
@@ -136,6 +137,35 @@ static int mpi_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err
     return PB_OK;
 }
 
+/* Linux's estimate of memory a new allocation can get without swapping
+ * (MemAvailable: free plus reclaimable cache); elsewhere free pages. */
+static int mpi_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what,
+                             size_t len)
+{
+    (void)be;
+    *per_node = 1;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[128];
+        unsigned long long kb = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f))
+            found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+        fclose(f);
+        if (found) {
+            *bytes = (uint64_t)kb * 1024u;
+            snprintf(what, len, "host memory (MemAvailable)");
+            return 1;
+        }
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0;
+    *bytes = (uint64_t)pages * (uint64_t)page;
+    snprintf(what, len, "host memory (free pages)");
+    return 1;
+}
+
 static void mpi_free(pb_backend_t *be, void *ptr)
 {
     (void)be;
@@ -238,6 +268,7 @@ const pb_backend_ops_t pb_mpi_backend_ops = {
     .group_free = mpi_group_free,
     .alloc = mpi_alloc,
     .free = mpi_free,
+    .mem_available = mpi_mem_available,
     .allreduce = pb_mpi_allreduce,
     .allgather = pb_mpi_allgather,
     .reduce_scatter = pb_mpi_reduce_scatter,

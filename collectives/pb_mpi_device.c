@@ -110,6 +110,21 @@ static void dev_copy(void *dst, const void *src, size_t bytes)
     cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
 }
 
+/* This GPU's free memory (cudaMemGetInfo): one rank per GPU, so it is
+ * this rank's alone. */
+static int dev_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what, size_t len)
+{
+    (void)be;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        return 0;
+    *bytes = (uint64_t)free_b;
+    *per_node = 0;
+    snprintf(what, len, "GPU memory (cudaMemGetInfo, of %.1f GiB)",
+             (double)total_b / 1073741824.0);
+    return 1;
+}
+
 const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)
 {
     /* a per-instance copy of the host table: no global state */
@@ -119,6 +134,7 @@ const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)
     ops.description = "MPI on CUDA device memory (CUDA-aware MPI)";
     ops.alloc = dev_alloc;
     ops.free = dev_free;
+    ops.mem_available = dev_mem_available;
     ops.fill = dev_fill;
     ops.fill_red = dev_fill_red;
     ops.check = dev_check;

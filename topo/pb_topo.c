@@ -1,6 +1,7 @@
 #include "pb_topo.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,17 +79,25 @@ static int list_devices(pb_topo_t *tp, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err)
+/* The live machine (no path, no buffer), an XML file, or XML in memory. */
+static int load(pb_topo_t *tp, const char *xml_path, const char *buf, size_t len, int with_io,
+                pb_err_t *err)
 {
     memset(tp, 0, sizeof *tp);
     if (xml_path != NULL && access(xml_path, R_OK) != 0)
         return pb_err_set(err, PB_EINPUT, "cannot read topology '%s': %s", xml_path,
                           strerror(errno));
+    if (buf != NULL && (len == 0 || len > (size_t)INT_MAX - 1))
+        return pb_err_set(err, PB_EINPUT, "topology XML of %zu bytes: empty or too large", len);
     if (hwloc_topology_init(&tp->t) != 0)
         return pb_err_set(err, PB_ERUNTIME, "hwloc_topology_init failed");
     int rc = 0;
     if (xml_path != NULL)
         rc = hwloc_topology_set_xml(tp->t, xml_path);
+    else if (buf != NULL) /* hwloc wants the terminating NUL counted */
+        rc = hwloc_topology_set_xmlbuffer(tp->t, buf, (int)len + 1);
+    if (buf != NULL)
+        xml_path = "(memory)";
     if (rc == 0 && with_io) /* without this no PCI device is loaded */
         rc = hwloc_topology_set_io_types_filter(tp->t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (rc == 0)
@@ -109,6 +118,17 @@ int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err
     if (code != PB_OK)
         pb_topo_free(tp);
     return code;
+}
+
+int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err)
+{
+    return load(tp, xml_path, NULL, 0, with_io, err);
+}
+
+int pb_topo_load_xmlbuffer(pb_topo_t *tp, const char *xml, size_t len, int with_io,
+                           pb_err_t *err)
+{
+    return load(tp, NULL, xml, len, with_io, err);
 }
 
 void pb_topo_free(pb_topo_t *tp)

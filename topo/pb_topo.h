@@ -42,6 +42,9 @@ typedef struct pb_topo {
  * discovery (enough for host-rank binding classes, and much faster).
  * PB_EINPUT for a missing or invalid file, naming it. */
 int pb_topo_load(pb_topo_t *tp, const char *xml_path, int with_io, pb_err_t *err);
+/* The same from an XML document in memory: xml[len] must be '\0'. */
+int pb_topo_load_xmlbuffer(pb_topo_t *tp, const char *xml, size_t len, int with_io,
+                           pb_err_t *err);
 void pb_topo_free(pb_topo_t *tp);
 
 /* Classes like nvidia-smi topo -m. */

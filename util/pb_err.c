@@ -12,6 +12,12 @@ int pb_err_set(pb_err_t *err, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    /* messages quote the user's input (an argument, a CSV field, a model
+     * file line), which may hold a newline or a terminal escape: the
+     * message stays one printable line (found by tests/fuzz/fuzz_cli) */
+    for (char *c = err->msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return code;
 }
 
