@@ -74,26 +74,34 @@ static void p2p_peers(pb_p2p_t d, int me, int n, int *to, int *from)
     *to = *from = -1;
 }
 
-/* The backend operation for a record: types and collectives map by name
- * (patterns/ names them as the backend does). */
-static int map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m, pb_err_t *err)
+int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op, pb_err_t *err)
 {
-    pb_op_t *op = &m->op;
     memset(op, 0, sizeof *op);
+    /* patterns/ names collectives and types as the backend does */
     if (pb_coll_parse(pb_pat_coll_name(r->coll), &op->coll) != 0 ||
-        pb_dtype_parse(pb_pat_dtype_name(r->dtype), &op->dtype) != 0)
-        return pb_err_set(err, PB_ERUNTIME, "no backend operation for %s of %s",
-                          pb_pat_coll_name(r->coll), pb_pat_dtype_name(r->dtype));
+        pb_dtype_parse(pb_pat_dtype_name(r->dtype), &op->dtype) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "no backend operation for %s of %s",
+                   pb_pat_coll_name(r->coll), pb_pat_dtype_name(r->dtype));
+        return -1;
+    }
     op->redop = PB_SUM;
     uint64_t gran = pb_coll_granule(op->coll, g->size, op->dtype);
     op->bytes = r->bytes - r->bytes % gran;
     if (op->bytes == 0)
         op->bytes = gran;
-    m->rounded = op->bytes != r->bytes;
     op->imbalance = r->imbalance;
+    return op->bytes != r->bytes;
+}
+
+static int map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m, pb_err_t *err)
+{
+    int rounded = pb_pattern_backend_op(r, g, &m->op, err);
+    if (rounded < 0)
+        return err->code;
+    m->rounded = rounded;
     if (r->p2p != PB_P2P_NONE) {
-        op->p2p = 1;
-        p2p_peers(r->p2p, g->rank, g->size, &op->to, &op->from);
+        m->op.p2p = 1;
+        p2p_peers(r->p2p, g->rank, g->size, &m->op.to, &m->op.from);
     }
     m->rec = r;
     m->wrong = PB_RESULT_WRONG_UNCHECKED;

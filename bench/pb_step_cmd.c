@@ -23,6 +23,7 @@
 
 #include "pb_exec.h"
 #include "pb_model_cmd.h"
+#include "pb_pattern_cmd.h"
 #include "pb_pattern_plan.h"
 #include "pb_stats.h"
 #include "pb_step_sched.h"
@@ -89,18 +90,7 @@ static enum cat cat_of(pb_gkind_t g)
 
 static int map_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op, pb_err_t *err)
 {
-    memset(op, 0, sizeof *op);
-    if (pb_coll_parse(pb_pat_coll_name(r->coll), &op->coll) != 0 ||
-        pb_dtype_parse(pb_pat_dtype_name(r->dtype), &op->dtype) != 0)
-        return pb_err_set(err, PB_ERUNTIME, "no backend operation for %s of %s",
-                          pb_pat_coll_name(r->coll), pb_pat_dtype_name(r->dtype));
-    op->redop = PB_SUM;
-    uint64_t gran = pb_coll_granule(op->coll, g->size, op->dtype);
-    op->bytes = r->bytes - r->bytes % gran;
-    if (op->bytes == 0)
-        op->bytes = gran;
-    op->imbalance = r->imbalance;
-    return PB_OK;
+    return pb_pattern_backend_op(r, g, op, err) < 0 ? err->code : PB_OK;
 }
 
 /* Forward FLOPs of one layer for one micro-batch on one rank: 2 per
