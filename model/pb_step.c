@@ -17,32 +17,13 @@ const char *pb_part_name(int part)
     return part >= 0 && part < PB_PART_COUNT ? n[part] : "?";
 }
 
-/* The dimensions each group kind spans, in the dense or expert view. */
-static unsigned kind_dims(pb_gkind_t k)
-{
-    switch (k) {
-    case PB_GK_TP:
-        return 1u << PB_DIM_TP;
-    case PB_GK_CP:
-        return 1u << PB_DIM_CP;
-    case PB_GK_DP:
-        return 1u << PB_DIM_CP | 1u << PB_DIM_DP;
-    case PB_GK_PP:
-        return 1u << PB_DIM_PP;
-    case PB_GK_EP:
-        return 1u << PB_DIM_EP;
-    default: /* EDP: the expert view's data-parallel remainder */
-        return 1u << PB_DIM_DP;
-    }
-}
-
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
 {
     /* The span of a group is the stride of its outermost dimension times
      * that dimension's size: everything up to there, in rank order.  In
      * the expert view cp is folded into dp and ep sits inside it. */
     int expert = k == PB_GK_EP || k == PB_GK_EDP;
-    unsigned dims = kind_dims(k);
+    unsigned dims = pb_layout_group_dims(k);
     long span = 1, reach = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
         pb_dim_t d = l->order[i];

@@ -124,7 +124,7 @@ static void view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz)
     }
 }
 
-static unsigned group_dims(pb_gkind_t k)
+unsigned pb_layout_group_dims(pb_gkind_t k)
 {
     switch (k) {
     case PB_GK_TP:
@@ -149,7 +149,7 @@ int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k)
 {
     int sz[PB_DIM_COUNT], n = 1;
     view_sizes(l, k, sz);
-    unsigned mask = group_dims(k);
+    unsigned mask = pb_layout_group_dims(k);
     for (int d = 0; d < PB_DIM_COUNT; d++)
         if (mask & (1u << d))
             n *= sz[d];
@@ -161,7 +161,7 @@ void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id
 {
     int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
     view_sizes(l, k, sz);
-    unsigned mask = group_dims(k);
+    unsigned mask = pb_layout_group_dims(k);
     int s = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
         pb_dim_t d = l->order[i];

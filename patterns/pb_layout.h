@@ -48,6 +48,10 @@ uint64_t pb_layout_world(const pb_layout_t *l);
  * divisible by mbs*dp. */
 int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, pb_err_t *err);
 
+/* The dimensions (bits 1u << pb_dim_t) a group of kind k spans: tp, cp,
+ * cp and dp for DP, pp, ep, and the expert view's dp for EDP. */
+unsigned pb_layout_group_dims(pb_gkind_t k);
+
 /* Size of every group of kind k. */
 int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k);
 
