@@ -134,11 +134,7 @@ int pb_calib_read(const char *path, pb_calib_row_t **rows, size_t *nrows, pb_err
     rd.path = path;
     *rows = NULL;
     *nrows = 0;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    int rc = pb_csv_parse_file(f, path, on_record, &rd, err);
-    fclose(f);
+    int rc = pb_csv_parse_path(path, on_record, &rd, err);
     if (rc == PB_OK && !rd.have_header)
         rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
     if (rc != PB_OK) {

@@ -550,7 +550,6 @@ static int pb_csv_on_read_record(void *arg, size_t line, const pb_csv_rec_t *rec
 int pb_csv_read(const char *path, pb_result_t **rows, size_t *nrows, pb_err_t *err)
 {
     pb_csv_reader_t rd = {.path = path, .nheader = 0, .rows = NULL, .nrows = 0, .cap = 0};
-    FILE *f;
     int rc;
 
     *rows = NULL;
@@ -558,13 +557,7 @@ int pb_csv_read(const char *path, pb_result_t **rows, size_t *nrows, pb_err_t *e
     for (int k = 0; k < PB_CSV_NCOLS; k++)
         rd.map[k] = -1;
 
-    f = fopen(path, "r");
-    if (f == NULL) {
-        int e = errno;
-        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(e));
-    }
-    rc = pb_csv_parse_file(f, path, pb_csv_on_read_record, &rd, err);
-    fclose(f);
+    rc = pb_csv_parse_path(path, pb_csv_on_read_record, &rd, err);
     if (rc == PB_OK && rd.nheader == 0)
         rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
     if (rc != PB_OK) {

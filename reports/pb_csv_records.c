@@ -186,3 +186,15 @@ int pb_csv_rec_find(const pb_csv_rec_t *rec, const char *name)
             return (int)j;
     return -1;
 }
+
+int pb_csv_parse_path(const char *path, pb_csv_record_fn_t record, void *arg, pb_err_t *err)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        int e = errno;
+        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(e));
+    }
+    int rc = pb_csv_parse_file(f, path, record, arg, err);
+    fclose(f);
+    return rc;
+}

@@ -27,6 +27,10 @@ typedef int (*pb_csv_record_fn_t)(void *arg, size_t line, const pb_csv_rec_t *re
 int pb_csv_parse_file(FILE *f, const char *path, pb_csv_record_fn_t record, void *arg,
                       pb_err_t *err);
 
+/* The same for the file at `path`: PB_EINPUT "cannot read CSV" naming it
+ * when it does not open. */
+int pb_csv_parse_path(const char *path, pb_csv_record_fn_t record, void *arg, pb_err_t *err);
+
 /* The index of the field named `name` in a header record, -1 if none. */
 int pb_csv_rec_find(const pb_csv_rec_t *rec, const char *name);
 

@@ -85,11 +85,7 @@ int pb_pairs_csv_read(const char *path, pb_pair_row_t **rows, size_t *n, pb_err_
     rd.path = path;
     *rows = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    int rc = pb_csv_parse_file(f, path, on_pair, &rd, err);
-    fclose(f);
+    int rc = pb_csv_parse_path(path, on_pair, &rd, err);
     if (rc == PB_OK && rd.nheader == 0)
         rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
     if (rc != PB_OK) {

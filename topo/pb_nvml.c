@@ -36,20 +36,6 @@ static int sym(void *lib, const char *name, void *fp)
     return p != NULL;
 }
 
-/* The GPU of this topology on the bus id NVML printed (8-digit domain). */
-static int gpu_by_busid(const pb_topo_t *tp, const char *busid)
-{
-    unsigned dom, bus, dev, fn;
-    if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-        return -1;
-    for (int g = 0; g < tp->ngpus; g++) {
-        const struct hwloc_pcidev_attr_s *p = &tp->gpus[g].pci->attr->pcidev;
-        if (p->domain == dom && p->bus == bus && p->dev == dev && p->func == fn)
-            return g;
-    }
-    return -1;
-}
-
 static int count_links(pb_topo_t *tp, const nvml_api_t *api, pb_err_t *err)
 {
     int n = tp->ngpus;
@@ -68,7 +54,7 @@ static int count_links(pb_topo_t *tp, const nvml_api_t *api, pb_err_t *err)
         nvml_pci_t pi;
         if (api->handle(i, &h) != 0 || api->pci(h, &pi) != 0)
             continue;
-        int a = gpu_by_busid(tp, pi.bus_id);
+        int a = pb_topo_gpu_by_busid(tp, pi.bus_id);
         if (a < 0)
             continue;
         for (unsigned l = 0; l < PB_NVML_MAX_LINKS; l++) {
@@ -76,7 +62,7 @@ static int count_links(pb_topo_t *tp, const nvml_api_t *api, pb_err_t *err)
             nvml_pci_t rp;
             if (api->state(h, l, &active) != 0 || !active || api->remote(h, l, &rp) != 0)
                 continue;
-            int b = gpu_by_busid(tp, rp.bus_id);
+            int b = pb_topo_gpu_by_busid(tp, rp.bus_id);
             if (b >= 0)
                 direct[a * n + b] += 1.0;
             else

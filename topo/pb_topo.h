@@ -51,6 +51,10 @@ void pb_topo_free(pb_topo_t *tp);
 pb_link_t pb_topo_gpu_gpu(const pb_topo_t *tp, int a, int b);
 pb_link_t pb_topo_gpu_nic(const pb_topo_t *tp, int g, int n);
 
+/* The GPU of this topology at PCI bus id "dddd:bb:dd.f" (as CUDA and
+ * NVML print it), -1 when none. */
+int pb_topo_gpu_by_busid(const pb_topo_t *tp, const char *busid);
+
 /* The NIC with the fastest class to GPU g (lowest index on ties); -1 when
  * the node has none. */
 int pb_topo_nearest_nic(const pb_topo_t *tp, int g);
