@@ -33,6 +33,15 @@ typedef struct pb_backend_ops pb_backend_ops_t;
 
 typedef enum pb_memory { PB_MEM_HOST, PB_MEM_DEVICE } pb_memory_t;
 
+/* One part of a batch of point-to-point operations (p2p_batch). */
+typedef struct pb_p2p {
+    int send;       /* 1: send buf to peer; 0: receive into buf from peer */
+    int peer;       /* group rank */
+    int tag;        /* 0..31: pairs this part with the peer's (see p2p_batch) */
+    void *buf;
+    uint64_t count; /* elements */
+} pb_p2p_t;
+
 typedef struct pb_backend_config {
     /* The world the backend builds on: an MPI_Comm passed as a pointer so
      * that this header needs no mpi.h (bench/ owns the MPI world). */
@@ -142,6 +151,32 @@ struct pb_backend_ops {
                          size_t len);
     /* One line about this rank's device, e.g. "GPU 0 NVIDIA H200 0000:18:00.0". */
     void (*device_info)(pb_backend_t *be, char *buf, size_t len);
+
+    /* The executed training step (bench/pb_step_cmd.c) needs three more.
+     *
+     * p2p_batch: post every send and receive of `ops` together and
+     * complete them together, as torch.distributed.batch_isend_irecv and
+     * one NCCL group do (Megatron's pipeline exchanges).  Peers are group
+     * ranks and may repeat (in a ring of two, next == previous).  Sends
+     * and receives pair up by `tag` and, within a tag, by order (MPI uses
+     * the tag; NCCL has none and pairs by issue order, so callers issue
+     * the parts in one agreed order).  Device backends return once the
+     * work is issued on the group's stream; sync() completes it. */
+    int (*p2p_batch)(pb_group_t *g, const pb_p2p_t *ops, int n, pb_dtype_t t, pb_err_t *err);
+    /* set_async: while on, collectives and p2p_batch on g return once
+     * issued instead of once complete (a DDP gradient bucket on its own
+     * stream); sync(g) completes them.  Device backends are asynchronous
+     * already and only accept the call. */
+    int (*set_async)(pb_group_t *g, int on, pb_err_t *err);
+    /* busy: keep this rank's compute engine busy for `seconds`, the stand-
+     * in for a layer's GEMMs.  Host: the core spins, driving the progress
+     * of every asynchronous operation of this backend instance meanwhile
+     * (a host MPI has no engine of its own to move them).  Device: a
+     * kernel on g's stream shaped like a GEMM - waves of short blocks over
+     * every SM - so that NCCL kernels on other streams share the SMs as
+     * they do with real GEMMs.  Returns once issued on a device; sync(g)
+     * waits for it. */
+    int (*busy)(pb_group_t *g, double seconds, pb_err_t *err);
 };
 
 /* A backend instance: its table and its private state.  Backends keep
