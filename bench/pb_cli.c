@@ -25,7 +25,7 @@ enum opt_id {
     O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
     O_OUTPUT, O_FIT_TOL, O_GPUS, O_GPN, O_HW, O_HW_SET, O_CALIB, O_GEMM_CSV, O_SELECTIVE,
     O_FLASH, O_CAUSAL, O_TP_OVERLAP, O_TFLOPS, O_TOP,
-    O_SCHEDULE, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM,
+    O_SCHEDULE, O_COMPUTE_SCALE, O_STEPS, O_NO_COMM, O_TRACE,
     O_JSON, O_PAIRS, O_THRESHOLD
 };
 
@@ -77,7 +77,7 @@ static const struct opt_spec specs[] = {
     {"imbalance", 0, 1, O_IMBALANCE},
     {"schedule", 0, 1, O_SCHEDULE},    {"compute-scale", 0, 1, O_COMPUTE_SCALE},
     {"steps", 0, 1, O_STEPS},
-    {"no-comm", 0, 0, O_NO_COMM},
+    {"no-comm", 0, 0, O_NO_COMM},      {"trace", 0, 1, O_TRACE},
     {"max-pairs", 0, 1, O_MAX_PAIRS},  {"min-ratio", 0, 1, O_MIN_RATIO},
     {"output", 'o', 1, O_OUTPUT},      {"fit-tol", 0, 1, O_FIT_TOL},
     {"gpus", 0, 1, O_GPUS},            {"gpus-per-node", 0, 1, O_GPN},
@@ -255,13 +255,17 @@ static const char usage_step[] =
     "\n"
     "  model and layout   as with --pattern: --preset, --size, --layers, --seq, --mbs,\n"
     "                     --gbs, ..., --tp --cp --ep --dp --pp --sp, --zero, --recompute\n"
-    "  --schedule S       1f1b (default) or gpipe\n"
+    "  --schedule S       1f1b, gpipe or interleaved (Megatron's, with --vp chunks\n"
+    "                     per stage; the default when --vp is above 1, else 1f1b)\n"
     "  --tflops T         compute rate the stand-in assumes per GPU (default 156:\n"
     "                     an A100's 312 dense bf16 at the model's 0.5 achievable)\n"
     "  --compute-scale X  multiply the stand-in's durations by X (default 1): a\n"
     "                     70B-shaped step fits a small machine, communication exact\n"
     "  --steps N          steps to run, the first a warm-up (default 3)\n"
     "  --check            verify every distinct operation after the timed steps\n"
+    "  --trace FILE       write the last step's timeline of every rank (passes,\n"
+    "                     exchanges, DP waits) as a Chrome trace (chrome://tracing,\n"
+    "                     ui.perfetto.dev)\n"
     "  --no-comm          test switch: no collectives, 4-byte pipeline exchanges:\n"
     "                     the measured idle time is the pipeline bubble alone\n";
 
@@ -427,7 +431,7 @@ static void defaults(pb_options_t *o)
     o->imbalance = 1.0;
     o->fit_tol = 0.05;
     o->top = 10;
-    o->schedule = PB_SCHED_1F1B;
+    o->schedule = -1; /* step: interleaved with --vp, else 1f1b */
     o->compute_scale = 1.0;
     o->steps = 3;
     o->threshold = 0.05;
@@ -834,10 +838,9 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_SCHEDULE: {
         pb_sched_kind_t k;
-        if (strcmp(v, "interleaved") == 0)
-            return pb_err_set(err, PB_EINPUT, "--schedule interleaved is not executed yet: use 1f1b or gpipe");
         if (pb_sched_parse(v, &k) != 0)
-            return pb_err_set(err, PB_EINPUT, "--schedule takes 1f1b or gpipe, not '%s'", v);
+            return pb_err_set(err, PB_EINPUT, "--schedule takes 1f1b, gpipe or interleaved, not '%s'",
+                              v);
         o->schedule = (int)k;
         return PB_OK;
     }
@@ -847,6 +850,11 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return parse_u64(shown, v, 1, &o->steps, err);
     case O_NO_COMM:
         o->step_no_comm = 1;
+        return PB_OK;
+    case O_TRACE:
+        if (v[0] == '\0')
+            return pb_err_set(err, PB_EINPUT, "--trace needs a file name");
+        o->trace_path = v;
         return PB_OK;
     case O_MAX_PAIRS:
         return parse_u64(shown, v, 1, &o->max_pairs, err);

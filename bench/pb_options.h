@@ -172,11 +172,12 @@ typedef struct pb_options {
     double tp_overlap;    /* --tp-overlap F */
     double tflops;        /* --tflops: compute rate override */
     int top;              /* plan: layouts printed */
-    /* step: schedule (pb_sched_kind_t), compute stand-in, steps */
+    /* step: schedule (pb_sched_kind_t; -1: by --vp), compute stand-in, steps */
     int schedule;
     double compute_scale; /* shrinks (or grows) the stand-in's durations */
     uint64_t steps;       /* the first is a warm-up */
     int step_no_comm;     /* test switch: only the pipeline's order remains */
+    const char *trace_path; /* --trace: the last step's timeline, Chrome trace JSON */
     /* report and compare: positional files (point into argv), -o, the
      * topology pairs CSV, the regression threshold (a fraction) */
     const char *args[2];

@@ -1,0 +1,223 @@
+/* The executed step's report.
+ *
+ * A step takes as long as its slowest rank, so the headline breakdown is
+ * that rank's, step by step (median over the timed steps), beside the
+ * model's prediction of the same step with the difference per part.  The
+ * measured categories map onto the model's parts one to one, except the
+ * pipeline: a rank cannot tell, inside an exchange, the transfer from the
+ * wait for its neighbour, which is where the bubble shows, so the time in
+ * exchanges is compared with the model's PP transfers plus its bubble. */
+#include "pb_step_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_stats.h"
+
+/* the model's part(s) each measured category is compared with */
+static double predicted(const pb_step_exec_t *s, int c)
+{
+    const double *p = s->pred.part;
+    switch (c) {
+    case PB_SC_COMPUTE:
+        return p[PB_PART_COMPUTE];
+    case PB_SC_TP:
+        return p[PB_PART_TP];
+    case PB_SC_EP:
+        return p[PB_PART_EP];
+    case PB_SC_CP:
+        return p[PB_PART_CP];
+    case PB_SC_PP:
+        return p[PB_PART_PP] + p[PB_PART_BUBBLE];
+    case PB_SC_DP:
+        return p[PB_PART_DP];
+    default:
+        return s->opt_s;
+    }
+}
+
+static double predicted_total(const pb_step_exec_t *s)
+{
+    double t = 0.0;
+    for (int c = 0; c < PB_SC_COUNT; c++)
+        t += predicted(s, c);
+    return t;
+}
+
+static const char *const shown[PB_SC_COUNT] = {"compute", "tp exposed", "ep", "cp",
+                                               "pp + bubble", "dp exposed", "optimizer"};
+
+static void row(const pb_step_exec_t *s, const char *what, const char *group, const char *mode,
+                const pb_stats_t *st, int rank, int64_t wrong, pb_result_t *r)
+{
+    pb_ctx_result_base(s->ctx, r);
+    snprintf(r->mode, sizeof r->mode, "%s", mode);
+    snprintf(r->pattern, sizeof r->pattern, "step");
+    snprintf(r->collective, sizeof r->collective, "%s", what);
+    snprintf(r->group, sizeof r->group, "%s", group);
+    r->group_size = s->ctx->size;
+    snprintf(r->dtype, sizeof r->dtype, "%s", pb_pat_dtype_name(s->plan.model.dtype));
+    r->iters = st->n;
+    r->time_us_min = st->min * 1e6;
+    r->time_us_median = st->median * 1e6;
+    r->time_us_p99 = st->p99 * 1e6;
+    r->time_us_max = st->max * 1e6;
+    r->wrong = wrong;
+    r->slowest_rank = rank;
+    snprintf(r->redop, sizeof r->redop, "none");
+    snprintf(r->label, sizeof r->label, "%s", pb_sched_name(s->kind));
+}
+
+static void emit(pb_step_exec_t *s, pb_result_t *r)
+{
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (pb_ctx_emit(s->ctx, r, &e) != PB_OK)
+        fprintf(stderr, "parbench: %s\n", e.msg);
+}
+
+static void header(const pb_step_exec_t *s, int n, int slowest)
+{
+    const pb_ctx_t *ctx = s->ctx;
+    const pb_options_t *o = ctx->opt;
+    const pb_model_t *m = &s->plan.model;
+    const pb_layout_t *l = &s->plan.layout;
+    printf("# parbench %s | step | backend %s: %s\n", PB_VERSION, ctx->be.ops->name, ctx->version);
+    printf("# model %s: %" PRIu64 " layers, hidden %" PRIu64 ", seq %" PRIu64 ", mbs %" PRIu64
+           " | layout tp %d cp %d ep %d dp %d pp %d%s | schedule %s, %d micro-batches, ",
+           m->name, m->layers, m->hidden, m->seq, m->mbs, l->size[PB_DIM_TP], l->size[PB_DIM_CP],
+           l->size[PB_DIM_EP], l->size[PB_DIM_DP], l->size[PB_DIM_PP], l->sp ? " sp" : "",
+           pb_sched_name(s->kind), s->m);
+    if (s->v > 1)
+        printf("%d chunks of %d layers per stage\n", s->v, s->layers);
+    else
+        printf("%d layers per stage\n", s->layers);
+    printf("# compute stand-in: %.3g ms forward, %.3g ms backward per layer and micro-batch "
+           "(the model's busiest stage at %.4g TFLOP/s x compute scale %g)%s\n",
+           s->t_fwd * 1e3, s->t_bwd * 1e3, pb_step_tflops(o), o->compute_scale,
+           o->step_no_comm ? " | communication off (test switch)" : "");
+    printf("# DP buckets and parameter gathers: %s\n",
+           s->async ? "launched without waiting, overlapped with compute (the wait is exposed DP)"
+                    : "this backend cannot overlap them: they block, exposed whole");
+    printf("# %d timed step%s after 1 warm-up; a step lasts as long as its slowest rank "
+           "(most often rank %d): its breakdown, median over steps\n",
+           n, n == 1 ? "" : "s", slowest);
+}
+
+void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
+{
+    pb_ctx_t *ctx = s->ctx;
+    const pb_options_t *o = ctx->opt;
+    int R = ctx->size;
+    double *col = malloc((size_t)n * sizeof *col);
+    double *scratch = malloc((size_t)n * sizeof *scratch);
+    int *slow = calloc((size_t)n, sizeof *slow);
+    int *times_slowest = calloc((size_t)R, sizeof *times_slowest);
+    if (col == NULL || scratch == NULL || slow == NULL || times_slowest == NULL) {
+        fprintf(stderr, "parbench: out of memory for the step report\n");
+        goto out;
+    }
+#define AT(r, i, k) all[((size_t)(r) * (size_t)n + (size_t)(i)) * PB_STEP_COLS + (size_t)(k)]
+    for (int i = 0; i < n; i++) { /* each step's slowest rank */
+        for (int r = 1; r < R; r++)
+            if (AT(r, i, 0) > AT(slow[i], i, 0))
+                slow[i] = r;
+        times_slowest[slow[i]]++;
+    }
+    int slowest = 0;
+    for (int r = 1; r < R; r++)
+        if (times_slowest[r] > times_slowest[slowest])
+            slowest = r;
+    header(s, n, slowest);
+
+    printf("%-14s %13s %13s %12s %8s\n", "part", "measured_ms", "predicted_ms", "diff_ms",
+           "diff");
+    pb_result_t res;
+    for (int c = 0; c <= PB_SC_COUNT; c++) { /* the categories, then the step */
+        int k = c < PB_SC_COUNT ? 1 + c : 0;
+        for (int i = 0; i < n; i++)
+            col[i] = AT(slow[i], i, k);
+        pb_stats_t st;
+        pb_stats_compute(col, (size_t)n, scratch, &st);
+        double pred = c < PB_SC_COUNT ? predicted(s, c) : predicted_total(s);
+        const char *name = c < PB_SC_COUNT ? shown[c] : "step";
+        char rel[16] = "-";
+        if (pred > 0.0)
+            snprintf(rel, sizeof rel, "%+.0f%%", 100.0 * (st.median - pred) / pred);
+        if (o->step_no_comm && c != PB_SC_COMPUTE && c != PB_SC_PP && c < PB_SC_COUNT)
+            continue; /* nothing ran */
+        printf("%-14s %13.3f %13.3f %12.3f %8s\n", name, st.median * 1e3, pred * 1e3,
+               (st.median - pred) * 1e3, rel);
+        const char *what = c < PB_SC_COUNT ? pb_step_cat_name(c) : "step";
+        row(s, what, "world", "latency", &st, slowest, wrong, &res);
+        emit(s, &res);
+        pb_stats_t ps = {1, pred, pred, pred, pred, pred, pred, pred};
+        row(s, what, "world", "model", &ps, -1, PB_RESULT_WRONG_UNCHECKED, &res);
+        emit(s, &res);
+    }
+    const double *p = s->pred.part;
+    printf("# the model's pipeline: %.3f ms of exchanges on the critical path + %.3f ms bubble "
+           "((p-1)/(v m) = %.1f%% of the work; Narayanan et al. 2021)\n",
+           p[PB_PART_PP] * 1e3, p[PB_PART_BUBBLE] * 1e3,
+           100.0 * (s->stages - 1) / ((double)s->v * s->m));
+    /* the bubble as a share of the whole step, what --no-comm isolates */
+    for (int i = 0; i < n; i++)
+        col[i] = AT(slow[i], i, 0) - AT(slow[i], i, 1 + PB_SC_COMPUTE);
+    pb_stats_t idle, step;
+    pb_stats_compute(col, (size_t)n, scratch, &idle);
+    for (int i = 0; i < n; i++)
+        col[i] = AT(slow[i], i, 0);
+    pb_stats_compute(col, (size_t)n, scratch, &step);
+    printf("# not compute: %.3f ms = %.1f%% of the step (with communication off, the bubble "
+           "alone: (p-1)/(v m + p-1) = %.1f%%)\n", idle.median * 1e3,
+           step.median > 0 ? 100.0 * idle.median / step.median : 0.0,
+           100.0 * (s->stages - 1) / ((double)s->v * s->m + s->stages - 1));
+    printf("# predicted from %s; cp: the ring exchanges run blocking here, the model hides "
+           "them behind attention\n",
+           s->calibrated ? "the calibration (--calib)" : "the hardware preset (--hw, default a100)");
+
+    /* every rank (or, past 32, each pipeline stage's slowest rank) */
+    printf("# per rank, median over steps (ms):\n%-6s %5s %10s", "rank", "stage", "step");
+    for (int c = 0; c < PB_SC_COUNT; c++)
+        printf(" %10s", pb_step_cat_name(c));
+    printf("\n");
+    for (int r = 0; r < R; r++) {
+        int stage = pb_layout_coord(&s->plan.layout, r, PB_DIM_PP);
+        double med[PB_STEP_COLS];
+        for (int k = 0; k < PB_STEP_COLS; k++) {
+            for (int i = 0; i < n; i++)
+                col[i] = AT(r, i, k);
+            pb_stats_t st;
+            pb_stats_compute(col, (size_t)n, scratch, &st);
+            med[k] = st.median;
+            if (k > 0) {
+                row(s, pb_step_cat_name(k - 1), "rank", "latency", &st, r, wrong, &res);
+                snprintf(res.label, sizeof res.label, "rank %d stage %d", r, stage);
+                emit(s, &res);
+            }
+        }
+        if (R > 32) { /* print only each stage's slowest */
+            int worst = r;
+            for (int q = 0; q < R; q++)
+                if (pb_layout_coord(&s->plan.layout, q, PB_DIM_PP) == stage &&
+                    AT(q, n - 1, 0) > AT(worst, n - 1, 0))
+                    worst = q;
+            if (worst != r)
+                continue;
+        }
+        printf("%-6d %5d %10.3f", r, stage, med[0] * 1e3);
+        for (int k = 1; k < PB_STEP_COLS; k++)
+            printf(" %10.3f", med[k] * 1e3);
+        printf("\n");
+    }
+#undef AT
+    if (wrong >= 0)
+        printf("# check: %" PRId64 " wrong elements over every distinct operation\n", wrong);
+out:
+    free(col);
+    free(scratch);
+    free(slow);
+    free(times_slowest);
+}

@@ -1,0 +1,511 @@
+/* The executed reference step: one rank's part.
+ *
+ * The rank runs its pipeline stage's schedule (pb_step_sched.c).  Each
+ * forward and backward pass walks the layers of one model chunk: the
+ * backend's compute stand-in (`busy`: a spin on hosts, a GEMM-shaped
+ * kernel on GPUs) for the layer's modelled duration, then the layer's
+ * share of the TP/SP, EP and CP operations of the patterns' op list on
+ * this rank's real groups, blocking as they are on the critical path in
+ * Megatron.  Pipeline exchanges are Megatron's batched send/receive
+ * parts, posted together and completed together.  Gradient buckets are
+ * launched during the last backward pass of each chunk as the layers
+ * that fill them finish (DDP / Megatron overlap_grad_reduce), without
+ * waiting; the distributed optimizer's parameter all-gathers are
+ * launched at the step's start and awaited after the first forward pass
+ * (overlap_param_gather).  What they leave exposed - the waits - is the
+ * DP time.  The optimizer's update is stood in for like compute. */
+#include "pb_step_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pb_model_cmd.h"
+#include "pb_pattern_cmd.h"
+
+/* An A100's dense bf16 peak (312 TFLOP/s) at the model's default
+ * achievable fraction of 0.5. */
+#define PB_STEP_DEFAULT_TFLOPS 156.0
+
+static const char *const cat_names[PB_SC_COUNT] = {"compute", "tp", "ep", "cp", "pp", "dp",
+                                                   "optimizer"};
+
+const char *pb_step_cat_name(int c) { return cat_names[c]; }
+
+double pb_step_tflops(const pb_options_t *o)
+{
+    return o->tflops > 0.0 ? o->tflops : PB_STEP_DEFAULT_TFLOPS;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cat_of(pb_gkind_t g)
+{
+    switch (g) {
+    case PB_GK_TP:
+        return PB_SC_TP;
+    case PB_GK_EP:
+        return PB_SC_EP;
+    case PB_GK_CP:
+        return PB_SC_CP;
+    case PB_GK_PP:
+        return PB_SC_PP;
+    default:
+        return PB_SC_DP;
+    }
+}
+
+/* ---- building ---- */
+
+static int split_groups(pb_step_exec_t *s, pb_err_t *err)
+{
+    pb_ctx_t *ctx = s->ctx;
+    for (int k = 0; k < PB_GK_COUNT; k++) { /* every rank splits every kind, in order */
+        int gid, idx;
+        pb_layout_group(&s->plan.layout, (pb_gkind_t)k, ctx->rank, &gid, &idx, NULL);
+        if (ctx->be.ops->split(ctx->world_group, gid, idx, &s->groups[k], err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
+/* The op list, minus the pipeline exchanges (the schedule places those),
+ * as operations on this rank's groups.  *most: the largest buffer the
+ * blocking and the overlapped operations need. */
+static int map_ops(pb_step_exec_t *s, uint64_t most[2], pb_err_t *err)
+{
+    const pb_op_list_t *ops = &s->plan.ops;
+    s->ops = calloc(ops->n ? ops->n : 1, sizeof *s->ops);
+    if (s->ops == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    int have[2] = {0, 0};
+    for (size_t i = 0; i < ops->n; i++) {
+        const pb_pat_op_t *r = &ops->ops[i];
+        pb_group_t *g = s->groups[r->group];
+        pb_op_t op;
+        if (pb_pattern_backend_op(r, g, &op, err) < 0)
+            return err->code;
+        if (r->group == PB_GK_PP) {
+            int bwd = r->phase != PB_PH_FWD;
+            s->pp_bytes[bwd] = op.bytes;
+            s->pp_dtype = op.dtype;
+            have[bwd] = 1;
+            continue;
+        }
+        pb_step_op_t *so = &s->ops[s->nops++];
+        so->op = op;
+        so->g = g;
+        so->cat = cat_of(r->group);
+        so->phase = (int)r->phase;
+        so->per_pass = r->per_pass;
+        /* once-a-step DP traffic runs beside compute: the buckets during
+         * backward, the parameter gathers during the first forward */
+        so->overlapped = !r->per_pass && so->cat == PB_SC_DP;
+        /* layer-wise operations repeat in every micro-batch's pass */
+        so->per_mb = r->per_pass ? (r->count + (uint64_t)s->m - 1) / (uint64_t)s->m : r->count;
+        if (so->per_mb == 0)
+            so->per_mb = 1;
+        uint64_t need = pb_op_buffer_bytes(&so->op, g->size);
+        if (need > most[so->overlapped])
+            most[so->overlapped] = need;
+    }
+    if (s->stages > 1 && !(have[0] && have[1]))
+        return pb_err_set(err, PB_ERUNTIME, "the pipeline exchanges are missing from the op list");
+    return PB_OK;
+}
+
+/* The buffers: layer operations', overlapped operations' (a bucket in
+ * flight must not share memory with the layer collectives running beside
+ * it), and the exchanges' four slots. */
+static int alloc_bufs(pb_step_exec_t *s, const uint64_t most[2], pb_err_t *err)
+{
+    pb_group_t *g = s->groups[PB_GK_TP];
+    uint64_t pp = s->pp_bytes[0] > s->pp_bytes[1] ? s->pp_bytes[0] : s->pp_bytes[1];
+    if (pp < 8)
+        pp = 8;
+    int code = pb_bufs_alloc(g, most[0], &s->bufs, err);
+    if (code == PB_OK)
+        code = pb_bufs_alloc(g, most[1], &s->dpbufs, err);
+    if (code == PB_OK)
+        code = pb_bufs_alloc(g, 2 * pp, &s->ppbufs, err);
+    if (pb_ctx_agree(s->ctx, code, err))
+        return err->code;
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        pb_bufs_t *b = so->overlapped ? &s->dpbufs : &s->bufs;
+        if (pb_op_setup(&so->op, so->g, b, err) || pb_op_fill(so->g, &so->op, b, err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
+/* Where each chunk's gradients are final: its last backward pass. */
+static int find_last_bwd(pb_step_exec_t *s, pb_err_t *err)
+{
+    s->last_bwd = malloc((size_t)s->v * sizeof *s->last_bwd);
+    if (s->last_bwd == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    for (int c = 0; c < s->v; c++)
+        s->last_bwd[c] = (size_t)-1;
+    for (size_t i = 0; i < s->sched.n; i++)
+        if (s->sched.a[i].act == PB_ACT_BWD)
+            s->last_bwd[s->sched.a[i].chunk] = i;
+    return PB_OK;
+}
+
+/* The schedule: --schedule, else interleaved exactly when --vp asks for
+ * model chunks (as Megatron picks its schedule from the virtual pipeline
+ * size). */
+static int pick_schedule(pb_step_exec_t *s, pb_err_t *err)
+{
+    int asked = s->ctx->opt->schedule;
+    int vp = s->plan.layout.vp;
+    if (asked < 0)
+        s->kind = vp > 1 ? PB_SCHED_INTERLEAVED : PB_SCHED_1F1B;
+    else
+        s->kind = (pb_sched_kind_t)asked;
+    if (s->kind == PB_SCHED_INTERLEAVED && vp < 2)
+        return pb_err_set(err, PB_EINPUT, "--schedule interleaved needs --vp 2 or more "
+                          "(model chunks per pipeline stage)");
+    if (s->kind != PB_SCHED_INTERLEAVED && vp > 1)
+        return pb_err_set(err, PB_EINPUT, "--vp %d splits each stage into chunks, which only "
+                          "--schedule interleaved runs, not %s", vp, pb_sched_name(s->kind));
+    return PB_OK;
+}
+
+/* The model's prediction of this very step, at the stand-in's compute rate
+ * (so its compute is the spins' exactly) and with the collective model
+ * (--calib, else the --hw preset) applied to the same op list. */
+static int predict(pb_step_exec_t *s, pb_err_t *err)
+{
+    const pb_options_t *o = s->ctx->opt;
+    pb_options_t po = *o;
+    po.tflops = 0.0; /* the rate is passed explicitly */
+    if (pb_model_predict(&po, &s->plan.model, &s->plan.layout, pb_step_tflops(o) / o->compute_scale,
+                         &s->pred, &s->calibrated, err))
+        return err->code;
+    /* Adam's update is memory-bound, not FLOP-bound: it is shrunk by the
+     * compute scale like everything the stand-in replaces */
+    s->opt_s = s->pred.part[PB_PART_OPT] * o->compute_scale;
+    return PB_OK;
+}
+
+int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    const pb_options_t *o = ctx->opt;
+    const pb_backend_ops_t *bo = ctx->be.ops;
+    if (bo->busy == NULL || bo->p2p_batch == NULL)
+        return pb_err_set(err, PB_EINPUT, "the %s backend cannot run a step (no compute stand-in "
+                          "or batched exchanges)", bo->name);
+    if (pb_pattern_plan(o, ctx->size, &s->plan, err))
+        return err->code;
+    const pb_model_t *m = &s->plan.model;
+    const pb_layout_t *l = &s->plan.layout;
+    s->m = (int)pb_traffic_micro(m, l);
+    s->v = l->vp > 1 ? l->vp : 1;
+    s->layers = (int)(pb_traffic_stage_layers(m, l) / (uint64_t)s->v);
+    s->stages = l->size[PB_DIM_PP];
+    s->stage = pb_layout_coord(l, ctx->rank, PB_DIM_PP);
+    if (pick_schedule(s, err) || predict(s, err))
+        return err->code;
+    /* The stand-in runs the model's compute of the busiest stage (a
+     * middle one, or the last with the logits) on every stage, as the
+     * pipeline moves at its slowest stage's pace: per layer and micro-
+     * batch, the forward a third (a quarter with full recomputation) and
+     * the backward the rest. */
+    double per_layer = s->pred.part[PB_PART_COMPUTE] / ((double)s->m * (double)s->v *
+                                                        (double)s->layers);
+    s->t_fwd = per_layer / (3.0 + (s->plan.cfg.recompute ? 1.0 : 0.0));
+    s->t_bwd = per_layer - s->t_fwd;
+    if (pb_sched_build(s->kind, s->stages, s->stage, s->m, s->v, &s->sched,
+                       err))
+        return err->code;
+    uint64_t most[2] = {8, 8};
+    if (split_groups(s, err) || map_ops(s, most, err) || find_last_bwd(s, err))
+        return err->code;
+    if (o->step_no_comm) { /* the bubble test: only the schedule's order remains */
+        s->nops = 0;
+        s->pp_bytes[0] = s->pp_bytes[1] = 4;
+        s->pp_dtype = PB_F32;
+    }
+    if (alloc_bufs(s, most, err))
+        return err->code;
+    /* overlapped operations run on their own groups, without waiting */
+    s->async = bo->set_async != NULL;
+    for (size_t i = 0; s->async && i < s->nops; i++)
+        if (s->ops[i].overlapped && bo->set_async(s->ops[i].g, 1, err))
+            return err->code;
+    s->tracing = o->trace_path != NULL;
+    return PB_OK;
+}
+
+/* ---- running ---- */
+
+static void span(pb_step_exec_t *s, int act, int mb, int chunk, unsigned parts, double t0,
+                 double t1, double origin)
+{
+    if (!s->tracing)
+        return;
+    if (s->nspans == s->capspans) {
+        size_t nc = s->capspans ? 2 * s->capspans : 256;
+        pb_step_span_t *ns = realloc(s->spans, nc * sizeof *ns);
+        if (ns == NULL) { /* the trace stops growing; the step runs on */
+            s->tracing = 0;
+            return;
+        }
+        s->spans = ns;
+        s->capspans = nc;
+    }
+    s->spans[s->nspans++] = (pb_step_span_t){act, mb, chunk, parts, t0 - origin, t1 - origin};
+}
+
+/* The compute stand-in, on the TP group's stream where Megatron's GEMMs
+ * and TP collectives share one stream. */
+static int compute(pb_step_exec_t *s, double sec, int cat, pb_err_t *err)
+{
+    pb_group_t *g = s->groups[PB_GK_TP];
+    double t0 = now_s();
+    if (g->be->ops->busy(g, sec, err) || g->be->ops->sync(g, err))
+        return err->code;
+    s->spent[cat] += now_s() - t0;
+    return PB_OK;
+}
+
+static int run_op(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
+{
+    double t0 = now_s();
+    snprintf(so->g->doing, sizeof so->g->doing, "step: %s %llu B, %s", pb_coll_name(so->op.coll),
+             (unsigned long long)so->op.bytes, cat_names[so->cat]);
+    if (pb_op_run(so->g, &so->op, &s->bufs, err) || so->g->be->ops->sync(so->g, err))
+        return err->code;
+    s->spent[so->cat] += now_s() - t0;
+    return PB_OK;
+}
+
+/* Launches an overlapped operation: returns once issued when the backend
+ * overlaps, else it completes here and is exposed whole. */
+static int launch(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
+{
+    double t0 = now_s();
+    snprintf(so->g->doing, sizeof so->g->doing, "step: overlapped %s %llu B",
+             pb_coll_name(so->op.coll), (unsigned long long)so->op.bytes);
+    if (pb_op_run(so->g, &so->op, &s->dpbufs, err))
+        return err->code;
+    if (!s->async && so->g->be->ops->sync(so->g, err))
+        return err->code;
+    s->spent[PB_SC_DP] += now_s() - t0;
+    return PB_OK;
+}
+
+/* Waits for every overlapped operation of `phase` still running: the
+ * exposed part of the DP traffic. */
+static int wait_overlapped(pb_step_exec_t *s, int phase, double origin, pb_err_t *err)
+{
+    double t0 = now_s();
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        int seen = 0; /* each group once */
+        for (size_t j = 0; j < i; j++)
+            seen |= s->ops[j].overlapped && s->ops[j].phase == phase && s->ops[j].g == so->g;
+        if (so->overlapped && so->phase == phase && !seen && so->g->be->ops->sync(so->g, err))
+            return err->code;
+    }
+    double t1 = now_s();
+    s->spent[PB_SC_DP] += t1 - t0;
+    span(s, PB_STEP_SPAN_DP, -1, -1, 0, t0, t1, origin);
+    return PB_OK;
+}
+
+/* share of n operations that falls to item i of `of` evenly spread ones */
+static uint64_t share(uint64_t n, uint64_t i, uint64_t of)
+{
+    return n * (i + 1) / of - n * i / of;
+}
+
+/* Layer j (of the stage's v x layers, counted from the stage's first) of
+ * a pass: its share of every layer-wise operation of the phase. */
+static int layer_ops(pb_step_exec_t *s, int phase, uint64_t j, pb_err_t *err)
+{
+    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers;
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        if (so->phase != phase || !so->per_pass)
+            continue;
+        for (uint64_t k = share(so->per_mb, j, all); k > 0; k--)
+            if (run_op(s, so, err))
+                return err->code;
+    }
+    return PB_OK;
+}
+
+/* The gradient buckets the `done`-th finished layer of the last backward
+ * passes completes (of v x layers in all). */
+static int buckets(pb_step_exec_t *s, uint64_t done, pb_err_t *err)
+{
+    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers;
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        if (!so->overlapped || so->phase != PB_PH_BWD)
+            continue;
+        for (uint64_t k = share(so->per_mb, done, all); k > 0; k--)
+            if (launch(s, so, err))
+                return err->code;
+    }
+    return PB_OK;
+}
+
+static int pass(pb_step_exec_t *s, const pb_step_action_t *a, int last, uint64_t *grads_done,
+                pb_err_t *err)
+{
+    int fwd = a->act == PB_ACT_FWD;
+    for (int i = 0; i < s->layers; i++) {
+        int layer = fwd ? i : s->layers - 1 - i; /* backward runs from the top down */
+        if (compute(s, fwd ? s->t_fwd : s->t_bwd, PB_SC_COMPUTE, err))
+            return err->code;
+        uint64_t j = (uint64_t)a->chunk * (uint64_t)s->layers + (uint64_t)layer;
+        if (layer_ops(s, fwd ? PB_PH_FWD : PB_PH_BWD, j, err))
+            return err->code;
+        if (last && buckets(s, (*grads_done)++, err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
+/* One of Megatron's batched exchanges.  Parts are issued in one order on
+ * every rank (send next, receive previous, send previous, receive next),
+ * with the activation direction on tag 0 and the gradient's on tag 1, so
+ * that they pair even in a ring of two where next and previous are one
+ * rank. */
+static int exchange(pb_step_exec_t *s, const pb_step_action_t *a, pb_err_t *err)
+{
+    pb_group_t *g = s->groups[PB_GK_PP];
+    int next = (g->rank + 1) % g->size, prev = (g->rank + g->size - 1) % g->size;
+    uint64_t esz = pb_dtype_size(s->pp_dtype);
+    uint64_t slot = s->ppbufs.bytes / 2;
+    pb_p2p_part_t p[PB_X_COUNT];
+    int n = 0;
+    for (int x = 0; x < PB_X_COUNT; x++) {
+        if (!(a->parts & PB_X_BIT(x)))
+            continue;
+        int send = x == PB_X_SEND_NEXT || x == PB_X_SEND_PREV;
+        int grad = x == PB_X_SEND_PREV || x == PB_X_RECV_NEXT;
+        char *base = send ? (char *)s->ppbufs.send : (char *)s->ppbufs.recv;
+        p[n++] = (pb_p2p_part_t){send, x == PB_X_SEND_NEXT || x == PB_X_RECV_NEXT ? next : prev, grad,
+                            base + (grad ? slot : 0), s->pp_bytes[grad] / esz};
+    }
+    double t0 = now_s();
+    snprintf(g->doing, sizeof g->doing, "step: pipeline exchange (%u parts) with stages %d/%d", n,
+             prev, next);
+    if (g->be->ops->p2p_batch(g, p, n, s->pp_dtype, err) || g->be->ops->sync(g, err))
+        return err->code;
+    s->spent[PB_SC_PP] += now_s() - t0;
+    return PB_OK;
+}
+
+int pb_step_one(pb_step_exec_t *s, double *sec, pb_err_t *err)
+{
+    memset(s->spent, 0, sizeof s->spent);
+    s->nspans = 0;
+    pb_group_t *w = s->ctx->world_group;
+    if (w->be->ops->barrier(w, err))
+        return err->code;
+    double origin = now_s();
+    s->origin = origin;
+    /* the previous step's updated parameters, gathered beside the first
+     * forward pass */
+    for (size_t i = 0; i < s->nops; i++)
+        if (s->ops[i].overlapped && s->ops[i].phase == PB_PH_OPT)
+            for (uint64_t k = 0; k < s->ops[i].per_mb; k++)
+                if (launch(s, &s->ops[i], err))
+                    return err->code;
+    int gathered = 0;
+    uint64_t grads_done = 0;
+    for (size_t i = 0; i < s->sched.n; i++) {
+        const pb_step_action_t *a = &s->sched.a[i];
+        double t0 = now_s();
+        int code = a->act == PB_ACT_XCHG
+                       ? exchange(s, a, err)
+                       : pass(s, a, a->act == PB_ACT_BWD && s->last_bwd[a->chunk] == i,
+                              &grads_done, err);
+        if (code)
+            return code;
+        span(s, (int)a->act, a->mb, a->chunk, a->parts, t0, now_s(), origin);
+        if (a->act == PB_ACT_FWD && !gathered) {
+            gathered = 1;
+            if (wait_overlapped(s, PB_PH_OPT, origin, err))
+                return err->code;
+        }
+    }
+    if (wait_overlapped(s, PB_PH_BWD, origin, err)) /* the DP tail */
+        return err->code;
+    if (s->opt_s > 0.0 && compute(s, s->opt_s, PB_SC_OPT, err))
+        return err->code;
+    *sec = now_s() - origin;
+    return PB_OK;
+}
+
+/* ---- checking ---- */
+
+int pb_step_verify(pb_step_exec_t *s, int64_t *wrong, pb_err_t *err)
+{
+    pb_ctx_t *ctx = s->ctx;
+    uint64_t w = 0;
+    int corrupt = ctx->opt->fault == PB_FAULT_CORRUPT && ctx->opt->fault_rank == ctx->rank;
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        uint64_t one = 0;
+        if (pb_op_verify(so->g, &so->op, so->overlapped ? &s->dpbufs : &s->bufs,
+                         corrupt && i == 0, &one, err))
+            return err->code;
+        w += one;
+    }
+    if (s->stages > 1) { /* both directions along the pipeline (a ring when interleaved) */
+        pb_group_t *g = s->groups[PB_GK_PP];
+        int ring = s->v > 1;
+        for (int dir = 0; dir < 2; dir++) {
+            int up = g->rank + 1 < g->size ? g->rank + 1 : ring ? 0 : -1;
+            int down = g->rank > 0 ? g->rank - 1 : ring ? g->size - 1 : -1;
+            pb_op_t op = {.coll = PB_SENDRECV, .dtype = s->pp_dtype, .bytes = s->pp_bytes[dir],
+                          .p2p = 1, .to = dir ? down : up, .from = dir ? up : down};
+            uint64_t one = 0;
+            if (pb_op_setup(&op, g, &s->ppbufs, err) ||
+                pb_op_verify(g, &op, &s->ppbufs, 0, &one, err))
+                return err->code;
+            w += one;
+        }
+    }
+    int64_t lw = (int64_t)w;
+    int rc = MPI_Allreduce(&lw, wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the wrong counts failed (%d)", rc);
+    return PB_OK;
+}
+
+void pb_step_release(pb_step_exec_t *s)
+{
+    pb_ctx_t *ctx = s->ctx;
+    if (ctx == NULL)
+        return;
+    pb_group_t *g = s->groups[PB_GK_TP];
+    pb_bufs_t *b[3] = {&s->bufs, &s->dpbufs, &s->ppbufs};
+    for (int i = 0; i < 3; i++)
+        if (b[i]->send)
+            pb_bufs_free(g, b[i]);
+    for (int k = 0; k < PB_GK_COUNT; k++)
+        if (s->groups[k])
+            ctx->be.ops->group_free(s->groups[k]);
+    pb_sched_free(&s->sched);
+    free(s->ops);
+    free(s->last_bwd);
+    free(s->spans);
+    pb_pattern_plan_free(&s->plan);
+    memset(s, 0, sizeof *s);
+}
