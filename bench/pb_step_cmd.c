@@ -245,20 +245,28 @@ static int pass(step_t *s, int fwd, int last_bwd, pb_err_t *err)
     return PB_OK;
 }
 
-static int exchange(step_t *s, pb_act_t a, pb_err_t *err)
+static int exchange(step_t *s, unsigned parts, pb_err_t *err)
 {
     pb_group_t *g = s->groups[PB_GK_PP];
     int me = g->rank, prev = me - 1, next = me + 1 < g->size ? me + 1 : -1;
-    pb_op_t op = a == PB_ACT_RECV_BWD || a == PB_ACT_SEND_BWD ? s->pp_bwd : s->pp_fwd;
-    switch (a) {
-    case PB_ACT_RECV_FWD: op.to = -1, op.from = prev; break;
-    case PB_ACT_SEND_FWD: op.to = next, op.from = -1; break;
-    case PB_ACT_RECV_BWD: op.to = -1, op.from = next; break;
-    case PB_ACT_SEND_BWD: op.to = prev, op.from = -1; break;
-    case PB_ACT_SEND_FWD_RECV_BWD: op.to = next, op.from = next; break;
-    case PB_ACT_SEND_BWD_RECV_FWD: op.to = prev, op.from = prev; break;
-    default: return PB_OK;
-    }
+    const unsigned sn = PB_X_BIT(PB_X_SEND_NEXT), rp = PB_X_BIT(PB_X_RECV_PREV),
+                   sp = PB_X_BIT(PB_X_SEND_PREV), rn = PB_X_BIT(PB_X_RECV_NEXT);
+    pb_op_t op = parts == rn || parts == sp ? s->pp_bwd : s->pp_fwd;
+    if (parts == rp)
+        op.to = -1, op.from = prev;
+    else if (parts == sn)
+        op.to = next, op.from = -1;
+    else if (parts == rn)
+        op.to = -1, op.from = next;
+    else if (parts == sp)
+        op.to = prev, op.from = -1;
+    else if (parts == (sn | rn))
+        op.to = next, op.from = next;
+    else if (parts == (sp | rp))
+        op.to = prev, op.from = prev;
+    else
+        return pb_err_set(err, PB_EINPUT, "a pipeline exchange of parts 0x%x is not executed yet",
+                          parts);
     if (pb_op_setup(&op, g, &s->bufs, err))
         return err->code;
     op.p2p = 1;
@@ -281,7 +289,7 @@ static int one_step(step_t *s, const pb_sched_t *sc, double *sec, pb_err_t *err)
         pb_act_t a = sc->a[i].act;
         int code = a == PB_ACT_FWD || a == PB_ACT_BWD
                        ? pass(s, a == PB_ACT_FWD, (int)i == last_bwd, err)
-                       : exchange(s, a, err);
+                       : exchange(s, sc->a[i].parts, err);
         if (code)
             return code;
     }
@@ -459,7 +467,7 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
     double (*cats)[C_COUNT] = calloc((size_t)n, sizeof *cats);
     int code = steps && cats ? build(&s, err) : pb_err_set(err, PB_ERUNTIME, "out of memory");
     if (code == PB_OK)
-        code = pb_sched_build(o->schedule, s.stages, s.stage, s.m, &sc, err);
+        code = pb_sched_build(o->schedule, s.stages, s.stage, s.m, s.plan.layout.vp, &sc, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
     int slowest = 0;
