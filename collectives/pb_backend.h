@@ -14,7 +14,8 @@
  *      reducescatter: recvbuf == sendbuf + rank * count;
  *      broadcast:     one buffer;
  *  - operations are issued in order on the group's stream (device) or
- *    complete on return (host); sync() waits for everything issued;
+ *    complete on return (host, unless set_async put the group in
+ *    asynchronous mode); sync() waits for everything issued;
  *  - every call returns PB_OK or an error code with err filled in. */
 #ifndef PB_BACKEND_H
 #define PB_BACKEND_H
@@ -33,14 +34,16 @@ typedef struct pb_backend_ops pb_backend_ops_t;
 
 typedef enum pb_memory { PB_MEM_HOST, PB_MEM_DEVICE } pb_memory_t;
 
-/* One part of a batch of point-to-point operations (p2p_batch). */
-typedef struct pb_p2p {
+/* One part of a batch of point-to-point operations (p2p_batch).  Named
+ * _part: pb_p2p_t is patterns/pb_pat_op.h's partner direction, and bench/
+ * includes both headers. */
+typedef struct pb_p2p_part {
     int send;       /* 1: send buf to peer; 0: receive into buf from peer */
     int peer;       /* group rank */
     int tag;        /* 0..31: pairs this part with the peer's (see p2p_batch) */
     void *buf;
     uint64_t count; /* elements */
-} pb_p2p_t;
+} pb_p2p_part_t;
 
 typedef struct pb_backend_config {
     /* The world the backend builds on: an MPI_Comm passed as a pointer so
@@ -162,7 +165,7 @@ struct pb_backend_ops {
      * the tag; NCCL has none and pairs by issue order, so callers issue
      * the parts in one agreed order).  Device backends return once the
      * work is issued on the group's stream; sync() completes it. */
-    int (*p2p_batch)(pb_group_t *g, const pb_p2p_t *ops, int n, pb_dtype_t t, pb_err_t *err);
+    int (*p2p_batch)(pb_group_t *g, const pb_p2p_part_t *ops, int n, pb_dtype_t t, pb_err_t *err);
     /* set_async: while on, collectives and p2p_batch on g return once
      * issued instead of once complete (a DDP gradient bucket on its own
      * stream); sync(g) completes them.  Device backends are asynchronous
