@@ -14,7 +14,8 @@
  *      reducescatter: recvbuf == sendbuf + rank * count;
  *      broadcast:     one buffer;
  *  - operations are issued in order on the group's stream (device) or
- *    complete on return (host); sync() waits for everything issued;
+ *    complete on return (host, unless set_async put the group in
+ *    asynchronous mode); sync() waits for everything issued;
  *  - every call returns PB_OK or an error code with err filled in. */
 #ifndef PB_BACKEND_H
 #define PB_BACKEND_H
@@ -33,7 +34,9 @@ typedef struct pb_backend_ops pb_backend_ops_t;
 
 typedef enum pb_memory { PB_MEM_HOST, PB_MEM_DEVICE } pb_memory_t;
 
-/* One part of a batch of point-to-point operations (p2p_batch). */
+/* One part of a batch of point-to-point operations (p2p_batch).  Named
+ * _part: pb_p2p_t is patterns/pb_pat_op.h's partner direction, and bench/
+ * includes both headers. */
 typedef struct pb_p2p_part {
     int send;       /* 1: send buf to peer; 0: receive into buf from peer */
     int peer;       /* group rank */

@@ -4,6 +4,8 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
 
 #include "pb_check_math.h"
 #include "pb_cuda_kernels.h"
@@ -90,6 +92,19 @@ __global__ void stall_kernel(uint64_t ns)
     } while (now - start < ns);
 }
 
+// The compute stand-in of the executed step: every thread of the block
+// spins on the device clock for one slice.  A busy loop, not
+// __nanosleep: a sleeping warp frees its scheduler, a spinning one
+// occupies issue slots as a GEMM's math does.
+__global__ void busy_kernel(uint64_t slice_ns)
+{
+    uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < slice_ns);
+}
+
 int launched()
 {
     return (int)cudaGetLastError();
@@ -126,6 +141,43 @@ extern "C" int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, cons
     check_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         buf, count, t, *e, is_float, (double)pb_dtype_exact_max(t), counter);
     return launched();
+}
+
+extern "C" int pb_cuda_busy(double seconds, void *stream)
+{
+    if (!(seconds > 0.0))
+        return 0;
+    if (!isfinite(seconds))
+        return (int)cudaErrorInvalidValue;
+    // Shaped like a GEMM: waves of short blocks over every SM.  Each wave
+    // fills every resident-block slot of the GPU for one slice; as its
+    // blocks retire, the block scheduler may place a kernel of another
+    // stream (an NCCL collective) in the freed slots, as it does between
+    // a real GEMM's tiles, so communication contends for SMs as in
+    // training instead of waiting for one monolithic kernel.
+    constexpr double kSlice = 20e-6;
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t rc = cudaGetDevice(&dev);
+    if (rc == cudaSuccess)
+        rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (rc == cudaSuccess)
+        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, busy_kernel, kThreads, 0);
+    if (rc != cudaSuccess)
+        return (int)rc;
+    uint64_t wave = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+    uint64_t waves = (uint64_t)ceil(seconds / kSlice);
+    // A grid has at most 2^31 - 1 blocks (x): a long spin is several
+    // launches of whole waves, back to back on the stream.
+    uint64_t max_waves = (uint64_t)INT32_MAX / wave;
+    while (waves > 0) {
+        uint64_t w = waves < max_waves ? waves : max_waves;
+        busy_kernel<<<(unsigned)(w * wave), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+            (uint64_t)(kSlice * 1e9));
+        if ((rc = cudaGetLastError()) != cudaSuccess)
+            return (int)rc;
+        waves -= w;
+    }
+    return 0;
 }
 
 extern "C" int pb_cuda_stall(double seconds, void *stream)

@@ -28,6 +28,12 @@ int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect
 /* Occupies the stream for `seconds`: a GPU that stopped making progress. */
 int pb_cuda_stall(double seconds, void *stream);
 
+/* Keeps every SM busy for `seconds` on `stream`, the compute stand-in of
+ * the executed step: waves of 256-thread blocks, each spinning ~20 us,
+ * so that other streams' kernels interleave as they do with a GEMM.
+ * Returns once launched. */
+int pb_cuda_busy(double seconds, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

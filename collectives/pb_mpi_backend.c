@@ -58,6 +58,7 @@ static void mpi_finalize(pb_backend_t *be)
         return;
     pb_mpi_ops_free(st);
     MPI_Comm_free(&st->world);
+    free(st->async_groups); /* empty: every group left it when freed */
     free(st);
     be->priv = NULL;
 }
@@ -120,6 +121,7 @@ static void mpi_group_free(pb_group_t *g)
     if (g == NULL)
         return;
     pb_mpi_group_t *mg = g->priv;
+    pb_mpi_async_release(g);
     MPI_Comm_free(&mg->comm);
     free(mg);
     free(g);
@@ -197,9 +199,9 @@ static int mpi_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_
 
 static int mpi_sync(pb_group_t *g, pb_err_t *err)
 {
-    (void)g;
-    (void)err;
-    return PB_OK; /* host calls are complete when they return */
+    /* host calls are complete when they return, except in asynchronous
+     * mode: then this is where they complete */
+    return pb_mpi_pending_wait(g, err);
 }
 
 static int mpi_fill(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, uint64_t base,
@@ -287,4 +289,7 @@ const pb_backend_ops_t pb_mpi_backend_ops = {
     .poison = mpi_poison,
     .poke = mpi_poke,
     .supports = mpi_supports,
+    .p2p_batch = pb_mpi_p2p_batch,
+    .set_async = pb_mpi_set_async,
+    .busy = pb_mpi_busy,
 };

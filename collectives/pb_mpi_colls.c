@@ -8,7 +8,21 @@
  * `off` of every block; reduce-scatter packs its pieces (MPI's predefined
  * reductions are only defined on basic types); all-to-all-v falls back to
  * paired non-blocking sends.  Messages that fit take the plain call, so
- * the common case costs nothing extra. */
+ * the common case costs nothing extra.
+ *
+ * In asynchronous mode (set_async) all-reduce, all-gather, reduce-
+ * scatter, broadcast and reduce - the collectives DDP buckets and
+ * distributed optimizers issue - take their non-blocking forms (MPI_I*,
+ * same pieces, same MPI_IN_PLACE use) and leave one request per piece on
+ * the group's pending list for sync() or busy() to complete; whatever has
+ * to happen after completion (the in-place reduce-scatter's move, freeing
+ * a packed piece or a piece datatype) is recorded beside the request.
+ * All-to-all, all-to-all-v and send-recv stay blocking even then: their
+ * pieces reuse one request array and their split form is built from
+ * point-to-point rounds, and no step issues them asynchronously (EP and
+ * pipeline exchanges sit on the critical path; the pipeline's overlap
+ * goes through p2p_batch).  Blocking and non-blocking collectives may mix
+ * on one communicator: MPI matches collectives by issue order. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +36,28 @@
             return pb_mpi_fail(rc_, name, err);                                        \
     } while (0)
 
-static uint64_t chunk_elems(const pb_group_t *g, pb_dtype_t t)
+uint64_t pb_mpi_chunk_elems(const pb_group_t *g, pb_dtype_t t)
 {
     uint64_t c = pb_mpi_state(g)->chunk_bytes / pb_dtype_size(t);
     if (c == 0)
         c = 1;
     return c > (uint64_t)INT_MAX ? (uint64_t)INT_MAX : c;
+}
+
+/* A slot on the pending list for the next non-blocking call (NULL: out
+ * of memory, err set); `started` records that call's outcome: a call
+ * that failed leaves a null request, which the list drops. */
+static MPI_Request *slot(pb_group_t *g, pb_mpi_after_t **after, pb_err_t *err)
+{
+    return pb_mpi_pending_new(g, after, err);
+}
+
+static int started(int rc, MPI_Request *rq, const char *name, pb_err_t *err)
+{
+    if (rc == MPI_SUCCESS)
+        return PB_OK;
+    *rq = MPI_REQUEST_NULL;
+    return pb_mpi_fail(rc, name, err);
 }
 
 static const char *at(const void *p, uint64_t elems, pb_dtype_t t)
@@ -62,13 +92,24 @@ int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
     MPI_Op mop;
     if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
         return err->code;
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     int in_place = s == r;
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
-        CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : at(s, off, t), at_mut(r, off, t),
-                                (int)k, pb_mpi_datatype(t), mop, pb_mpi_comm(g)),
-                  "MPI_Allreduce");
+        const void *sp = in_place ? MPI_IN_PLACE : at(s, off, t);
+        if (!pb_mpi_is_async(g)) {
+            CHECK_MPI(MPI_Allreduce(sp, at_mut(r, off, t), (int)k, pb_mpi_datatype(t), mop,
+                                    pb_mpi_comm(g)),
+                      "MPI_Allreduce");
+            continue;
+        }
+        pb_mpi_after_t *after;
+        MPI_Request *rq = slot(g, &after, err);
+        if (rq == NULL ||
+            started(MPI_Iallreduce(sp, at_mut(r, off, t), (int)k, pb_mpi_datatype(t), mop,
+                                   pb_mpi_comm(g), rq),
+                    rq, "MPI_Iallreduce", err) != PB_OK)
+            return err->code;
     }
     return PB_OK;
 }
@@ -78,23 +119,89 @@ int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
 {
     MPI_Datatype dt = pb_mpi_datatype(t);
     int in_place = s == at(r, (uint64_t)g->rank * count, t);
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
+    int async = pb_mpi_is_async(g);
+    pb_mpi_after_t *after;
+    MPI_Request *rq;
     if (count <= ce) {
-        CHECK_MPI(MPI_Allgather(in_place ? MPI_IN_PLACE : s, (int)count, dt, r, (int)count, dt,
-                                pb_mpi_comm(g)),
-                  "MPI_Allgather");
-        return PB_OK;
+        const void *sp = in_place ? MPI_IN_PLACE : s;
+        if (!async) {
+            CHECK_MPI(MPI_Allgather(sp, (int)count, dt, r, (int)count, dt, pb_mpi_comm(g)),
+                      "MPI_Allgather");
+            return PB_OK;
+        }
+        if ((rq = slot(g, &after, err)) == NULL)
+            return err->code;
+        return started(MPI_Iallgather(sp, (int)count, dt, r, (int)count, dt, pb_mpi_comm(g), rq),
+                       rq, "MPI_Iallgather", err);
     }
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
         MPI_Datatype piece;
         if (piece_type(t, k, count, &piece, err) != PB_OK)
             return err->code;
-        int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : at(s, off, t), (int)k, dt,
-                               at_mut(r, off, t), 1, piece, pb_mpi_comm(g));
-        MPI_Type_free(&piece);
-        if (rc != MPI_SUCCESS)
-            return pb_mpi_fail(rc, "MPI_Allgather", err);
+        const void *sp = in_place ? MPI_IN_PLACE : at(s, off, t);
+        if (!async) {
+            int rc = MPI_Allgather(sp, (int)k, dt, at_mut(r, off, t), 1, piece, pb_mpi_comm(g));
+            MPI_Type_free(&piece);
+            if (rc != MPI_SUCCESS)
+                return pb_mpi_fail(rc, "MPI_Allgather", err);
+            continue;
+        }
+        /* the piece type lives until its request completes: MPI allows
+         * freeing it earlier, but holding it costs nothing and trusts no
+         * library's reference counting */
+        if ((rq = slot(g, &after, err)) == NULL) {
+            MPI_Type_free(&piece);
+            return err->code;
+        }
+        after->type = piece;
+        if (started(MPI_Iallgather(sp, (int)k, dt, at_mut(r, off, t), 1, piece, pb_mpi_comm(g),
+                                   rq),
+                    rq, "MPI_Iallgather", err) != PB_OK)
+            return err->code;
+    }
+    return PB_OK;
+}
+
+/* The non-blocking reduce-scatter: as the blocking one below, but what
+ * follows each call (the in-place move, freeing the packed piece) waits
+ * on the pending list for its request, and every piece packs into its
+ * own buffer, since all are in flight at once. */
+static int reduce_scatter_async(pb_group_t *g, const void *s, void *r, uint64_t count,
+                                pb_dtype_t t, MPI_Op mop, int in_place, pb_err_t *err)
+{
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    size_t esz = pb_dtype_size(t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t), n = (uint64_t)g->size;
+    pb_mpi_after_t *after;
+    MPI_Request *rq;
+    if (count <= ce) {
+        void *buf = (void *)(uintptr_t)s;
+        if ((rq = slot(g, &after, err)) == NULL)
+            return err->code;
+        if (in_place && g->rank != 0)
+            *after = (pb_mpi_after_t){r, buf, count * esz, NULL, MPI_DATATYPE_NULL};
+        return started(MPI_Ireduce_scatter_block(in_place ? MPI_IN_PLACE : s, in_place ? buf : r,
+                                                 (int)count, dt, mop, pb_mpi_comm(g), rq),
+                       rq, "MPI_Ireduce_scatter_block", err);
+    }
+    for (uint64_t off = 0; off < count; off += ce) {
+        uint64_t k = count - off < ce ? count - off : ce;
+        char *pack = NULL;
+        if (g->be->ops->alloc(g->be, n * k * esz, (void **)&pack, err) != PB_OK)
+            return err->code;
+        for (uint64_t b = 0; b < n; b++)
+            pb_mpi_state(g)->copy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
+        if ((rq = slot(g, &after, err)) == NULL) {
+            g->be->ops->free(g->be, pack);
+            return err->code;
+        }
+        after->scratch = pack;
+        if (started(MPI_Ireduce_scatter_block(pack, at_mut(r, off, t), (int)k, dt, mop,
+                                              pb_mpi_comm(g), rq),
+                    rq, "MPI_Ireduce_scatter_block", err) != PB_OK)
+            return err->code;
     }
     return PB_OK;
 }
@@ -108,7 +215,9 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
     MPI_Datatype dt = pb_mpi_datatype(t);
     size_t esz = pb_dtype_size(t);
     int in_place = r == at(s, (uint64_t)g->rank * count, t);
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
+    if (pb_mpi_is_async(g))
+        return reduce_scatter_async(g, s, r, count, t, mop, in_place, err);
     if (count <= ce) {
         if (!in_place) {
             CHECK_MPI(MPI_Reduce_scatter_block(s, r, (int)count, dt, mop, pb_mpi_comm(g)),
@@ -153,7 +262,7 @@ int pb_mpi_alltoall(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dt
 {
     MPI_Datatype dt = pb_mpi_datatype(t);
     int in_place = s == r;
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     if (count <= ce) {
         CHECK_MPI(MPI_Alltoall(in_place ? MPI_IN_PLACE : s, (int)count, dt, r, (int)count, dt,
                                pb_mpi_comm(g)),
@@ -235,7 +344,7 @@ int pb_mpi_alltoallv(pb_group_t *g, const void *s, const uint64_t *scounts,
                      const uint64_t *rdispls, pb_dtype_t t, pb_err_t *err)
 {
     int n = g->size;
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     if (!(fits_int(scounts, n, ce) && fits_int(rcounts, n, ce) &&
           fits_int(sdispls, n, INT_MAX) && fits_int(rdispls, n, INT_MAX)))
         return alltoallv_pieces(g, s, scounts, sdispls, r, rcounts, rdispls, t, ce, err);
@@ -257,12 +366,21 @@ int pb_mpi_alltoallv(pb_group_t *g, const void *s, const uint64_t *scounts,
 int pb_mpi_broadcast(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int root,
                      pb_err_t *err)
 {
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
-        CHECK_MPI(MPI_Bcast(at_mut(buf, off, t), (int)k, pb_mpi_datatype(t), root,
-                            pb_mpi_comm(g)),
-                  "MPI_Bcast");
+        if (!pb_mpi_is_async(g)) {
+            CHECK_MPI(MPI_Bcast(at_mut(buf, off, t), (int)k, pb_mpi_datatype(t), root,
+                                pb_mpi_comm(g)),
+                      "MPI_Bcast");
+            continue;
+        }
+        pb_mpi_after_t *after;
+        MPI_Request *rq = slot(g, &after, err);
+        if (rq == NULL || started(MPI_Ibcast(at_mut(buf, off, t), (int)k, pb_mpi_datatype(t),
+                                             root, pb_mpi_comm(g), rq),
+                                  rq, "MPI_Ibcast", err) != PB_OK)
+            return err->code;
     }
     return PB_OK;
 }
@@ -273,13 +391,23 @@ int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtyp
     MPI_Op mop;
     if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
         return err->code;
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     int in_place = s == r && g->rank == root; /* MPI_IN_PLACE is the root's only */
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
-        CHECK_MPI(MPI_Reduce(in_place ? MPI_IN_PLACE : at(s, off, t), at_mut(r, off, t),
-                             (int)k, pb_mpi_datatype(t), mop, root, pb_mpi_comm(g)),
-                  "MPI_Reduce");
+        const void *sp = in_place ? MPI_IN_PLACE : at(s, off, t);
+        if (!pb_mpi_is_async(g)) {
+            CHECK_MPI(MPI_Reduce(sp, at_mut(r, off, t), (int)k, pb_mpi_datatype(t), mop, root,
+                                 pb_mpi_comm(g)),
+                      "MPI_Reduce");
+            continue;
+        }
+        pb_mpi_after_t *after;
+        MPI_Request *rq = slot(g, &after, err);
+        if (rq == NULL || started(MPI_Ireduce(sp, at_mut(r, off, t), (int)k, pb_mpi_datatype(t),
+                                              mop, root, pb_mpi_comm(g), rq),
+                                  rq, "MPI_Ireduce", err) != PB_OK)
+            return err->code;
     }
     return PB_OK;
 }
@@ -287,7 +415,7 @@ int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtyp
 int pb_mpi_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t count,
                     pb_dtype_t t, pb_err_t *err)
 {
-    uint64_t ce = chunk_elems(g, t);
+    uint64_t ce = pb_mpi_chunk_elems(g, t);
     int to = dst < 0 ? MPI_PROC_NULL : dst;
     int from = src < 0 ? MPI_PROC_NULL : src;
     for (uint64_t off = 0; off < count; off += ce) {

@@ -125,6 +125,14 @@ static int dev_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, c
     return 1;
 }
 
+/* The compute stand-in on the GPU that holds the buffers; like every
+ * other call of this table it completes before returning. */
+static int dev_busy(pb_group_t *g, double seconds, pb_err_t *err)
+{
+    (void)g;
+    return finish((cudaError_t)pb_cuda_busy(seconds, NULL), "device busy kernel", err);
+}
+
 const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)
 {
     /* a per-instance copy of the host table: no global state */
@@ -140,6 +148,14 @@ const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)
     ops.check = dev_check;
     ops.poison = dev_poison;
     ops.poke = dev_poke;
+    /* p2p_batch stays the host one: CUDA-aware point-to-point takes
+     * device pointers.  No asynchronous mode: Open MPI 4's CUDA-aware
+     * support covers point-to-point and the blocking collectives, not the
+     * non-blocking ones (its FAQ, "Which MPI APIs work with CUDA-aware"),
+     * and the in-place reduce-scatter's copies would have to be ordered
+     * after device work.  Every call of this table completes on return. */
+    ops.set_async = NULL;
+    ops.busy = dev_busy;
 #undef ops
     st->copy = dev_copy;
     return ops_;

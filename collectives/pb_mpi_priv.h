@@ -24,11 +24,37 @@ typedef struct pb_mpi_state {
     /* memcpy, or a device copy when buffers live on the GPU */
     void (*copy)(void *dst, const void *src, size_t bytes);
     pb_backend_ops_t device_ops; /* --memory device: this instance's table */
+    /* The groups now in asynchronous mode: busy() drives all of them,
+     * since a host MPI moves a non-blocking operation only while some
+     * call of this process enters the library. */
+    pb_group_t **async_groups;
+    int n_async, cap_async;
 } pb_mpi_state_t;
+
+/* What to do once a pending request has completed (fields unused = 0):
+ * move `bytes` from src to dst (the in-place reduce-scatter's result,
+ * which MPI leaves at the start of the buffer), then release `scratch`
+ * (a packed reduce-scatter piece, the backend's alloc) and `type` (a
+ * piece datatype). */
+typedef struct pb_mpi_after {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    void *scratch;
+    MPI_Datatype type;
+} pb_mpi_after_t;
 
 typedef struct pb_mpi_group {
     MPI_Comm comm;
     double marks[PB_MPI_MARKS];
+    int async; /* set_async: collectives and p2p_batch leave requests here */
+    /* Requests issued and not yet known complete, with what follows each;
+     * parallel arrays because MPI_Waitall/MPI_Testsome take a plain
+     * MPI_Request array.  idx is MPI_Testsome's scratch. */
+    MPI_Request *reqs;
+    pb_mpi_after_t *after;
+    int *idx;
+    int n_pending, cap_pending;
 } pb_mpi_group_t;
 
 static inline pb_mpi_state_t *pb_mpi_state(const pb_group_t *g)
@@ -53,6 +79,33 @@ int pb_mpi_ops_create(pb_mpi_state_t *st, pb_err_t *err);
 void pb_mpi_ops_free(pb_mpi_state_t *st);
 /* Turns an MPI return code into PB_ERUNTIME naming the call. */
 int pb_mpi_fail(int rc, const char *call, pb_err_t *err);
+
+/* pb_mpi_async.c: the pending list of a group and the asynchronous ops.
+ * pending_new reserves one slot (request MPI_REQUEST_NULL, nothing to do
+ * after) and returns it, or NULL with err set when out of memory; the
+ * pointers stay valid until the next pending_new. */
+MPI_Request *pb_mpi_pending_new(pb_group_t *g, pb_mpi_after_t **after, pb_err_t *err);
+/* Wait for every pending request of g, run what follows each, empty the
+ * list.  On an MPI error the list is emptied all the same (the requests
+ * are then MPI's to clean up) and the error returned. */
+int pb_mpi_pending_wait(pb_group_t *g, pb_err_t *err);
+int pb_mpi_set_async(pb_group_t *g, int on, pb_err_t *err);
+int pb_mpi_busy(pb_group_t *g, double seconds, pb_err_t *err);
+/* group_free's part: complete what is pending, leave the registry, free
+ * the list. */
+void pb_mpi_async_release(pb_group_t *g);
+
+/* pb_mpi_p2p.c */
+int pb_mpi_p2p_batch(pb_group_t *g, const pb_p2p_part_t *ops, int n, pb_dtype_t t,
+                     pb_err_t *err);
+
+/* Elements of t one MPI call may carry: the chunk limit, and INT_MAX. */
+uint64_t pb_mpi_chunk_elems(const pb_group_t *g, pb_dtype_t t);
+
+static inline int pb_mpi_is_async(const pb_group_t *g)
+{
+    return ((const pb_mpi_group_t *)g->priv)->async;
+}
 
 /* pb_mpi_colls.c: the collectives, split into chunks as needed */
 int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,

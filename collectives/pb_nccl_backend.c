@@ -579,6 +579,51 @@ static int c_stall(pb_group_t *g, double seconds, pb_err_t *err)
     return PB_OK;
 }
 
+/* One NCCL group of sends and receives in the caller's order: NCCL pairs
+ * point-to-point operations between two ranks by issue order (it has no
+ * tags), so the caller's agreed order is what pairs them.  size_t counts:
+ * no splitting. */
+static int c_p2p_batch(pb_group_t *g, const pb_p2p_part_t *ops, int n, pb_dtype_t t,
+                       pb_err_t *err)
+{
+    for (int i = 0; i < n; i++)
+        if (ops[i].peer < 0 || ops[i].peer >= g->size)
+            return pb_err_set(err, PB_ERUNTIME, "p2p part %d: peer %d outside the group of %d",
+                              i, ops[i].peer, g->size);
+    NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+    int code = PB_OK;
+    for (int i = 0; i < n && code == PB_OK; i++) {
+        const pb_p2p_part_t *p = &ops[i];
+        ncclResult_t rc =
+            p->send ? ncclSend(p->buf, (size_t)p->count, nccl_type(t), p->peer, ng(g)->comm,
+                               ng(g)->stream)
+                    : ncclRecv(p->buf, (size_t)p->count, nccl_type(t), p->peer, ng(g)->comm,
+                               ng(g)->stream);
+        if (rc != ncclSuccess)
+            code = nccl_fail(rc, p->send ? "ncclSend" : "ncclRecv", err);
+    }
+    /* the group is always closed, also after a failed part */
+    ncclResult_t rc = ncclGroupEnd();
+    if (code == PB_OK && rc != ncclSuccess)
+        code = nccl_fail(rc, "ncclGroupEnd", err);
+    return code;
+}
+
+/* Work on the group's stream returns once issued already; sync() waits. */
+static int c_set_async(pb_group_t *g, int on, pb_err_t *err)
+{
+    (void)g;
+    (void)on;
+    (void)err;
+    return PB_OK;
+}
+
+static int c_busy(pb_group_t *g, double seconds, pb_err_t *err)
+{
+    CUDA_OK((cudaError_t)pb_cuda_busy(seconds, ng(g)->stream));
+    return PB_OK;
+}
+
 static int c_graph_begin(pb_group_t *g, pb_err_t *err)
 {
     nccl_group_t *gg = ng(g);
@@ -649,4 +694,7 @@ const pb_backend_ops_t pb_nccl_backend_ops = {
     .graph_launch = c_graph_launch,
     .inject_stall = c_stall,
     .device_info = nccl_device_info,
+    .p2p_batch = c_p2p_batch,
+    .set_async = c_set_async,
+    .busy = c_busy,
 };

@@ -8,12 +8,21 @@
  *    > 2 GiB message takes with the default 1 GiB limit, without
  *    allocating gigabytes.
  * 3. The same without a chunk limit, as the reference.
- * 4. The checker is not blind: a corrupted element is counted. */
+ * 4. The checker is not blind: a corrupted element is counted.
+ * 5. Asynchronous mode: 2 and 3 again with set_async on (every collective
+ *    left pending until the sweep's sync, chunked and not), three all-
+ *    reduces completed by sync after busy(), busy() alone completing an
+ *    all-reduce, set_async(0) and group_free completing what is pending.
+ * 6. p2p_batch on a ring, tags keeping the two directions apart when
+ *    next == previous (2 ranks), chunked and not, blocking and async.
+ * 7. busy() lasts at least what it was asked. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench/pb_exec.h"
+#include "collectives/pb_mpi_priv.h"
 #include "pb_test.h"
 
 static int world_rank, world_size;
@@ -82,7 +91,7 @@ static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per
     return bad;
 }
 
-static void test_collectives(uint64_t chunk, const char *what)
+static void test_collectives(uint64_t chunk, int async, const char *what)
 {
     pb_backend_t be = {pb_backend_find("mpi"), NULL};
     MPI_Comm w = MPI_COMM_WORLD;
@@ -92,6 +101,10 @@ static void test_collectives(uint64_t chunk, const char *what)
     CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
     pb_group_t *g = NULL;
     CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    /* asynchronous: every call returns once issued; the sweep's sync()
+     * (pb_op_verify) completes it before the check */
+    if (async)
+        CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
     int bad = 0;
     /* 7 and 10 elements per block: 3 pieces of 3 and a piece of 1 */
     for (int t = 0; t < PB_DTYPE_COUNT; t++)
@@ -105,7 +118,7 @@ static void test_collectives(uint64_t chunk, const char *what)
     CHECK(total == 0);
     if (world_rank == 0)
         printf("%s: every collective, dtype and reduction verified\n", what);
-    if (what[0] == 'c')
+    if (what[0] == 'c' && !async)
         test_split(&be, g);
     be.ops->group_free(g);
     be.ops->finalize(&be);
@@ -134,14 +147,201 @@ static void test_checker_sees_corruption(void)
     be.ops->finalize(&be);
 }
 
+static pb_backend_t make_backend(uint64_t chunk)
+{
+    pb_backend_t be = {pb_backend_find("mpi"), NULL};
+    MPI_Comm w = MPI_COMM_WORLD;
+    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0};
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
+    return be;
+}
+
+static int pending_of(const pb_group_t *g)
+{
+    return ((const pb_mpi_group_t *)g->priv)->n_pending;
+}
+
+/* Ring exchange in one batch: to next = (r+1) % n with tag 0 (forward)
+ * and to prev with tag 1 (backward), receiving the opposite.  Forward
+ * element j from rank s is 1000*s + j, backward 100000 + 1000*s + j, so
+ * a value names its sender and direction.  The directions carry
+ * different counts (7 and 10 elements: with a 12-byte chunk, pieces of
+ * 3+3+1 and 3+3+3+1): at 2 ranks next == prev and only the tags keep
+ * them apart - swapped, the counts would not even match. */
+static void test_p2p_ring(uint64_t chunk, int async)
+{
+    pb_backend_t be = make_backend(chunk);
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_group_t *g = NULL;
+    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    if (async)
+        CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+    int n = g->size, r = g->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
+    enum { NF = 7, NB = 10 };
+    int32_t sf[NF], sb[NB], rf[NF], rb[NB];
+    for (int j = 0; j < NF; j++) {
+        sf[j] = 1000 * r + j;
+        rf[j] = -1;
+    }
+    for (int j = 0; j < NB; j++) {
+        sb[j] = 100000 + 1000 * r + j;
+        rb[j] = -1;
+    }
+    /* Sends go forward then backward, receives backward then forward:
+     * at 2 ranks, pairing by order alone would match the first receive
+     * (backward, 10) with the first send (forward, 7), so only the tags
+     * can pair them right.  (NCCL pairs by order: callers of a device
+     * backend keep one order on both sides; MPI's tags need not.) */
+    pb_p2p_part_t parts[4] = {
+        {0, next, 1, rb, NB},
+        {1, next, 0, sf, NF},
+        {1, prev, 1, sb, NB},
+        {0, prev, 0, rf, NF},
+    };
+    CHECK(be.ops->p2p_batch(g, parts, 4, PB_I32, &err) == PB_OK);
+    if (async) {
+        CHECK(be.ops->busy(g, 0.001, &err) == PB_OK);
+        CHECK(be.ops->sync(g, &err) == PB_OK);
+    }
+    CHECK(pending_of(g) == 0);
+    int wrong = 0;
+    for (int j = 0; j < NF; j++)
+        wrong += rf[j] != 1000 * prev + j;
+    for (int j = 0; j < NB; j++)
+        wrong += rb[j] != 100000 + 1000 * next + j;
+    CHECK(wrong == 0);
+    /* a part naming no rank of the group is refused before anything is
+     * posted */
+    pb_p2p_part_t bad = {1, n, 0, sf, NF};
+    CHECK(be.ops->p2p_batch(g, &bad, 1, PB_I32, &err) == PB_ERUNTIME);
+    CHECK(pending_of(g) == 0);
+    be.ops->group_free(g);
+    be.ops->finalize(&be);
+}
+
+/* Three all-reduces in flight at once, completed by sync() after a
+ * busy() that drove them: each rank contributes rank + j, so element j
+ * of the sum is n(n-1)/2 + n*j (exact in f32 and f64 at these sizes). */
+static void test_async_allreduce(uint64_t chunk)
+{
+    pb_backend_t be = make_backend(chunk);
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_group_t *g = NULL;
+    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    int n = g->size, r = g->rank;
+    double tri = (double)n * (n - 1) / 2.0;
+    float a[5], ra[5], c[4];
+    double b[7], rb[7];
+    for (int j = 0; j < 5; j++) {
+        a[j] = (float)(r + j);
+        ra[j] = -1.0f;
+    }
+    for (int j = 0; j < 7; j++) {
+        b[j] = (double)(r + j);
+        rb[j] = -1.0;
+    }
+    for (int j = 0; j < 4; j++)
+        c[j] = (float)(r + j);
+    CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+    CHECK(be.ops->allreduce(g, a, ra, 5, PB_F32, PB_SUM, &err) == PB_OK);
+    CHECK(be.ops->allreduce(g, b, rb, 7, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.ops->allreduce(g, c, c, 4, PB_F32, PB_SUM, &err) == PB_OK); /* in place */
+    /* issued, not waited for: at least one request per call is pending */
+    CHECK(pending_of(g) >= 3);
+    CHECK(be.ops->busy(g, 0.005, &err) == PB_OK);
+    CHECK(be.ops->sync(g, &err) == PB_OK);
+    CHECK(pending_of(g) == 0);
+    int wrong = 0;
+    for (int j = 0; j < 5; j++)
+        wrong += ra[j] != (float)(tri + (double)n * j);
+    for (int j = 0; j < 7; j++)
+        wrong += rb[j] != tri + (double)n * j;
+    for (int j = 0; j < 4; j++)
+        wrong += c[j] != (float)(tri + (double)n * j);
+    CHECK(wrong == 0);
+
+    /* busy() alone completes an operation: no sync, no other MPI call.
+     * Open MPI moves a non-blocking collective only inside MPI calls, so
+     * without busy()'s polling the list would never empty.  The bound
+     * is a hang guard, not a speed target. */
+    double one = 1.0, sum = 0.0;
+    CHECK(be.ops->allreduce(g, &one, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    for (int i = 0; i < 10000 && pending_of(g) > 0; i++)
+        CHECK(be.ops->busy(g, 0.001, &err) == PB_OK);
+    CHECK(pending_of(g) == 0);
+    CHECK(sum == (double)n);
+
+    /* set_async(0) completes what is pending before returning */
+    double mine = (double)r, total = -1.0;
+    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.ops->set_async(g, 0, &err) == PB_OK);
+    CHECK(pending_of(g) == 0);
+    CHECK(total == tri);
+    CHECK(pb_mpi_state(g)->n_async == 0);
+    /* and off, calls complete on return again: nothing left pending */
+    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(pending_of(g) == 0);
+    CHECK(total == tri);
+
+    /* a group freed with work pending completes it first (the sanitizer
+     * build would report the requests and lists otherwise leaked) */
+    CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+    CHECK(pb_mpi_state(g)->n_async == 1);
+    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    pb_mpi_state_t *st = pb_mpi_state(g);
+    be.ops->group_free(g);
+    CHECK(total == tri);
+    CHECK(st->n_async == 0);
+    be.ops->finalize(&be);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* busy() spins at least as long as asked (a lower bound only: a shared
+ * machine may stretch it, never shorten it). */
+static void test_busy_lasts(void)
+{
+    pb_backend_t be = make_backend(0);
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_group_t *g = NULL;
+    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    double t0 = mono_s();
+    CHECK(be.ops->busy(g, 0.01, &err) == PB_OK);
+    CHECK(mono_s() - t0 >= 0.01);
+    CHECK(be.ops->busy(g, 0.0, &err) == PB_OK); /* one progress poll */
+    /* a NaN duration is refused rather than spun on forever */
+    CHECK(be.ops->busy(g, NAN, &err) == PB_ERUNTIME);
+    be.ops->group_free(g);
+    be.ops->finalize(&be);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    test_collectives(12, "chunked to 12 B");
-    test_collectives(0, "unchunked");
+    test_collectives(12, 0, "chunked to 12 B");
+    test_collectives(0, 0, "unchunked");
+    test_collectives(12, 1, "async, chunked to 12 B");
+    test_collectives(0, 1, "async, unchunked");
     test_checker_sees_corruption();
+    for (int async = 0; async < 2; async++) {
+        test_p2p_ring(12, async);
+        test_p2p_ring(0, async);
+    }
+    test_async_allreduce(12);
+    test_async_allreduce(0);
+    test_busy_lasts();
     int fails = 0;
     MPI_Allreduce(&pb_test_failures, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
