@@ -5,6 +5,7 @@
  * is checked inside a timed step. */
 #include "pb_step_cmd.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,20 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
     return pb_ctx_agree(ctx, code, err);
 }
 
+/* A trace path that cannot be written is bad input: refused before any
+ * step runs, not after them. */
+static int trace_writable(const pb_ctx_t *ctx, pb_err_t *err)
+{
+    if (ctx->rank != 0 || ctx->opt->trace_path == NULL)
+        return PB_OK;
+    FILE *f = fopen(ctx->opt->trace_path, "w");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot write the trace '%s': %s",
+                          ctx->opt->trace_path, strerror(errno));
+    fclose(f);
+    return PB_OK;
+}
+
 int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
@@ -117,8 +132,13 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
     double *all = ctx->rank == 0 ? calloc((size_t)n * PB_STEP_COLS * (size_t)ctx->size,
                                           sizeof *all)
                                  : NULL;
-    int code = mine && (ctx->rank != 0 || all) ? pb_step_build(&s, ctx, err)
+    int code = mine && (ctx->rank != 0 || all) ? PB_OK
                                                 : pb_err_set(err, PB_ERUNTIME, "out of memory");
+    if (code == PB_OK)
+        code = trace_writable(ctx, err);
+    code = pb_ctx_agree(ctx, code, err); /* rank 0 alone knows about the file */
+    if (code == PB_OK)
+        code = pb_step_build(&s, ctx, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
     int done = 0;

@@ -192,7 +192,7 @@ static int predict(pb_step_exec_t *s, pb_err_t *err)
         return err->code;
     /* Adam's update is memory-bound, not FLOP-bound: it is shrunk by the
      * compute scale like everything the stand-in replaces */
-    s->opt_s = s->pred.part[PB_PART_OPT] * o->compute_scale;
+    s->opt_s = o->step_no_comm ? 0.0 : s->pred.part[PB_PART_OPT] * o->compute_scale;
     return PB_OK;
 }
 
