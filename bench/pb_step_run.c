@@ -309,6 +309,11 @@ static int launch(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
  * exposed part of the DP traffic. */
 static int wait_overlapped(pb_step_exec_t *s, int phase, double origin, pb_err_t *err)
 {
+    int any = 0;
+    for (size_t i = 0; i < s->nops; i++)
+        any |= s->ops[i].overlapped && s->ops[i].phase == phase;
+    if (!any)
+        return PB_OK;
     double t0 = now_s();
     for (size_t i = 0; i < s->nops; i++) {
         pb_step_op_t *so = &s->ops[i];

@@ -65,18 +65,6 @@ uint16_t pb_float_to_half(float f)
     return (uint16_t)(sign | h);
 }
 
-float pb_bf16_to_float(uint16_t b) { return float_of((uint32_t)b << 16); }
-
-uint16_t pb_float_to_bf16(float f)
-{
-    uint32_t u = bits_of(f);
-    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu))
-        return (uint16_t)((u >> 16) | 0x40u); /* quiet nan */
-    uint32_t lsb = (u >> 16) & 1u;
-    u += 0x7fffu + lsb;
-    return (uint16_t)(u >> 16);
-}
-
 /* A small float with `eb` exponent bits and `mb` mantissa bits (bias
  * 2^(eb-1) - 1): decode exactly, encode with round to nearest even. */
 static float small_to_float(uint32_t v, int eb, int mb)
