@@ -157,6 +157,13 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
         row(s, what, "world", "model", &ps, -1, PB_RESULT_WRONG_UNCHECKED, &res);
         emit(s, &res);
     }
+    for (int i = 0; i < n; i++)
+        col[i] = AT(slow[i], i, 0);
+    pb_stats_t var;
+    pb_stats_compute(col, (size_t)n, scratch, &var);
+    printf("# step over %d timed steps: min %.3f, median %.3f, max %.3f ms (spread %.1f%% of "
+           "the median)\n", n, var.min * 1e3, var.median * 1e3, var.max * 1e3,
+           var.median > 0 ? 100.0 * (var.max - var.min) / var.median : 0.0);
     const double *p = s->pred.part;
     printf("# the model's pipeline: %.3f ms of exchanges on the critical path + %.3f ms bubble "
            "((p-1)/(v m) = %.1f%% of the work; Narayanan et al. 2021)\n",

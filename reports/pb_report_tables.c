@@ -98,7 +98,7 @@ void pb_report_patterns(const pb_report_in_t *in, pb_sbuf_t *out)
 enum { MAX_BARS = 32, MAX_PARTS = 16 };
 
 typedef struct bars {
-    char bar[MAX_BARS][2 * PB_RESULT_STR + 2];
+    char bar[MAX_BARS][2 * PB_RESULT_STR + 16]; /* "pattern predicted label" */
     const char *bar_p[MAX_BARS];
     const char *part[MAX_PARTS];
     size_t nbars, nparts;
@@ -118,8 +118,18 @@ static void collect(const pb_report_in_t *in, int memory, bars_t *b)
         const pb_result_t *r = &in->rows[i];
         if (!is_step(r) || (strncmp(r->collective, "mem_", 4) == 0) != memory)
             continue;
+        /* a bar stacks the parts: the total ("step") would count twice,
+         * and parbench step's per-rank rows are not the step's parts */
+        if (strcmp(r->collective, "step") == 0 || strcmp(r->group, "rank") == 0)
+            continue;
+        /* parbench step writes both what it measured and what the model
+         * predicted for the same step: one bar each */
+        const char *kind = strcmp(r->pattern, "step") != 0 ? ""
+                           : strcmp(r->mode, "model") == 0 ? "predicted "
+                                                           : "measured ";
         char name[sizeof b->bar[0]];
-        snprintf(name, sizeof name, "%s %s", r->pattern, r->label[0] ? r->label : r->run_id);
+        snprintf(name, sizeof name, "%s %s%s", r->pattern, kind,
+                 r->label[0] ? r->label : r->run_id);
         size_t k = 0, j = 0;
         while (k < b->nbars && strcmp(b->bar[k], name) != 0)
             k++;
