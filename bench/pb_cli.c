@@ -263,6 +263,7 @@ static const char usage_step[] =
     "                     70B-shaped step fits a small machine, communication exact\n"
     "  --steps N          steps to run, the first a warm-up (default 3)\n"
     "  --check            verify every distinct operation after the timed steps\n"
+    "  --csv FILE         append the rows here (default " PB_STEP_DEFAULT_CSV ")\n"
     "  --trace FILE       write the last step's timeline of every rank (passes,\n"
     "                     exchanges, DP waits) as a Chrome trace (chrome://tracing,\n"
     "                     ui.perfetto.dev)\n"
@@ -1047,6 +1048,10 @@ static int finish_files(pb_options_t *o, pb_err_t *err)
 
 static int finish(pb_options_t *o, pb_err_t *err)
 {
+    /* a step's rows are worth keeping even when no file was named: they
+     * append to one file, each run under its own run_id */
+    if (o->cmd == PB_CMD_STEP && o->csv_path == NULL && o->json_path == NULL)
+        o->csv_path = PB_STEP_DEFAULT_CSV;
     if (o->cmd == PB_CMD_REPORT || o->cmd == PB_CMD_COMPARE) {
         if (o->pattern_mask || o->given || o->layout_given)
             return pb_err_set(err, PB_EINPUT, "parbench %s takes files, -o, --pairs and "

@@ -68,6 +68,9 @@ enum {
 /* Layout sizes in Megatron order, indexed like topo/pb_place.h's kinds. */
 enum { PB_LAYOUT_TP, PB_LAYOUT_CP, PB_LAYOUT_EP, PB_LAYOUT_DP, PB_LAYOUT_PP, PB_LAYOUT_DIMS };
 
+/* parbench step appends its rows here when no --csv/--json is given */
+#define PB_STEP_DEFAULT_CSV "parbench-step.csv"
+
 typedef struct pb_options {
     pb_command_t cmd;
     int help;              /* -h given */

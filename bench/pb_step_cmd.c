@@ -174,6 +174,8 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
                         &all[(size_t)r * (size_t)n * PB_STEP_COLS],
                         (size_t)done * PB_STEP_COLS * sizeof *all);
         pb_step_report(&s, all, done, wrong);
+        if (o->csv_path)
+            printf("# results appended to %s\n", o->csv_path);
     }
     code = wrong > 0 ? pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",
                                   wrong)
