@@ -1,10 +1,14 @@
 /* pb_calib_csv.h - a calibration to and from CSV (libcsv), one row per
  * fitted piece:
- *   collective, group_size, link_class, piece, bytes_lo, bytes_hi,
+ *   collective, group_size, link_class, dtype, piece, bytes_lo, bytes_hi,
  *   latency_us, us_per_byte, bandwidth_gbps, points, max_err_pct,
- *   rms_err_pct
- * us_per_byte is the exact slope (read back); bandwidth_gbps = 1e-3 /
- * us_per_byte is for people (GB = 1e9 B). */
+ *   rms_err_pct, fit_error
+ * dtype is the element type a reduction's curve was measured in (results'
+ * names: float, bfloat16, ...) or "any" for a curve that serves every
+ * type (the collectives that only move bytes).  Files written before the
+ * dtype column still read: their curves are "any".  Columns are found by
+ * header name.  us_per_byte is the exact slope (read back);
+ * bandwidth_gbps = 1e-3 / us_per_byte is for people (GB = 1e9 B). */
 #ifndef PB_CALIB_CSV_H
 #define PB_CALIB_CSV_H
 
@@ -12,5 +16,8 @@
 
 int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err);
 int pb_calib_csv_read(const char *path, pb_calib_t *k, pb_err_t *err);
+
+/* The name written in the dtype column: the type's, or "any". */
+const char *pb_calib_dtype_label(const pb_curve_t *c);
 
 #endif

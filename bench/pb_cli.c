@@ -339,10 +339,12 @@ static const char usage_validate[] =
 static const char usage_calibrate[] =
     "usage: parbench calibrate RESULTS.csv [MORE.csv ...] [-o calib.csv] [--fit-tol P]\n"
     "\n"
-    "Fits, for every (collective, group size, link class) in the rows, time(bytes)\n"
+    "Fits, for every (collective, group size, link class) in the rows, and for\n"
+    "reductions (allreduce, reducescatter) every data type too, time(bytes)\n"
     "piecewise by size range, each piece latency + bytes / bandwidth, and prints\n"
     "each piece with its worst and rms relative error.  A size measured several\n"
-    "times (modes, types, runs) keeps its fastest median.  Runs no MPI.\n"
+    "times (modes, runs; types, except for reductions) keeps its fastest median.\n"
+    "Runs no MPI.\n"
     "\n"
     "  -o, --output FILE  write the pieces as CSV (for --calib of model and plan)\n"
     "  --fit-tol P        a piece of 4+ sizes may miss by at most P percent (default 5)\n";

@@ -25,8 +25,16 @@ int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t
     for (size_t i = 0; i < n; i++) {
         const pb_result_t *r = &rows[i];
         pb_pat_coll_t c;
+        pb_pat_dtype_t dt = PB_PDT_F32;
         if (strcmp(r->pattern, "gemm") == 0 || coll_of(r->collective, &c) != 0 ||
             !(r->time_us_median > 0) || r->wrong > 0 || r->group_size < 1) {
+            skip++;
+            continue;
+        }
+        /* a reduction's time depends on its type: one of an unknown type
+         * cannot be placed; the other collectives move bytes, whatever
+         * the type (their curves merge every type's points) */
+        if (pb_pat_dtype_from_name(r->dtype, &dt) != 0 && pb_calib_coll_reduces(c)) {
             skip++;
             continue;
         }
@@ -34,6 +42,7 @@ int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t
         memset(p, 0, sizeof *p);
         p->coll = c;
         p->n = r->group_size;
+        p->dtype = dt;
         size_t ll = strlen(r->link_class);
         /* a row written before link classes existed: within the node */
         const char *link = ll ? r->link_class : "LOCAL";

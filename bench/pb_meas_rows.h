@@ -11,7 +11,8 @@
 /* Communication rows whose collective the patterns issue (allreduce,
  * allgather, reducescatter, alltoall, alltoallv, sendrecv) with a
  * positive median and no wrong elements; others are skipped (counted in
- * *skipped).  *pts is malloc'ed. */
+ * *skipped), and so are reductions of a type the model has no name for.
+ * *pts is malloc'ed. */
 int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t *npts,
                       size_t *skipped, pb_err_t *err);
 

@@ -41,9 +41,10 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
            "sizes misses by at most %.1f %%\n",
            npts, skipped, k.n, 100.0 * o->fit_tol);
     printf("# time(bytes) = latency + bytes / bandwidth per piece; err = |fit/measured - 1|\n");
-    printf("%-14s %5s %-8s %5s %12s %12s %12s %12s %6s %8s %8s\n", "collective", "n", "link",
-           "piece", "bytes_lo", "bytes_hi", "latency_us", "bw_GB/s", "points", "max_err%",
-           "rms_err%");
+    printf("# reductions have a curve per data type; the other collectives one for any type\n");
+    printf("%-14s %5s %-8s %-9s %5s %12s %12s %12s %12s %6s %8s %8s\n", "collective", "n",
+           "link", "dtype", "piece", "bytes_lo", "bytes_hi", "latency_us", "bw_GB/s", "points",
+           "max_err%", "rms_err%");
     for (size_t i = 0; i < k.n; i++) {
         const pb_curve_t *c = &k.c[i];
         for (int p = 0; p < c->npieces; p++) {
@@ -53,8 +54,9 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
                 snprintf(bw, sizeof bw, "%.3f", 1e-3 / q->beta_us_b);
             else
                 snprintf(bw, sizeof bw, "latency-only");
-            printf("%-14s %5d %-8s %5d %12llu %12llu %12.3f %12s %6d %8.2f %8.2f\n",
-                   pb_pat_coll_name(c->coll), c->n, c->link, p, (unsigned long long)q->lo,
+            printf("%-14s %5d %-8s %-9s %5d %12llu %12llu %12.3f %12s %6d %8.2f %8.2f\n",
+                   pb_pat_coll_name(c->coll), c->n, c->link, pb_calib_dtype_label(c), p,
+                   (unsigned long long)q->lo,
                    (unsigned long long)q->hi, q->alpha_us, bw, q->npts, 100 * q->max_err,
                    100 * q->rms_err);
         }
@@ -178,6 +180,11 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
     printf("collectives: %d operation kinds from the calibration, %d from the %s preset%s\n",
            st->ops_calibrated, st->ops_preset, e->hw.name,
            e->have_calib ? "" : " (no --calib)");
+    if (st->ops_other_dtype)
+        printf("collectives: %d operation kinds are reductions calibrated with another data "
+               "type (theirs was not measured, or the file predates the dtype column: see "
+               "README, Calibration)\n",
+               st->ops_other_dtype);
     printf("groups:");
     for (int k = 0; k < PB_GK_COUNT; k++) {
         int n = pb_layout_group_size(l, (pb_gkind_t)k);

@@ -185,6 +185,10 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
     printf("# predicted from %s; cp: the ring exchanges run blocking here, the model hides "
            "them behind attention\n",
            s->calibrated ? "the calibration (--calib)" : "the hardware preset (--hw, default a100)");
+    if (s->calibrated && s->pred.ops_other_dtype)
+        printf("# %d operation kinds are reductions calibrated with another data type (theirs "
+               "was not measured)\n",
+               s->pred.ops_other_dtype);
 
     /* every rank (or, past 32, each pipeline stage's slowest rank) */
     printf("# per rank, median over steps (ms):\n%-6s %5s %10s", "rank", "stage", "step");

@@ -29,6 +29,11 @@ int pb_calib_add(pb_calib_t *k, const pb_curve_t *c, pb_err_t *err)
     return PB_OK;
 }
 
+int pb_calib_coll_reduces(pb_pat_coll_t c)
+{
+    return c == PB_PAT_ALLREDUCE || c == PB_PAT_REDUCESCATTER;
+}
+
 int pb_link_is_net(const char *link)
 {
     return strcmp(link, "NET") == 0;
@@ -164,6 +169,7 @@ typedef struct key_pt {
     pb_pat_coll_t coll;
     int n;
     const char *link;
+    int dt; /* the dtype, or -1: any (a collective that does not reduce) */
     uint64_t bytes;
     double t;
 } key_pt_t;
@@ -178,6 +184,8 @@ static int cmp_pt(const void *pa, const void *pb)
     int s = strcmp(a->link, b->link);
     if (s)
         return s;
+    if (a->dt != b->dt)
+        return a->dt < b->dt ? -1 : 1;
     return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
 }
 
@@ -193,7 +201,8 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (pts[i].time_us > 0 && pts[i].n >= 1) {
-            key_pt_t k = {pts[i].coll, pts[i].n, pts[i].link, pts[i].bytes, pts[i].time_us};
+            int dt = pb_calib_coll_reduces(pts[i].coll) ? (int)pts[i].dtype : -1;
+            key_pt_t k = {pts[i].coll, pts[i].n, pts[i].link, dt, pts[i].bytes, pts[i].time_us};
             v[m++] = k;
         }
     qsort(v, m, sizeof *v, cmp_pt);
@@ -201,7 +210,7 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
     for (size_t i = 0; i < m && code == PB_OK;) {
         size_t j = i, np = 0;
         while (j < m && v[j].coll == v[i].coll && v[j].n == v[i].n &&
-               strcmp(v[j].link, v[i].link) == 0) {
+               strcmp(v[j].link, v[i].link) == 0 && v[j].dt == v[i].dt) {
             if (np && x[np - 1] == v[j].bytes) {
                 if (v[j].t < t[np - 1]) /* the fastest of repeated sizes */
                     t[np - 1] = v[j].t;
@@ -214,6 +223,8 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
         memset(&c, 0, sizeof c);
         c.coll = v[i].coll;
         c.n = v[i].n;
+        c.any_dtype = v[i].dt < 0;
+        c.dtype = v[i].dt < 0 ? PB_PDT_F32 : (pb_pat_dtype_t)v[i].dt;
         size_t ll = strlen(v[i].link);
         memcpy(c.link, v[i].link, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
         code = pb_curve_fit(x, t, np, tol, &c, err);

@@ -40,14 +40,42 @@ double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, 
     return lat * (depth > 1.0 ? depth : 1.0) + wire / (gbps * 1e3);
 }
 
-/* the measured curve nearest in group size, of the same collective and link */
-static const pb_curve_t *nearest(const pb_calib_t *k, pb_pat_coll_t coll, int n, int net)
+/* How well curve c answers an operation of type dt (0 best); curves of a
+ * collective that does not reduce all answer equally (they move bytes). */
+enum { RANK_OWN, RANK_UNTYPED, RANK_SAME_SIZE, RANK_OTHER, RANK_NONE };
+
+static int dtype_rank(const pb_curve_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dt)
+{
+    if (!pb_calib_coll_reduces(coll))
+        return RANK_OWN;
+    if (c->any_dtype)
+        return RANK_UNTYPED;
+    if (c->dtype == dt)
+        return RANK_OWN;
+    return pb_pat_dtype_size(c->dtype) == pb_pat_dtype_size(dt) ? RANK_SAME_SIZE : RANK_OTHER;
+}
+
+/* curves of one type form a family over group sizes: the family key */
+static int family(const pb_curve_t *c, pb_pat_coll_t coll)
+{
+    return !pb_calib_coll_reduces(coll) || c->any_dtype ? PB_PDT_COUNT : (int)c->dtype;
+}
+
+static int usable(const pb_curve_t *c, pb_pat_coll_t coll, int net)
+{
+    return c->coll == coll && pb_link_is_net(c->link) == net && c->n >= 2;
+}
+
+/* the curve of family fam and rank `rank` nearest in group size, of the
+ * same collective and link */
+static const pb_curve_t *nearest(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt,
+                                 int rank, int fam, int n, int net)
 {
     const pb_curve_t *best = NULL;
     double bd = 0;
     for (size_t i = 0; i < k->n; i++) {
         const pb_curve_t *c = &k->c[i];
-        if (c->coll != coll || pb_link_is_net(c->link) != net || c->n < 2)
+        if (!usable(c, coll, net) || dtype_rank(c, coll, dt) != rank || family(c, coll) != fam)
             continue;
         double d = fabs(log((double)c->n / n));
         if (best == NULL || d < bd - 1e-12 || (fabs(d - bd) <= 1e-12 && c->n > best->n))
@@ -56,30 +84,59 @@ static const pb_curve_t *nearest(const pb_calib_t *k, pb_pat_coll_t coll, int n,
     return best;
 }
 
-double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, int n, int net, uint64_t bytes,
-                  double imbalance, int *calibrated)
+/* the curve's time at x for n ranks, scaled from its own group size */
+static double scaled(const pb_curve_t *k, pb_pat_coll_t coll, int n, double x)
+{
+    double a, b;
+    pb_curve_eval(k, (uint64_t)x, &a, &b);
+    if (k->n != n) {
+        a *= latency_steps(coll, n) / latency_steps(coll, k->n);
+        b *= bus_factor(coll, n) / bus_factor(coll, k->n);
+    }
+    return a + b;
+}
+
+/* The best-ranked curves' time (the slowest family among equals);
+ * RANK_NONE when nothing of coll on that link was measured. */
+static int lookup(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt, int n, int net,
+                  double x, double *t)
+{
+    int rank = RANK_NONE;
+    for (size_t i = 0; i < k->n; i++) {
+        int r = usable(&k->c[i], coll, net) ? dtype_rank(&k->c[i], coll, dt) : RANK_NONE;
+        rank = r < rank ? r : rank;
+    }
+    if (rank == RANK_NONE)
+        return rank;
+    *t = 0;
+    for (int fam = 0; fam <= PB_PDT_COUNT; fam++) {
+        const pb_curve_t *c = nearest(k, coll, dt, rank, fam, n, net);
+        if (c) {
+            double tc = scaled(c, coll, n, x);
+            *t = tc > *t ? tc : *t;
+        }
+    }
+    return rank;
+}
+
+double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n, int net,
+                  uint64_t bytes, double imbalance, int *calibrated)
 {
     if (calibrated)
-        *calibrated = 0;
+        *calibrated = PB_CAL_PRESET;
     if (n < 2)
         return 0.0;
     if (c->calib) {
-        const pb_curve_t *k = nearest(c->calib, coll, n, net);
-        double x = (double)bytes;
-        if (k == NULL && coll == PB_PAT_ALLTOALLV) {
-            k = nearest(c->calib, PB_PAT_ALLTOALL, n, net);
+        double x = (double)bytes, t = 0;
+        int rank = lookup(c->calib, coll, dtype, n, net, x, &t);
+        if (rank == RANK_NONE && coll == PB_PAT_ALLTOALLV) {
             x *= imbalance > 1.0 ? imbalance : 1.0;
+            rank = lookup(c->calib, PB_PAT_ALLTOALL, dtype, n, net, x, &t);
         }
-        if (k) {
-            double a, b;
-            pb_curve_eval(k, (uint64_t)x, &a, &b);
-            if (k->n != n) {
-                a *= latency_steps(coll, n) / latency_steps(coll, k->n);
-                b *= bus_factor(coll, n) / bus_factor(coll, k->n);
-            }
+        if (rank != RANK_NONE) {
             if (calibrated)
-                *calibrated = 1;
-            return a + b;
+                *calibrated = rank == RANK_OWN ? PB_CAL_OWN : PB_CAL_OTHER;
+            return t;
         }
     }
     return pb_cost_preset_us(c->hw, coll, n, net, bytes, imbalance);

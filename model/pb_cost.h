@@ -2,6 +2,18 @@
  * when it covers the case, else from the hardware preset.
  *
  * Rules (README, "Step model"):
+ *  - data type: a reduction (all-reduce, reduce-scatter) takes the curves
+ *    of its own element type; the other collectives move bytes and take
+ *    their one curve whatever the type.  A reduction whose type was not
+ *    measured borrows, in this order: a curve of no recorded type (a
+ *    calibration file older than the dtype column: it stood for every
+ *    type), a type of the same element size (bf16 for f16 and back: the
+ *    same bytes per element, reduced the same way on both backends - in
+ *    software by Open MPI, natively by NCCL), then any other type; among
+ *    several of one rank the slowest at that size, so an unmeasured type
+ *    is never predicted faster than a measured one of the same rank (the
+ *    fastest-type-wins rule this replaces was 6x optimistic for bf16 on
+ *    the host backend).  Such answers are reported apart (PB_CAL_OTHER);
  *  - link: a group within one node uses curves measured within a node (any
  *    class but NET), a group spanning nodes uses NET curves;
  *  - group size not measured: the curve of the nearest measured size n0
@@ -32,10 +44,16 @@ typedef struct pb_cost {
     const pb_calib_t *calib; /* NULL: presets only */
 } pb_cost_t;
 
-/* Microseconds for one operation; *calibrated (may be NULL) says whether
- * a measured curve answered. */
-double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, int n, int net, uint64_t bytes,
-                  double imbalance, int *calibrated);
+/* What answered pb_cost_us: the preset, a curve of the operation's own
+ * type (or of any type, for a collective that does not reduce), or a
+ * reduction's curve of another or unrecorded type. */
+enum { PB_CAL_PRESET = 0, PB_CAL_OWN = 1, PB_CAL_OTHER = 2 };
+
+/* Microseconds for one operation of element type `dtype`; *calibrated
+ * (may be NULL) is set to a PB_CAL_* (non-zero: a measured curve
+ * answered). */
+double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n, int net,
+                  uint64_t bytes, double imbalance, int *calibrated);
 
 /* The same from the preset alone. */
 double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, uint64_t bytes,

@@ -101,11 +101,13 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     for (size_t i = 0; i < ops.n; i++) {
         const pb_pat_op_t *o = &ops.ops[i];
         int cal = 0;
-        double t = pb_cost_us(cost, o->coll, o->group_size, out->net[o->group], o->bytes,
-                              o->imbalance, &cal) * 1e-6;
-        if (cal)
+        double t = pb_cost_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
+                              o->bytes, o->imbalance, &cal) * 1e-6;
+        if (cal != PB_CAL_PRESET)
             out->ops_calibrated++;
-        else
+        if (cal == PB_CAL_OTHER)
+            out->ops_other_dtype++;
+        if (cal == PB_CAL_PRESET)
             out->ops_preset++;
         double tot = t * (double)o->count;
         switch (o->strategy) {

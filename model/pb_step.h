@@ -66,6 +66,9 @@ typedef struct pb_step {
     double bubble_frac; /* bubble / step */
     int net[PB_GK_COUNT]; /* 1: that group kind spans nodes */
     int ops_calibrated, ops_preset;
+    /* of ops_calibrated: reductions whose type was not measured, answered
+     * by a curve of another or unrecorded type (pb_cost.h) */
+    int ops_other_dtype;
     pb_mem_t mem;
     double capacity; /* bytes usable */
     int fits;

@@ -24,13 +24,25 @@ const char *pb_phase_name(pb_phase_t p)
 /* the backend's names (nccl-tests'), so bench/ maps by name */
 const char *pb_pat_dtype_name(pb_pat_dtype_t t)
 {
-    static const char *const n[] = {"float", "bfloat16", "half"};
-    return (unsigned)t < sizeof n / sizeof n[0] ? n[t] : "?";
+    static const char *const n[PB_PDT_COUNT] = {"float", "bfloat16", "half",   "double",
+                                                "int32", "int8",     "f8e4m3", "f8e5m2"};
+    return (unsigned)t < PB_PDT_COUNT ? n[t] : "?";
 }
 
 uint64_t pb_pat_dtype_size(pb_pat_dtype_t t)
 {
-    return t == PB_PDT_F32 ? 4u : 2u;
+    static const uint64_t sz[PB_PDT_COUNT] = {4, 2, 2, 8, 4, 1, 1, 1};
+    return (unsigned)t < PB_PDT_COUNT ? sz[t] : 0;
+}
+
+int pb_pat_dtype_from_name(const char *s, pb_pat_dtype_t *out)
+{
+    for (int t = 0; t < PB_PDT_COUNT; t++)
+        if (strcmp(s, pb_pat_dtype_name((pb_pat_dtype_t)t)) == 0) {
+            *out = (pb_pat_dtype_t)t;
+            return 0;
+        }
+    return -1;
 }
 
 int pb_pat_dtype_parse(const char *s, pb_pat_dtype_t *out)

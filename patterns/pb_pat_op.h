@@ -37,7 +37,21 @@ typedef enum pb_gkind {
 
 typedef enum pb_phase { PB_PH_FWD, PB_PH_BWD, PB_PH_OPT } pb_phase_t;
 
-typedef enum pb_pat_dtype { PB_PDT_F32, PB_PDT_BF16, PB_PDT_F16 } pb_pat_dtype_t;
+/* The training types first (what a model or its gradients are in); the
+ * rest are the other element types the backends measure, named here so a
+ * calibration measured in them (an fp8 or integer all-reduce reduces at
+ * its own speed) keeps its type. */
+typedef enum pb_pat_dtype {
+    PB_PDT_F32,
+    PB_PDT_BF16,
+    PB_PDT_F16,
+    PB_PDT_F64,
+    PB_PDT_I32,
+    PB_PDT_I8,
+    PB_PDT_F8E4M3,
+    PB_PDT_F8E5M2,
+    PB_PDT_COUNT
+} pb_pat_dtype_t;
 
 typedef enum pb_strategy {
     PB_STRAT_TP,
@@ -85,7 +99,12 @@ const char *pb_gkind_name(pb_gkind_t k);
 const char *pb_phase_name(pb_phase_t p);
 const char *pb_pat_dtype_name(pb_pat_dtype_t t);
 uint64_t pb_pat_dtype_size(pb_pat_dtype_t t);
-int pb_pat_dtype_parse(const char *s, pb_pat_dtype_t *out); /* 0 ok, -1 unknown */
+/* A training type (model or gradient dtype): float/f32/fp32, bfloat16/bf16,
+ * half/f16/fp16; 0 ok, -1 unknown. */
+int pb_pat_dtype_parse(const char *s, pb_pat_dtype_t *out);
+/* Any type by the name pb_pat_dtype_name gives it (the backend's, as
+ * results.csv writes it); 0 ok, -1 unknown. */
+int pb_pat_dtype_from_name(const char *s, pb_pat_dtype_t *out);
 const char *pb_strategy_name(pb_strategy_t s);
 int pb_strategy_parse(const char *s, pb_strategy_t *out);
 

@@ -17,10 +17,16 @@ double pb_calib_time_us(const pb_calib_row_t *c, uint64_t bytes)
     return c->latency_us + (double)bytes / (c->bandwidth_gbps * 1e3);
 }
 
-enum { C_COLL, C_GSIZE, C_LINK, C_LO, C_HI, C_LAT, C_BW, C_ERR, C_N };
+int pb_calib_dtype_matches(const pb_calib_row_t *c, const char *dtype)
+{
+    return c->dtype[0] == '\0' || strcmp(c->dtype, dtype) == 0;
+}
+
+/* C_DTYPE, last, is optional: files written before it have none */
+enum { C_COLL, C_GSIZE, C_LINK, C_LO, C_HI, C_LAT, C_BW, C_ERR, C_DTYPE, C_N };
 static const char *const col_names[C_N] = {"collective", "group_size", "link_class",
                                            "bytes_lo",   "bytes_hi",   "latency_us",
-                                           "bandwidth_gbps", "fit_error"};
+                                           "bandwidth_gbps", "fit_error", "dtype"};
 
 typedef struct reader {
     const char *path;
@@ -69,7 +75,7 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
     if (!rd->have_header) {
         for (int k = 0; k < C_N; k++) {
             rd->map[k] = pb_csv_rec_find(rec, col_names[k]);
-            if (rd->map[k] < 0)
+            if (rd->map[k] < 0 && k != C_DTYPE)
                 return pb_err_set(err, PB_EINPUT, "%s: missing column '%s' (calib.csv)",
                                   rd->path, col_names[k]);
         }
@@ -92,12 +98,15 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
     memset(c, 0, sizeof *c);
     const char *f[C_N];
     for (int k = 0; k < C_N; k++)
-        f[k] = rec->field[rd->map[k]];
-    if (strlen(f[C_COLL]) >= sizeof c->collective || strlen(f[C_LINK]) >= sizeof c->link_class)
+        f[k] = rd->map[k] >= 0 ? rec->field[rd->map[k]] : "";
+    if (strlen(f[C_COLL]) >= sizeof c->collective || strlen(f[C_LINK]) >= sizeof c->link_class ||
+        strlen(f[C_DTYPE]) >= sizeof c->dtype)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: a name longer than %d bytes", rd->path, line,
                           PB_RESULT_STR - 1);
     snprintf(c->collective, sizeof c->collective, "%s", f[C_COLL]);
     snprintf(c->link_class, sizeof c->link_class, "%s", f[C_LINK]);
+    /* "any" is stored as empty: both mean every type */
+    snprintf(c->dtype, sizeof c->dtype, "%s", strcmp(f[C_DTYPE], "any") == 0 ? "" : f[C_DTYPE]);
     uint64_t gs;
     int rc = u64(rd, line, C_GSIZE, f[C_GSIZE], &gs, err);
     if (rc == PB_OK && (gs < 1 || gs > 1u << 30))

@@ -6,6 +6,10 @@
  *   collective      allreduce, allgather, ... (pb_coll names, as in results)
  *   group_size      ranks in the group the piece was fitted on
  *   link_class      the group's slowest link (NV8, PIX, NODE, NET, ...; may be empty)
+ *   dtype           optional: the element type the piece was measured in
+ *                   (float, bfloat16, ...) for a reduction, whose speed
+ *                   depends on it; "any", empty or no column at all (files
+ *                   written before it) for a piece that serves every type
  *   bytes_lo        the piece covers sizes bytes_lo <= size <= bytes_hi
  *   bytes_hi        (sizes as in results.csv: nccl-tests' convention)
  *   latency_us      alpha: the time of an empty operation, microseconds
@@ -34,7 +38,11 @@ typedef struct pb_calib_row {
     double latency_us;
     double bandwidth_gbps;
     double fit_error;
+    char dtype[PB_RESULT_STR]; /* "" = any type */
 } pb_calib_row_t;
+
+/* Does the piece apply to rows of element type `dtype` (its own, or any)? */
+int pb_calib_dtype_matches(const pb_calib_row_t *c, const char *dtype);
 
 /* Predicted time of one operation of `bytes` under this piece, us. */
 double pb_calib_time_us(const pb_calib_row_t *c, uint64_t bytes);

@@ -56,7 +56,8 @@ static void line_name(const pb_result_t *r, const varies_t *v, char *s, size_t n
 static int calib_matches(const pb_calib_row_t *c, const pb_result_t *r)
 {
     return strcmp(c->collective, r->collective) == 0 && c->group_size == r->group_size &&
-           (c->link_class[0] == '\0' || strcmp(c->link_class, r->link_class) == 0);
+           (c->link_class[0] == '\0' || strcmp(c->link_class, r->link_class) == 0) &&
+           pb_calib_dtype_matches(c, r->dtype);
 }
 
 /* The piece of the model that covers this row's size, NULL if none. */
@@ -102,6 +103,7 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
             continue;
         if (!any)
             pb_sbuf_puts(out, "<table>\n<tr><th>group size</th><th class=\"l\">link</th>"
+                              "<th class=\"l\">type</th>"
                               "<th>sizes</th><th>latency (us)</th><th>bandwidth (GB/s)</th>"
                               "<th>fit error</th><th>measured sizes</th>"
                               "<th>worst |measured - model| / model</th></tr>\n");
@@ -123,6 +125,8 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
         pb_report_bytes(hi, sizeof hi, (double)c->bytes_hi);
         pb_sbuf_printf(out, "<tr><td>%d</td><td class=\"l\">", c->group_size);
         pb_sbuf_xml(out, c->link_class[0] ? c->link_class : "any");
+        pb_sbuf_puts(out, "</td><td class=\"l\">");
+        pb_sbuf_xml(out, c->dtype[0] ? c->dtype : "any");
         pb_sbuf_printf(out, "</td><td>%s .. %s</td><td>%.3g</td><td>%.4g</td><td>%.1f %%</td>"
                             "<td>%zu</td><td%s>%s%.1f %%</td></tr>\n",
                        lo, hi, c->latency_us, c->bandwidth_gbps, c->fit_error * 100.0, npts,

@@ -126,7 +126,7 @@ int main(void)
 
     /* calib.csv: a piece predicts latency + size / bandwidth; 5 us and
      * 10 GB/s (1e4 B/us) at 1e6 B: 5 + 100 = 105 us (by hand) */
-    pb_calib_row_t c = {"allreduce", 8, "NV18", 0, UINT64_C(1) << 30, 5.0, 10.0, 0.01};
+    pb_calib_row_t c = {"allreduce", 8, "NV18", 0, UINT64_C(1) << 30, 5.0, 10.0, 0.01, ""};
     CHECK_NEAR(pb_calib_time_us(&c, 1000000), 105.0, 1e-12);
     pb_calib_row_t *cr = NULL;
     size_t ncr = 0;
@@ -137,6 +137,23 @@ int main(void)
     CHECK(ncr == 4 && strcmp(cr[0].collective, "allreduce") == 0 && cr[0].group_size == 2 &&
           cr[0].bytes_lo == 8 && cr[0].bytes_hi == 65536 && cr[0].latency_us == 1.504 &&
           cr[0].bandwidth_gbps == 3.0963);
+    /* that file has no dtype column (written before it): every piece
+     * serves any type */
+    CHECK(ncr == 4 && cr[0].dtype[0] == '\0' && pb_calib_dtype_matches(&cr[0], "bfloat16"));
+    free(cr);
+    /* with the column: a reduction's piece applies to its type only;
+     * "any" to every type */
+    CHECK(pb_calib_read(PB_SOURCE_DIR "/tests/fixtures/calib-dtype.csv", &cr, &ncr, &err) ==
+          PB_OK);
+    CHECK(ncr == 4);
+    if (ncr == 4) {
+        CHECK(strcmp(cr[0].dtype, "float") == 0 && strcmp(cr[1].dtype, "bfloat16") == 0 &&
+              strcmp(cr[3].collective, "allgather") == 0 && cr[3].dtype[0] == '\0');
+        CHECK(pb_calib_dtype_matches(&cr[0], "float") && !pb_calib_dtype_matches(&cr[0], "bfloat16"));
+        CHECK(pb_calib_dtype_matches(&cr[3], "bfloat16") && pb_calib_dtype_matches(&cr[3], "float"));
+        /* 10 us + 1e6 B / (0.166667 GB/s x 1e3 B/us) = 10 + 5999.99 us */
+        CHECK_NEAR(pb_calib_time_us(&cr[1], 1000000), 10.0 + 1e6 / 166.667, 1e-12);
+    }
     free(cr);
     PB_TEST_END("unit_json");
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_test.h"
 #include "bench/pb_calib_csv.h"
@@ -130,6 +131,7 @@ static void measured(void)
     for (size_t i = 0; i < k.n && i < back.n; i++) {
         CHECK(back.c[i].npieces == k.c[i].npieces && back.c[i].n == k.c[i].n &&
               strcmp(back.c[i].link, k.c[i].link) == 0);
+        CHECK(back.c[i].any_dtype == k.c[i].any_dtype && back.c[i].dtype == k.c[i].dtype);
         for (int p = 0; p < k.c[i].npieces; p++)
             CHECK(back.c[i].p[p].alpha_us == k.c[i].p[p].alpha_us &&
                   back.c[i].p[p].beta_us_b == k.c[i].p[p].beta_us_b);
@@ -171,19 +173,19 @@ static void scaling(void)
     pb_cost_t cost = {&hw, &k};
     int cal = 0;
     uint64_t x = 1000000;
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, 2, 0, x, 0, &cal), 10.0 + 10.0, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 2, 0, x, 0, &cal), 10.0 + 10.0, 1e-12);
     CHECK(cal);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, 8, 0, x, 0, &cal), 70.0 + 17.5, 1e-12);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, 8, 0, x, 0, &cal), 30.0 + 17.5, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 8, 0, x, 0, &cal), 70.0 + 17.5, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 8, 0, x, 0, &cal), 30.0 + 17.5, 1e-12);
     /* across nodes nothing was measured: the preset, 8 NICs of 400 Gb/s
      * for 8 GPUs = 50 GB/s x 0.92; 1 MB all-gather on 8 ranks sends
      * 7/8 MB: 20 us + 875000 / 46e3 us */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, 8, 1, x, 0, &cal), 20.0 + 875000.0 / 46e3,
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 8, 1, x, 0, &cal), 20.0 + 875000.0 / 46e3,
                1e-12);
     CHECK(!cal);
     /* all-to-all-v without its own curve: not measured here, preset with
      * the hottest share: 1 MB x 2 x 7/8 over NVLink 450 x 0.8 */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLTOALLV, 8, 0, x, 2.0, &cal),
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLTOALLV, PB_PDT_F32, 8, 0, x, 2.0, &cal),
                10.0 + 2.0 * 875000.0 / 360e3, 1e-12);
     pb_calib_free(&k);
 }
@@ -199,6 +201,7 @@ static void step_uses_calibration(void)
     memset(&c, 0, sizeof c);
     c.coll = PB_PAT_ALLREDUCE;
     c.n = 2;
+    c.dtype = PB_PDT_BF16; /* tiny's activations */
     snprintf(c.link, sizeof c.link, "L3");
     c.npieces = 1;
     c.p[0].lo = 8, c.p[0].hi = 1 << 24, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
@@ -220,13 +223,230 @@ static void step_uses_calibration(void)
     sc.gpus_per_node = 2;
     pb_step_t st;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
-    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0);
+    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 0);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
+    /* the same law measured in float only: the bf16 all-reduces borrow
+     * it (the same time) and both kinds are counted as another type */
+    k.c[0].dtype = PB_PDT_F32;
+    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 2);
+    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
+    k.c[0].dtype = PB_PDT_BF16;
     /* half of it hidden with --tp-overlap 0.5 */
     sc.tp_overlap = 0.5;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6 / 2, 1e-12);
     pb_calib_free(&k);
+}
+
+static void add_pt(pb_meas_t *p, size_t *n, pb_pat_coll_t c, pb_pat_dtype_t t, uint64_t b,
+                   double us)
+{
+    memset(&p[*n], 0, sizeof p[*n]);
+    p[*n].coll = c, p[*n].n = 2, p[*n].dtype = t, p[*n].bytes = b, p[*n].time_us = us;
+    snprintf(p[*n].link, sizeof p[*n].link, "L3");
+    (*n)++;
+}
+
+static const pb_curve_t *find_curve(const pb_calib_t *k, pb_pat_coll_t c, int any,
+                                    pb_pat_dtype_t t)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (k->c[i].coll == c && k->c[i].any_dtype == any && (any || k->c[i].dtype == t))
+            return &k->c[i];
+    return NULL;
+}
+
+/* Reductions are fitted per data type.  An all-reduce of 2 ranks within a
+ * node measured at 10 us + 1e-3 us/B (1 GB/s) in float and 10 us + 6e-3
+ * us/B in bfloat16 (the host backend reduces bf16 in software; on this
+ * machine 57 us in float against 348 us in bf16 at 256 KiB, about 6x),
+ * sizes 1 KiB..16 MiB by 4; an all-gather measured at the same two
+ * speeds, which for a collective that only moves bytes are two runs of
+ * the same thing: one curve of the faster.  At 1e6 B (by hand): bf16
+ * 10 + 6000 us, float 10 + 1000 us. */
+static void dtype_curves(pb_calib_t *k)
+{
+    pb_meas_t pts[64];
+    size_t n = 0;
+    for (uint64_t b = 1024; b <= (UINT64_C(16) << 20); b *= 4) {
+        add_pt(pts, &n, PB_PAT_ALLREDUCE, PB_PDT_F32, b, 10.0 + 1e-3 * (double)b);
+        add_pt(pts, &n, PB_PAT_ALLREDUCE, PB_PDT_BF16, b, 10.0 + 6e-3 * (double)b);
+        add_pt(pts, &n, PB_PAT_ALLGATHER, PB_PDT_BF16, b, 10.0 + 6e-3 * (double)b);
+        add_pt(pts, &n, PB_PAT_ALLGATHER, PB_PDT_F32, b, 10.0 + 1e-3 * (double)b);
+    }
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_calib_fit(pts, n, 0.05, k, &err) == PB_OK);
+    CHECK(k->n == 3);
+    const pb_curve_t *f = find_curve(k, PB_PAT_ALLREDUCE, 0, PB_PDT_F32);
+    const pb_curve_t *h = find_curve(k, PB_PAT_ALLREDUCE, 0, PB_PDT_BF16);
+    const pb_curve_t *g = find_curve(k, PB_PAT_ALLGATHER, 1, PB_PDT_F32);
+    CHECK(f && h && g);
+    if (!f || !h || !g)
+        return;
+    CHECK(f->npieces == 1 && h->npieces == 1 && g->npieces == 1);
+    CHECK_NEAR(f->p[0].beta_us_b, 1e-3, 1e-9);
+    CHECK_NEAR(h->p[0].beta_us_b, 6e-3, 1e-9);
+    CHECK_NEAR(g->p[0].beta_us_b, 1e-3, 1e-9); /* the faster of the two types */
+    CHECK_NEAR(g->p[0].alpha_us, 10.0, 1e-9);
+
+    pb_hw_t hw;
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, k};
+    int cal = -1;
+    uint64_t x = 1000000;
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK(cal == PB_CAL_OWN);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK(cal == PB_CAL_OWN);
+    /* half was not measured: bfloat16, the same 2 bytes per element, not
+     * float; counted as another type */
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK(cal == PB_CAL_OTHER);
+    /* fp8 (1 byte) has no type of its size: the slower of float and bf16 */
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F8E4M3, 2, 0, x, 0, &cal), 6010.0,
+               1e-9);
+    CHECK(cal == PB_CAL_OTHER);
+    /* double (8 bytes) likewise */
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F64, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK(cal == PB_CAL_OTHER);
+    /* the type does not matter to an all-gather: its one curve, own */
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK(cal == PB_CAL_OWN);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK(cal == PB_CAL_OWN);
+    /* a type measured at another group size is preferred to another type
+     * at this one: bf16 at n=2 scaled to n=8 by the all-reduce rules
+     * (latency x log2 8 / log2 2 = 3, bandwidth x 1.75) = 30 + 10500 */
+    pb_curve_t f8 = *f;
+    f8.n = 8;
+    CHECK(pb_calib_add(k, &f8, &err) == PB_OK);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 8, 0, x, 0, &cal), 10530.0, 1e-9);
+    CHECK(cal == PB_CAL_OWN);
+    k->n--;
+    /* reduce-scatter was not measured in any type: the preset */
+    pb_cost_us(&cost, PB_PAT_REDUCESCATTER, PB_PDT_BF16, 2, 0, x, 0, &cal);
+    CHECK(cal == PB_CAL_PRESET);
+}
+
+/* The dtype column: written and read back; a file without it (written by
+ * calibrate before the column existed: tests/fixtures/calib-nodtype.csv,
+ * `parbench calibrate tests/fixtures/coll-2rank-host.csv -o` at commit
+ * 191d68d) still reads, every curve serving any type; a hand-written file
+ * with the column (tests/fixtures/calib-dtype.csv) predicts per type. */
+static void dtype_files(void)
+{
+    pb_calib_t k, back;
+    pb_calib_init(&k);
+    pb_calib_init(&back);
+    dtype_curves(&k);
+    pb_err_t err;
+    pb_err_clear(&err);
+    char out[] = "/tmp/pb_calib_dtXXXXXX";
+    int fd = mkstemp(out);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    CHECK(pb_calib_csv_write(out, &k, &err) == PB_OK);
+    CHECK(pb_calib_csv_read(out, &back, &err) == PB_OK);
+    CHECK(back.n == k.n);
+    for (size_t i = 0; i < k.n && i < back.n; i++) {
+        CHECK(back.c[i].coll == k.c[i].coll && back.c[i].any_dtype == k.c[i].any_dtype &&
+              (k.c[i].any_dtype || back.c[i].dtype == k.c[i].dtype));
+        CHECK(back.c[i].npieces == k.c[i].npieces);
+        for (int p = 0; p < k.c[i].npieces && p < back.c[i].npieces; p++)
+            CHECK(back.c[i].p[p].alpha_us == k.c[i].p[p].alpha_us &&
+                  back.c[i].p[p].beta_us_b == k.c[i].p[p].beta_us_b);
+    }
+    remove(out);
+    pb_calib_free(&back);
+    pb_calib_free(&k);
+
+    /* the old format: the same pieces as fitting the same rows today
+     * (they are all float, one type per curve either way), all untyped */
+    pb_calib_t old, now;
+    pb_calib_init(&old);
+    pb_calib_init(&now);
+    CHECK(pb_calib_csv_read(PB_SOURCE_DIR "/tests/fixtures/calib-nodtype.csv", &old, &err) ==
+          PB_OK);
+    pb_result_t *rows = NULL;
+    size_t nrows = 0, npts = 0, skipped = 0;
+    pb_meas_t *pts = NULL;
+    CHECK(pb_csv_read(PB_SOURCE_DIR "/tests/fixtures/coll-2rank-host.csv", &rows, &nrows,
+                      &err) == PB_OK);
+    CHECK(pb_meas_from_rows(rows, nrows, &pts, &npts, &skipped, &err) == PB_OK);
+    CHECK(pb_calib_fit(pts, npts, 0.05, &now, &err) == PB_OK);
+    CHECK(old.n == 3 && now.n == 3);
+    for (size_t i = 0; i < old.n && i < now.n; i++) {
+        CHECK(old.c[i].any_dtype == 1);
+        CHECK(now.c[i].any_dtype == (now.c[i].coll != PB_PAT_ALLREDUCE));
+        CHECK(now.c[i].coll == old.c[i].coll && now.c[i].npieces == old.c[i].npieces);
+        for (int p = 0; p < old.c[i].npieces && p < now.c[i].npieces; p++)
+            CHECK(now.c[i].p[p].alpha_us == old.c[i].p[p].alpha_us &&
+                  now.c[i].p[p].beta_us_b == old.c[i].p[p].beta_us_b &&
+                  now.c[i].p[p].lo == old.c[i].p[p].lo && now.c[i].p[p].hi == old.c[i].p[p].hi);
+    }
+    /* the untyped all-reduce serves bf16 and float alike, as another type */
+    pb_hw_t hw;
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, &old};
+    int cal = -1;
+    uint64_t x = UINT64_C(1) << 20;
+    double want = old.n ? pb_curve_eval(&old.c[0], x, NULL, NULL) : 0;
+    CHECK(old.n && old.c[0].coll == PB_PAT_ALLREDUCE);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, x, 0, &cal), want, 1e-12);
+    CHECK(cal == PB_CAL_OTHER);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, x, 0, &cal), want, 1e-12);
+    CHECK(cal == PB_CAL_OTHER);
+    pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, x, 0, &cal);
+    CHECK(cal == PB_CAL_OWN);
+    free(pts);
+    free(rows);
+    pb_calib_free(&old);
+    pb_calib_free(&now);
+
+    /* with the column: float 10 + 1e-3 x; bf16 10 + 6e-3 x to 1 MiB, then
+     * 7e-3 x; all-gather any.  By hand: bf16 1e6 B 6010 us, 4 MiB
+     * 0.007 x 4194304 = 29360.128 us; float 4 MiB 10 + 4194.304 us. */
+    pb_calib_t typed;
+    pb_calib_init(&typed);
+    CHECK(pb_calib_csv_read(PB_SOURCE_DIR "/tests/fixtures/calib-dtype.csv", &typed, &err) ==
+          PB_OK);
+    CHECK(typed.n == 3);
+    cost.calib = &typed;
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 1000000, 0, &cal), 6010.0,
+               1e-12);
+    CHECK(cal == PB_CAL_OWN);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, UINT64_C(4) << 20, 0, &cal),
+               29360.128, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, UINT64_C(4) << 20, 0, &cal),
+               4204.304, 1e-12);
+    CHECK(cal == PB_CAL_OWN);
+    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, 1000000, 0, &cal), 1010.0,
+               1e-12);
+    CHECK(cal == PB_CAL_OWN);
+    pb_calib_free(&typed);
+
+    /* an unknown type name is bad input naming file:line */
+    char bad[] = "/tmp/pb_calib_badXXXXXX";
+    fd = mkstemp(bad);
+    CHECK(fd >= 0);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (f) {
+        fputs("collective,group_size,link_class,dtype,piece,bytes_lo,bytes_hi,latency_us,"
+              "us_per_byte,points,max_err_pct,rms_err_pct\n"
+              "allreduce,2,L3,bf17,0,8,1024,1,0.001,3,0,0\n",
+              f);
+        fclose(f);
+    }
+    pb_calib_init(&typed);
+    pb_err_clear(&err);
+    CHECK(pb_calib_csv_read(bad, &typed, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, ":2: unknown dtype 'bf17'") != NULL);
+    pb_calib_free(&typed);
+    remove(bad);
 }
 
 /* parbench gemm rows: total FLOPs / total time.  2e12 FLOPs at 200 TFLOP/s
@@ -253,5 +473,6 @@ int main(void)
     synthetic();
     measured();
     scaling();
+    dtype_files();
     PB_TEST_END("model_calib");
 }
