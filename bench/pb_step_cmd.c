@@ -29,7 +29,7 @@ static void span_event(const pb_step_exec_t *s, int rank, const pb_step_span_t *
         snprintf(e->cat, sizeof e->cat, "dp");
     } else if (sp->act == PB_ACT_XCHG) {
         pb_xchg_name(sp->parts, e->detail, sizeof e->detail);
-        snprintf(e->name, sizeof e->name, "xchg %s", e->detail);
+        snprintf(e->name, sizeof e->name, "xchg %.50s", e->detail);
         snprintf(e->cat, sizeof e->cat, "pp");
     } else {
         e->mb = sp->mb;

@@ -351,23 +351,36 @@ static int layer_ops(pb_step_exec_t *s, int phase, uint64_t j, pb_err_t *err)
     return PB_OK;
 }
 
-/* The gradient buckets the `done`-th finished layer of the last backward
- * passes completes (of v x layers in all). */
-static int buckets(pb_step_exec_t *s, uint64_t done, pb_err_t *err)
+/* The gradient buckets, in the op list's order, form one queue of B
+ * buckets filled as the last backward passes finish layers (of v x
+ * layers in all): after the `done`-th layer, the buckets due by then go
+ * out, as DDP launches a bucket the moment its last gradient lands.
+ * `*next` counts the buckets launched so far in this step. */
+static int buckets(pb_step_exec_t *s, uint64_t done, uint64_t *next, pb_err_t *err)
 {
-    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers;
-    for (size_t i = 0; i < s->nops; i++) {
-        pb_step_op_t *so = &s->ops[i];
-        if (!so->overlapped || so->phase != PB_PH_BWD)
-            continue;
-        for (uint64_t k = share(so->per_mb, done, all); k > 0; k--)
-            if (launch(s, so, err))
-                return err->code;
+    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers, total = 0;
+    for (size_t i = 0; i < s->nops; i++)
+        if (s->ops[i].overlapped && s->ops[i].phase == PB_PH_BWD)
+            total += s->ops[i].per_mb;
+    uint64_t due = total * (done + 1) / all; /* buckets full after this layer */
+    for (; *next < due; ++*next) {
+        uint64_t k = *next; /* the k-th bucket of the queue: find its op */
+        for (size_t i = 0; i < s->nops; i++) {
+            pb_step_op_t *so = &s->ops[i];
+            if (!so->overlapped || so->phase != PB_PH_BWD)
+                continue;
+            if (k < so->per_mb) {
+                if (launch(s, so, err))
+                    return err->code;
+                break;
+            }
+            k -= so->per_mb;
+        }
     }
     return PB_OK;
 }
 
-static int pass(pb_step_exec_t *s, const pb_step_action_t *a, int last, uint64_t *grads_done,
+static int pass(pb_step_exec_t *s, const pb_step_action_t *a, int last, uint64_t grads[2],
                 pb_err_t *err)
 {
     int fwd = a->act == PB_ACT_FWD;
@@ -378,7 +391,7 @@ static int pass(pb_step_exec_t *s, const pb_step_action_t *a, int last, uint64_t
         uint64_t j = (uint64_t)a->chunk * (uint64_t)s->layers + (uint64_t)layer;
         if (layer_ops(s, fwd ? PB_PH_FWD : PB_PH_BWD, j, err))
             return err->code;
-        if (last && buckets(s, (*grads_done)++, err))
+        if (last && buckets(s, grads[0]++, &grads[1], err))
             return err->code;
     }
     return PB_OK;
@@ -432,14 +445,14 @@ int pb_step_one(pb_step_exec_t *s, double *sec, pb_err_t *err)
                 if (launch(s, &s->ops[i], err))
                     return err->code;
     int gathered = 0;
-    uint64_t grads_done = 0;
+    uint64_t grads[2] = {0, 0}; /* layers whose gradients are final; buckets launched */
     for (size_t i = 0; i < s->sched.n; i++) {
         const pb_step_action_t *a = &s->sched.a[i];
         double t0 = now_s();
         int code = a->act == PB_ACT_XCHG
                        ? exchange(s, a, err)
                        : pass(s, a, a->act == PB_ACT_BWD && s->last_bwd[a->chunk] == i,
-                              &grads_done, err);
+                              grads, err);
         if (code)
             return code;
         span(s, (int)a->act, a->mb, a->chunk, a->parts, t0, now_s(), origin);

@@ -15,7 +15,7 @@
 
 typedef struct pb_trace_event {
     int pid;          /* the rank */
-    char name[48];    /* "fwd mb 3 chunk 1", "xchg send_next+recv_next" */
+    char name[64];    /* "fwd mb 3 chunk 1", "xchg send_next+recv_prev+send_prev+recv_next" */
     char cat[16];     /* "compute", "pp", "dp" */
     double ts_us;     /* start, microseconds from the step's start */
     double dur_us;
