@@ -32,4 +32,8 @@ run() {
 run coll 2 "$build/parbench" coll --op allreduce,alltoallv --sizes 1K -n 2 -w 1 --check \
     --quiet --csv "$build/valgrind-coll.csv"
 run pattern 2 "$build/parbench" --pattern tp --preset tiny --tp 2 -n 2 -w 1 --check --quiet
+# the executed step with data parallelism: non-blocking gradient buckets
+# driven by the compute stand-in's progress polling, checked
+run step 2 "$build/parbench" step --dp 2 --size 256 --layers 2 --seq 64 --ffn 512 --vocab 512 \
+    --heads 8 --kv-heads 8 --compute-scale 0.01 --steps 2 --check --csv "$build/valgrind-step.csv"
 exit $fail
