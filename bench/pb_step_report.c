@@ -182,8 +182,8 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
            "optimizer aside; with communication off, the bubble alone: (p-1)/(v m + p-1) = %.1f%%)\n", idle.median * 1e3,
            step.median > 0 ? 100.0 * idle.median / step.median : 0.0,
            100.0 * (s->stages - 1) / ((double)s->v * s->m + s->stages - 1));
-    printf("# predicted from %s; cp: the ring exchanges run blocking here, the model hides "
-           "them behind attention\n",
+    printf("# predicted from %s; cp: each ring step travels beside one block of attention, "
+           "the wait is exposed (the model hides them behind all of it)\n",
            s->calibrated ? "the calibration (--calib)" : "the hardware preset (--hw, default a100)");
     if (s->calibrated && s->pred.ops_other_dtype)
         printf("# %d operation kinds are reductions calibrated with another data type (theirs "

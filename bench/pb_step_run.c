@@ -240,9 +240,15 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
         return err->code;
     /* overlapped operations run on their own groups, without waiting */
     s->async = bo->set_async != NULL;
-    for (size_t i = 0; s->async && i < s->nops; i++)
-        if (s->ops[i].overlapped && bo->set_async(s->ops[i].g, 1, err))
+    for (size_t i = 0; s->async && i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        /* ring attention: each K,V (dK,dV) step travels while the block
+         * in hand is attended to (Liu et al. 2023; Transformer Engine's
+         * P2P context parallelism) */
+        so->ring = so->cat == PB_SC_CP && so->per_pass && so->op.coll == PB_SENDRECV;
+        if ((so->overlapped || so->ring) && bo->set_async(so->g, 1, err))
             return err->code;
+    }
     s->tracing = o->trace_path != NULL;
     return PB_OK;
 }
@@ -342,7 +348,7 @@ static int layer_ops(pb_step_exec_t *s, int phase, uint64_t j, pb_err_t *err)
     uint64_t all = (uint64_t)s->v * (uint64_t)s->layers;
     for (size_t i = 0; i < s->nops; i++) {
         pb_step_op_t *so = &s->ops[i];
-        if (so->phase != phase || !so->per_pass)
+        if (so->phase != phase || !so->per_pass || so->ring)
             continue;
         for (uint64_t k = share(so->per_mb, j, all); k > 0; k--)
             if (run_op(s, so, err))
@@ -380,15 +386,84 @@ static int buckets(pb_step_exec_t *s, uint64_t done, uint64_t *next, pb_err_t *e
     return PB_OK;
 }
 
+/* Issues ring step `so` without waiting: to the next rank of the CP ring
+ * from the previous one, as batched parts (a host MPI's send/receive
+ * pair would block). */
+static int ring_send(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
+{
+    pb_p2p_part_t p[2];
+    int n = 0, me = so->g->rank, size = so->g->size;
+    uint64_t count = so->op.geom.count;
+    /* explicit partners, else the ring's (as pb_op_run reads them) */
+    int to = so->op.p2p ? so->op.to : (me + 1) % size;
+    int from = so->op.p2p ? so->op.from : (me + size - 1) % size;
+    if (to >= 0)
+        p[n++] = (pb_p2p_part_t){1, to, 0, s->bufs.send, count};
+    if (from >= 0)
+        p[n++] = (pb_p2p_part_t){0, from, 0, s->bufs.recv, count};
+    snprintf(so->g->doing, sizeof so->g->doing, "step: ring attention step %llu B",
+             (unsigned long long)so->op.bytes);
+    return so->g->be->ops->p2p_batch(so->g, p, n, so->op.dtype, err);
+}
+
+/* The attention of layer j (`attn` seconds of its compute) with the
+ * layer's ring steps: the sequence is in cp blocks, and while block k is
+ * attended to, the K,V of block k+1 arrive; a step waits for the one
+ * before it, as each rank forwards what it just received.  The waits
+ * are the exposed CP time.  *used: the compute spent (0: no ring steps
+ * in this layer, the caller stands in for the whole layer). */
+static int ring_attention(pb_step_exec_t *s, int phase, uint64_t j, double attn, double *used,
+                          pb_err_t *err)
+{
+    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers, n = 0;
+    pb_group_t *g = NULL;
+    for (size_t i = 0; i < s->nops; i++)
+        if (s->ops[i].ring && s->ops[i].phase == phase) {
+            n += share(s->ops[i].per_mb, j, all);
+            g = s->ops[i].g;
+        }
+    *used = 0.0;
+    if (n == 0)
+        return PB_OK;
+    uint64_t steps = g->size > 1 ? (uint64_t)g->size - 1 : 1, q = 0;
+    double block = attn / (double)(steps + 1);
+    for (uint64_t k = 0; k < steps; k++) {
+        double t0 = now_s();
+        /* this step's transfers: the layer's ring operations in order,
+         * spread evenly over the steps (backward sends dK,dV with K,V) */
+        uint64_t upto = n * (k + 1) / steps;
+        for (size_t i = 0; i < s->nops && q < upto; i++) {
+            pb_step_op_t *so = &s->ops[i];
+            if (!so->ring || so->phase != phase)
+                continue;
+            for (uint64_t c = share(so->per_mb, j, all); c > 0 && q < upto; c--, q++)
+                if (ring_send(s, so, err))
+                    return err->code;
+        }
+        s->spent[PB_SC_CP] += now_s() - t0;
+        if (compute(s, block, PB_SC_COMPUTE, err))
+            return err->code;
+        t0 = now_s();
+        if (g->be->ops->sync(g, err))
+            return err->code;
+        s->spent[PB_SC_CP] += now_s() - t0;
+    }
+    *used = attn;
+    return compute(s, block, PB_SC_COMPUTE, err); /* the last block: nothing left to come */
+}
+
 static int pass(pb_step_exec_t *s, const pb_step_action_t *a, int last, uint64_t grads[2],
                 pb_err_t *err)
 {
     int fwd = a->act == PB_ACT_FWD;
     for (int i = 0; i < s->layers; i++) {
         int layer = fwd ? i : s->layers - 1 - i; /* backward runs from the top down */
-        if (compute(s, fwd ? s->t_fwd : s->t_bwd, PB_SC_COMPUTE, err))
-            return err->code;
         uint64_t j = (uint64_t)a->chunk * (uint64_t)s->layers + (uint64_t)layer;
+        double t = fwd ? s->t_fwd : s->t_bwd, used = 0.0;
+        if (ring_attention(s, fwd ? PB_PH_FWD : PB_PH_BWD, j, t * s->pred.attn_share, &used, err))
+            return err->code;
+        if (compute(s, t - used, PB_SC_COMPUTE, err))
+            return err->code;
         if (layer_ops(s, fwd ? PB_PH_FWD : PB_PH_BWD, j, err))
             return err->code;
         if (last && buckets(s, grads[0]++, &grads[1], err))

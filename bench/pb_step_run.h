@@ -39,6 +39,7 @@ typedef struct pb_step_op {
     int phase;       /* pb_phase_t */
     int per_pass;    /* layer by layer in every pass (else once a step) */
     int overlapped;  /* launched without waiting (DP buckets, parameter gathers) */
+    int ring;        /* a ring-attention step: overlaps a block of attention (CP) */
     uint64_t per_mb; /* operations per pass, or per step */
 } pb_step_op_t;
 

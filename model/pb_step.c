@@ -86,6 +86,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double bwd_window = 2.0 * fwd / r;
     double fwd_window = fwd / r;
     double attn_window = (double)micro * 3.0 * attn / r;
+    out->attn_share = fwd > 0.0 ? attn / fwd : 0.0;
 
     for (int k = 0; k < PB_GK_COUNT; k++)
         out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
@@ -97,7 +98,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     unsigned all = ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
-    double dp_bwd = 0, dp_bwd_max = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
+    double dp_bwd = 0, dp_bwd_last = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
     for (size_t i = 0; i < ops.n; i++) {
         const pb_pat_op_t *o = &ops.ops[i];
         int cal = 0;
@@ -133,7 +134,11 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
                 dp_opt_max = t > dp_opt_max ? t : dp_opt_max;
             } else {
                 dp_bwd += tot;
-                dp_bwd_max = t > dp_bwd_max ? t : dp_bwd_max;
+                /* buckets fill in reverse parameter order, full ones
+                 * first (pb_traffic_dp.c lists them so): the one launched
+                 * last, after the last gradient, is the list's last - the
+                 * remainder, usually the smallest */
+                dp_bwd_last = t;
             }
             break;
         }
@@ -153,7 +158,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * (double)micro) * work;
 
     double dpx = dp_bwd - bwd_window;
-    dpx = dpx > dp_bwd_max ? dpx : dp_bwd_max;
+    dpx = dpx > dp_bwd_last ? dpx : dp_bwd_last;
     double agx = dp_opt - fwd_window;
     agx = agx > dp_opt_max ? agx : dp_opt_max;
     double z3 = dp_z3 - out->part[PB_PART_COMPUTE];

@@ -64,6 +64,9 @@ typedef struct pb_step {
     double mfu, hfu;
     double eff_tp, eff_pp, eff_dp;
     double bubble_frac; /* bubble / step */
+    /* the attention core's share of the busiest stage's forward FLOPs:
+     * the window context parallelism's ring steps hide in */
+    double attn_share;
     int net[PB_GK_COUNT]; /* 1: that group kind spans nodes */
     int ops_calibrated, ops_preset;
     /* of ops_calibrated: reductions whose type was not measured, answered

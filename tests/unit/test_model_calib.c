@@ -239,6 +239,58 @@ static void step_uses_calibration(void)
     pb_calib_free(&k);
 }
 
+/* Exposed DP when the backward hides nearly everything: what is left is
+ * the bucket launched last, after the last gradient landed (pb_step.h) -
+ * the remainder bucket, which the traffic generator lists last after the
+ * full ones - not the largest bucket.  tiny on dp 2 at 1e-6 TFLOP/s
+ * (a backward window of hours); every all-reduce of 2 ranks costs
+ * 10 us + 1e-5 us/B, so the exposed time is 10 + 1e-5 x (the last
+ * bucket's bytes) us, below a full bucket's. */
+static void step_dp_last_bucket(void)
+{
+    pb_curve_t c;
+    memset(&c, 0, sizeof c);
+    c.coll = PB_PAT_ALLREDUCE;
+    c.n = 2;
+    c.dtype = PB_PDT_F32; /* gradients in float */
+    snprintf(c.link, sizeof c.link, "L3");
+    c.npieces = 1;
+    c.p[0].lo = 8, c.p[0].hi = UINT64_C(1) << 34, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
+    pb_calib_t k;
+    pb_calib_init(&k);
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
+    pb_hw_t hw;
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, &k};
+    pb_model_t m;
+    CHECK(pb_model_preset("tiny", &m, &err) == PB_OK);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 2;
+    pb_step_cfg_t sc;
+    pb_step_cfg_default(&sc);
+    sc.gpus_per_node = 2;
+    sc.compute_tflops = 1e-6;
+    /* the buckets, as the generator lists them */
+    pb_op_list_t ops;
+    memset(&ops, 0, sizeof ops);
+    CHECK(pb_traffic_gen(&m, &l, &sc.traffic, 1u << PB_STRAT_DP, &ops, &err) == PB_OK);
+    uint64_t last = 0, largest = 0;
+    for (size_t i = 0; i < ops.n; i++)
+        if (ops.ops[i].phase == PB_PH_BWD) {
+            last = ops.ops[i].bytes;
+            largest = ops.ops[i].bytes > largest ? ops.ops[i].bytes : largest;
+        }
+    pb_op_list_free(&ops);
+    CHECK(last > 0 && last < largest); /* tiny has a remainder bucket */
+    pb_step_t st;
+    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK_NEAR(st.part[PB_PART_DP], (10.0 + 1e-5 * (double)last) * 1e-6, 1e-12);
+    pb_calib_free(&k);
+}
+
 static void add_pt(pb_meas_t *p, size_t *n, pb_pat_coll_t c, pb_pat_dtype_t t, uint64_t b,
                    double us)
 {
@@ -469,6 +521,7 @@ static void gemm_rate(void)
 int main(void)
 {
     step_uses_calibration();
+    step_dp_last_bucket();
     gemm_rate();
     synthetic();
     measured();
