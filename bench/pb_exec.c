@@ -65,6 +65,12 @@ static void alltoallv_hot(int n, int rank, uint64_t total, double imb, uint64_t 
     }
 }
 
+void pb_op_partners(const pb_op_t *op, const pb_group_t *g, int *to, int *from)
+{
+    *to = op->p2p ? op->to : (g->rank + 1) % g->size;
+    *from = op->p2p ? op->from : (g->rank + g->size - 1) % g->size;
+}
+
 uint64_t pb_op_buffer_bytes(const pb_op_t *op, int n)
 {
     if (op->coll == PB_ALLTOALLV && op->imbalance > 1.0) {
@@ -130,8 +136,8 @@ int pb_op_run(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
         return ops->reduce(g, b->send, op->in_place ? b->send : b->recv, gm->count, t,
                            op->redop, op->root, err);
     case PB_SENDRECV: {
-        int to = op->p2p ? op->to : (g->rank + 1) % g->size;
-        int from = op->p2p ? op->from : (g->rank + g->size - 1) % g->size;
+        int to, from;
+        pb_op_partners(op, g, &to, &from);
         return ops->sendrecv(g, b->send, to, b->recv, from, gm->count, t, err);
     }
     case PB_COLL_COUNT:
@@ -192,7 +198,8 @@ int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
         return fill_move(g, b->send, gm->count, t, op->root, 0, err);
     case PB_SENDRECV:
     {
-        int to = op->p2p ? op->to : (me + 1) % n;
+        int to, from;
+        pb_op_partners(op, g, &to, &from);
         return fill_move(g, b->send, gm->count, t, me, to < 0 ? 0 : to, err);
     }
     case PB_COLL_COUNT:
@@ -247,7 +254,8 @@ static int regions(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, region_t *r)
         r[k++] = (region_t){b->send, gm->count, expect_move(t, op->root, 0, n)};
         break;
     case PB_SENDRECV: {
-        int from = op->p2p ? op->from : (me + n - 1) % n;
+        int to, from;
+        pb_op_partners(op, g, &to, &from);
         if (from >= 0) /* an open chain's first rank receives nothing */
             r[k++] = (region_t){b->recv, gm->count, expect_move(t, from, me, n)};
         break;

@@ -45,6 +45,11 @@ typedef struct pb_op {
  * bytes must be a multiple of pb_coll_granule(). */
 int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err);
 
+/* A send/recv's partners on g (group ranks, -1 = none): the explicit
+ * ones when op->p2p is set, else the ring's (send to rank+1, receive
+ * from rank-1). */
+void pb_op_partners(const pb_op_t *op, const pb_group_t *g, int *to, int *from);
+
 /* Buffer bytes an operation needs: `bytes`, or for a hot-destination
  * all-to-all-v the hot rank's larger receive side. */
 uint64_t pb_op_buffer_bytes(const pb_op_t *op, int n);

@@ -135,12 +135,15 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
     printf("%-14s %13s %13s %12s %8s\n", "part", "measured_ms", "predicted_ms", "diff_ms",
            "diff");
     pb_result_t res;
+    pb_stats_t step = {0}; /* the step's own time, for the lines below the table */
     for (int c = 0; c <= PB_SC_COUNT; c++) { /* the categories, then the step */
         int k = c < PB_SC_COUNT ? 1 + c : 0;
         for (int i = 0; i < n; i++)
             col[i] = AT(slow[i], i, k);
         pb_stats_t st;
         pb_stats_compute(col, (size_t)n, scratch, &st);
+        if (k == 0)
+            step = st;
         double pred = c < PB_SC_COUNT ? predicted(s, c) : predicted_total(s);
         const char *name = c < PB_SC_COUNT ? shown[c] : "step";
         char rel[16] = "-";
@@ -157,13 +160,9 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
         row(s, what, "world", "model", &ps, -1, PB_RESULT_WRONG_UNCHECKED, &res);
         emit(s, &res);
     }
-    for (int i = 0; i < n; i++)
-        col[i] = AT(slow[i], i, 0);
-    pb_stats_t var;
-    pb_stats_compute(col, (size_t)n, scratch, &var);
     printf("# step over %d timed steps: min %.3f, median %.3f, max %.3f ms (spread %.1f%% of "
-           "the median)\n", n, var.min * 1e3, var.median * 1e3, var.max * 1e3,
-           var.median > 0 ? 100.0 * (var.max - var.min) / var.median : 0.0);
+           "the median)\n", n, step.min * 1e3, step.median * 1e3, step.max * 1e3,
+           step.median > 0 ? 100.0 * (step.max - step.min) / step.median : 0.0);
     const double *p = s->pred.part;
     printf("# the model's pipeline: %.3f ms of exchanges on the critical path + %.3f ms bubble "
            "((p-1)/(v m) = %.1f%% of the work; Narayanan et al. 2021)\n",
@@ -173,13 +172,11 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
     for (int i = 0; i < n; i++)
         col[i] = AT(slow[i], i, 0) - AT(slow[i], i, 1 + PB_SC_COMPUTE) -
                  AT(slow[i], i, 1 + PB_SC_OPT);
-    pb_stats_t idle, step;
+    pb_stats_t idle;
     pb_stats_compute(col, (size_t)n, scratch, &idle);
-    for (int i = 0; i < n; i++)
-        col[i] = AT(slow[i], i, 0);
-    pb_stats_compute(col, (size_t)n, scratch, &step);
     printf("# not compute: %.3f ms = %.1f%% of the step (the stand-ins for compute and the "
-           "optimizer aside; with communication off, the bubble alone: (p-1)/(v m + p-1) = %.1f%%)\n", idle.median * 1e3,
+           "optimizer aside; with communication off, the bubble alone: (p-1)/(v m + p-1) = "
+           "%.1f%%)\n", idle.median * 1e3,
            step.median > 0 ? 100.0 * idle.median / step.median : 0.0,
            100.0 * (s->stages - 1) / ((double)s->v * s->m + s->stages - 1));
     printf("# predicted from %s; cp: each ring step travels beside one block of attention, "

@@ -249,6 +249,16 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
         if ((so->overlapped || so->ring) && bo->set_async(so->g, 1, err))
             return err->code;
     }
+    /* what each operation tells the watchdog, written once here rather
+     * than inside the timed step */
+    for (size_t i = 0; i < s->nops; i++) {
+        pb_step_op_t *so = &s->ops[i];
+        snprintf(so->doing, sizeof so->doing, "step: %s%s %llu B, %s",
+                 so->ring ? "ring attention " : so->overlapped ? "overlapped " : "",
+                 pb_coll_name(so->op.coll), (unsigned long long)so->op.bytes, cat_names[so->cat]);
+        if (so->overlapped && so->phase == PB_PH_BWD)
+            s->nbuckets += so->per_mb;
+    }
     s->tracing = o->trace_path != NULL;
     return PB_OK;
 }
@@ -287,9 +297,8 @@ static int compute(pb_step_exec_t *s, double sec, int cat, pb_err_t *err)
 
 static int run_op(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
 {
+    memcpy(so->g->doing, so->doing, sizeof so->doing);
     double t0 = now_s();
-    snprintf(so->g->doing, sizeof so->g->doing, "step: %s %llu B, %s", pb_coll_name(so->op.coll),
-             (unsigned long long)so->op.bytes, cat_names[so->cat]);
     if (pb_op_run(so->g, &so->op, &s->bufs, err) || so->g->be->ops->sync(so->g, err))
         return err->code;
     s->spent[so->cat] += now_s() - t0;
@@ -300,9 +309,8 @@ static int run_op(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
  * overlaps, else it completes here and is exposed whole. */
 static int launch(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
 {
+    memcpy(so->g->doing, so->doing, sizeof so->doing);
     double t0 = now_s();
-    snprintf(so->g->doing, sizeof so->g->doing, "step: overlapped %s %llu B",
-             pb_coll_name(so->op.coll), (unsigned long long)so->op.bytes);
     if (pb_op_run(so->g, &so->op, &s->dpbufs, err))
         return err->code;
     if (!s->async && so->g->be->ops->sync(so->g, err))
@@ -312,23 +320,22 @@ static int launch(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
 }
 
 /* Waits for every overlapped operation of `phase` still running: the
- * exposed part of the DP traffic. */
+ * exposed part of the DP traffic.  A group synced twice (two kinds of
+ * bucket on one group) has nothing left the second time. */
 static int wait_overlapped(pb_step_exec_t *s, int phase, double origin, pb_err_t *err)
 {
-    int any = 0;
-    for (size_t i = 0; i < s->nops; i++)
-        any |= s->ops[i].overlapped && s->ops[i].phase == phase;
-    if (!any)
-        return PB_OK;
     double t0 = now_s();
+    int any = 0;
     for (size_t i = 0; i < s->nops; i++) {
         pb_step_op_t *so = &s->ops[i];
-        int seen = 0; /* each group once */
-        for (size_t j = 0; j < i; j++)
-            seen |= s->ops[j].overlapped && s->ops[j].phase == phase && s->ops[j].g == so->g;
-        if (so->overlapped && so->phase == phase && !seen && so->g->be->ops->sync(so->g, err))
+        if (!so->overlapped || so->phase != phase)
+            continue;
+        any = 1;
+        if (so->g->be->ops->sync(so->g, err))
             return err->code;
     }
+    if (!any)
+        return PB_OK;
     double t1 = now_s();
     s->spent[PB_SC_DP] += t1 - t0;
     span(s, PB_STEP_SPAN_DP, -1, -1, 0, t0, t1, origin);
@@ -364,11 +371,8 @@ static int layer_ops(pb_step_exec_t *s, int phase, uint64_t j, pb_err_t *err)
  * `*next` counts the buckets launched so far in this step. */
 static int buckets(pb_step_exec_t *s, uint64_t done, uint64_t *next, pb_err_t *err)
 {
-    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers, total = 0;
-    for (size_t i = 0; i < s->nops; i++)
-        if (s->ops[i].overlapped && s->ops[i].phase == PB_PH_BWD)
-            total += s->ops[i].per_mb;
-    uint64_t due = total * (done + 1) / all; /* buckets full after this layer */
+    uint64_t all = (uint64_t)s->v * (uint64_t)s->layers;
+    uint64_t due = s->nbuckets * (done + 1) / all; /* buckets full after this layer */
     for (; *next < due; ++*next) {
         uint64_t k = *next; /* the k-th bucket of the queue: find its op */
         for (size_t i = 0; i < s->nops; i++) {
@@ -392,17 +396,14 @@ static int buckets(pb_step_exec_t *s, uint64_t done, uint64_t *next, pb_err_t *e
 static int ring_send(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
 {
     pb_p2p_part_t p[2];
-    int n = 0, me = so->g->rank, size = so->g->size;
+    int n = 0, to, from;
     uint64_t count = so->op.geom.count;
-    /* explicit partners, else the ring's (as pb_op_run reads them) */
-    int to = so->op.p2p ? so->op.to : (me + 1) % size;
-    int from = so->op.p2p ? so->op.from : (me + size - 1) % size;
+    pb_op_partners(&so->op, so->g, &to, &from);
     if (to >= 0)
         p[n++] = (pb_p2p_part_t){1, to, 0, s->bufs.send, count};
     if (from >= 0)
         p[n++] = (pb_p2p_part_t){0, from, 0, s->bufs.recv, count};
-    snprintf(so->g->doing, sizeof so->g->doing, "step: ring attention step %llu B",
-             (unsigned long long)so->op.bytes);
+    memcpy(so->g->doing, so->doing, sizeof so->doing);
     return so->g->be->ops->p2p_batch(so->g, p, n, so->op.dtype, err);
 }
 
@@ -494,9 +495,9 @@ static int exchange(pb_step_exec_t *s, const pb_step_action_t *a, pb_err_t *err)
         p[n++] = (pb_p2p_part_t){send, x == PB_X_SEND_NEXT || x == PB_X_RECV_NEXT ? next : prev, grad,
                             base + (grad ? slot : 0), s->pp_bytes[grad] / esz};
     }
-    double t0 = now_s();
     snprintf(g->doing, sizeof g->doing, "step: pipeline exchange (%u parts) with stages %d/%d", n,
              prev, next);
+    double t0 = now_s();
     if (g->be->ops->p2p_batch(g, p, n, s->pp_dtype, err) || g->be->ops->sync(g, err))
         return err->code;
     s->spent[PB_SC_PP] += now_s() - t0;

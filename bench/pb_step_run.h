@@ -41,6 +41,7 @@ typedef struct pb_step_op {
     int overlapped;  /* launched without waiting (DP buckets, parameter gathers) */
     int ring;        /* a ring-attention step: overlaps a block of attention (CP) */
     uint64_t per_mb; /* operations per pass, or per step */
+    char doing[sizeof(((pb_group_t *)0)->doing)]; /* the group's while it runs */
 } pb_step_op_t;
 
 typedef struct pb_step_exec {
@@ -55,6 +56,7 @@ typedef struct pb_step_exec {
     pb_bufs_t dpbufs;  /* overlapped operations' own buffers */
     pb_bufs_t ppbufs;  /* two send and two receive slots for the exchanges */
     int async;         /* overlapped operations really overlap (set_async) */
+    uint64_t nbuckets; /* gradient buckets per step, over every bucket kind */
     int m, v, layers;  /* micro-batches, chunks per stage, layers per chunk */
     int stage, stages;
     double t_fwd, t_bwd; /* stand-in seconds per layer per micro-batch */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pb_cuda_kernels.h"
+#include "pb_cuda_mem.h"
 #include "pb_mpi_priv.h"
 
 extern const pb_backend_ops_t pb_mpi_backend_ops;
@@ -110,21 +111,6 @@ static void dev_copy(void *dst, const void *src, size_t bytes)
     cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
 }
 
-/* This GPU's free memory (cudaMemGetInfo): one rank per GPU, so it is
- * this rank's alone. */
-static int dev_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what, size_t len)
-{
-    (void)be;
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
-        return 0;
-    *bytes = (uint64_t)free_b;
-    *per_node = 0;
-    snprintf(what, len, "GPU memory (cudaMemGetInfo, of %.1f GiB)",
-             (double)total_b / 1073741824.0);
-    return 1;
-}
-
 /* The compute stand-in on the GPU that holds the buffers; like every
  * other call of this table it completes before returning. */
 static int dev_busy(pb_group_t *g, double seconds, pb_err_t *err)
@@ -142,7 +128,7 @@ const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)
     ops.description = "MPI on CUDA device memory (CUDA-aware MPI)";
     ops.alloc = dev_alloc;
     ops.free = dev_free;
-    ops.mem_available = dev_mem_available;
+    ops.mem_available = pb_cuda_mem_available;
     ops.fill = dev_fill;
     ops.fill_red = dev_fill_red;
     ops.check = dev_check;

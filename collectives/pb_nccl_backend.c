@@ -16,6 +16,7 @@
 
 #include "pb_backend.h"
 #include "pb_cuda_kernels.h"
+#include "pb_cuda_mem.h"
 
 #define NCCL_MARKS 4
 
@@ -293,21 +294,6 @@ static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, 
         return PB_OK;
     }
     return group_wrap(parent->be, comm, out, err);
-}
-
-/* This GPU's free memory (cudaMemGetInfo): one rank per GPU, so it is
- * this rank's alone. */
-static int nccl_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what, size_t len)
-{
-    (void)be;
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
-        return 0;
-    *bytes = (uint64_t)free_b;
-    *per_node = 0;
-    snprintf(what, len, "GPU memory (cudaMemGetInfo, of %.1f GiB)",
-             (double)total_b / 1073741824.0);
-    return 1;
 }
 
 static int nccl_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err)
@@ -668,7 +654,7 @@ const pb_backend_ops_t pb_nccl_backend_ops = {
     .split = nccl_split,
     .group_free = group_destroy,
     .alloc = nccl_alloc,
-    .mem_available = nccl_mem_available,
+    .mem_available = pb_cuda_mem_available,
     .free = nccl_free,
     .allreduce = c_allreduce,
     .allgather = c_allgather,

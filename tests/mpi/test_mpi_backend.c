@@ -91,7 +91,7 @@ static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per
     return bad;
 }
 
-static void test_collectives(uint64_t chunk, int async, const char *what)
+static pb_backend_t make_backend(uint64_t chunk)
 {
     pb_backend_t be = {pb_backend_find("mpi"), NULL};
     MPI_Comm w = MPI_COMM_WORLD;
@@ -99,6 +99,14 @@ static void test_collectives(uint64_t chunk, int async, const char *what)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
+    return be;
+}
+
+static void test_collectives(uint64_t chunk, int async, const char *what)
+{
+    pb_backend_t be = make_backend(chunk);
+    pb_err_t err;
+    pb_err_clear(&err);
     pb_group_t *g = NULL;
     CHECK(be.ops->world(&be, &g, &err) == PB_OK);
     /* asynchronous: every call returns once issued; the sweep's sync()
@@ -145,17 +153,6 @@ static void test_checker_sees_corruption(void)
     pb_bufs_free(g, &b);
     be.ops->group_free(g);
     be.ops->finalize(&be);
-}
-
-static pb_backend_t make_backend(uint64_t chunk)
-{
-    pb_backend_t be = {pb_backend_find("mpi"), NULL};
-    MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0};
-    pb_err_t err;
-    pb_err_clear(&err);
-    CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
-    return be;
 }
 
 static int pending_of(const pb_group_t *g)

@@ -190,6 +190,39 @@ static void scaling(void)
     pb_calib_free(&k);
 }
 
+/* A step of tiny on 2 ranks (the layout dimension `dim` at 2) on an
+ * A100, with every all-reduce of 2 ranks over L3 in type `t` calibrated
+ * as one piece: 10 us + 1e-5 us/B. */
+typedef struct step_fix {
+    pb_calib_t k;
+    pb_hw_t hw;
+    pb_model_t m;
+    pb_layout_t l;
+    pb_step_cfg_t sc;
+} step_fix_t;
+
+static void step_fix(step_fix_t *f, pb_pat_dtype_t t, int dim)
+{
+    pb_curve_t c;
+    memset(&c, 0, sizeof c);
+    c.coll = PB_PAT_ALLREDUCE;
+    c.n = 2;
+    c.dtype = t;
+    snprintf(c.link, sizeof c.link, "L3");
+    c.npieces = 1;
+    c.p[0].lo = 8, c.p[0].hi = UINT64_C(1) << 34, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_calib_init(&f->k);
+    CHECK(pb_calib_add(&f->k, &c, &err) == PB_OK);
+    CHECK(pb_hw_preset("a100", &f->hw, &err) == PB_OK);
+    CHECK(pb_model_preset("tiny", &f->m, &err) == PB_OK);
+    pb_layout_default(&f->l);
+    f->l.size[dim] = 2;
+    pb_step_cfg_default(&f->sc);
+    f->sc.gpus_per_node = 2;
+}
+
 /* The step's TP time is the calibrated law applied to the patterns' op
  * list.  tiny (4 layers, hidden 1024, seq 512, mbs 1, no gbs: m = 2*pp =
  * 2) on tp 2: 2 all-reduces per layer per micro-batch forward and 2
@@ -197,46 +230,27 @@ static void scaling(void)
  * 10 us + 1e-5 us/B gives 20.48576 us each, 655.54432 us per step. */
 static void step_uses_calibration(void)
 {
-    pb_curve_t c;
-    memset(&c, 0, sizeof c);
-    c.coll = PB_PAT_ALLREDUCE;
-    c.n = 2;
-    c.dtype = PB_PDT_BF16; /* tiny's activations */
-    snprintf(c.link, sizeof c.link, "L3");
-    c.npieces = 1;
-    c.p[0].lo = 8, c.p[0].hi = 1 << 24, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
-    pb_calib_t k;
-    pb_calib_init(&k);
+    step_fix_t f;
+    step_fix(&f, PB_PDT_BF16 /* tiny's activations */, PB_DIM_TP);
+    pb_cost_t cost = {&f.hw, &f.k};
     pb_err_t err;
     pb_err_clear(&err);
-    CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
-    pb_hw_t hw;
-    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, &k};
-    pb_model_t m;
-    CHECK(pb_model_preset("tiny", &m, &err) == PB_OK);
-    pb_layout_t l;
-    pb_layout_default(&l);
-    l.size[PB_DIM_TP] = 2;
-    pb_step_cfg_t sc;
-    pb_step_cfg_default(&sc);
-    sc.gpus_per_node = 2;
     pb_step_t st;
-    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
     CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 0);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
     /* the same law measured in float only: the bf16 all-reduces borrow
      * it (the same time) and both kinds are counted as another type */
-    k.c[0].dtype = PB_PDT_F32;
-    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    f.k.c[0].dtype = PB_PDT_F32;
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
     CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 2);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
-    k.c[0].dtype = PB_PDT_BF16;
+    f.k.c[0].dtype = PB_PDT_BF16;
     /* half of it hidden with --tp-overlap 0.5 */
-    sc.tp_overlap = 0.5;
-    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    f.sc.tp_overlap = 0.5;
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6 / 2, 1e-12);
-    pb_calib_free(&k);
+    pb_calib_free(&f.k);
 }
 
 /* Exposed DP when the backward hides nearly everything: what is left is
@@ -248,35 +262,16 @@ static void step_uses_calibration(void)
  * bucket's bytes) us, below a full bucket's. */
 static void step_dp_last_bucket(void)
 {
-    pb_curve_t c;
-    memset(&c, 0, sizeof c);
-    c.coll = PB_PAT_ALLREDUCE;
-    c.n = 2;
-    c.dtype = PB_PDT_F32; /* gradients in float */
-    snprintf(c.link, sizeof c.link, "L3");
-    c.npieces = 1;
-    c.p[0].lo = 8, c.p[0].hi = UINT64_C(1) << 34, c.p[0].alpha_us = 10.0, c.p[0].beta_us_b = 1e-5;
-    pb_calib_t k;
-    pb_calib_init(&k);
+    step_fix_t f;
+    step_fix(&f, PB_PDT_F32 /* gradients in float */, PB_DIM_DP);
+    f.sc.compute_tflops = 1e-6;
+    pb_cost_t cost = {&f.hw, &f.k};
     pb_err_t err;
     pb_err_clear(&err);
-    CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
-    pb_hw_t hw;
-    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, &k};
-    pb_model_t m;
-    CHECK(pb_model_preset("tiny", &m, &err) == PB_OK);
-    pb_layout_t l;
-    pb_layout_default(&l);
-    l.size[PB_DIM_DP] = 2;
-    pb_step_cfg_t sc;
-    pb_step_cfg_default(&sc);
-    sc.gpus_per_node = 2;
-    sc.compute_tflops = 1e-6;
     /* the buckets, as the generator lists them */
     pb_op_list_t ops;
     memset(&ops, 0, sizeof ops);
-    CHECK(pb_traffic_gen(&m, &l, &sc.traffic, 1u << PB_STRAT_DP, &ops, &err) == PB_OK);
+    CHECK(pb_traffic_gen(&f.m, &f.l, &f.sc.traffic, 1u << PB_STRAT_DP, &ops, &err) == PB_OK);
     uint64_t last = 0, largest = 0;
     for (size_t i = 0; i < ops.n; i++)
         if (ops.ops[i].phase == PB_PH_BWD) {
@@ -286,9 +281,9 @@ static void step_dp_last_bucket(void)
     pb_op_list_free(&ops);
     CHECK(last > 0 && last < largest); /* tiny has a remainder bucket */
     pb_step_t st;
-    CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
     CHECK_NEAR(st.part[PB_PART_DP], (10.0 + 1e-5 * (double)last) * 1e-6, 1e-12);
-    pb_calib_free(&k);
+    pb_calib_free(&f.k);
 }
 
 static void add_pt(pb_meas_t *p, size_t *n, pb_pat_coll_t c, pb_pat_dtype_t t, uint64_t b,
