@@ -106,9 +106,14 @@ static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elaps
 {
     uint64_t limit = cfg->iters ? cfg->iters : cfg->max_iters;
     uint64_t r;
-    if (cfg->iters)
-        r = limit - n < 64 ? limit - n : 64;
-    else if (n < cfg->min_iters)
+    if (cfg->iters) {
+        /* fixed counts: rounds of about 50 ms (at least 64 samples), so
+         * that the exchange between rounds, which disturbs the caches of
+         * the next samples, comes rarely, and a stop still comes fast */
+        double per = n ? elapsed / (double)n : 0.0;
+        double fit = per > 0.0 ? 0.05 / per : 64.0;
+        r = fit < 64.0 ? 64u : fit > 1e9 ? UINT64_C(1000000000) : (uint64_t)fit;
+    } else if (n < cfg->min_iters)
         r = cfg->min_iters - n;
     else {
         r = n / 4 < 4 ? 4 : n / 4;
@@ -189,7 +194,10 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
         }
         n += r;
         elapsed = round[r].v;
-        pb_stats_compute(samples, n, scratch, &st);
+        /* the statistics (a sort of every sample so far) only where the
+         * stop depends on them: with fixed counts once, at the end */
+        if (!cfg->iters || n >= cfg->iters)
+            pb_stats_compute(samples, n, scratch, &st);
     }
     out->st = st;
     out->samples = n;

@@ -1,7 +1,11 @@
 #include "pb_watchdog.h"
 
+#include "pb_wd_tree.h"
+
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -11,39 +15,34 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { TAG_REPORT = 1, TAG_QUERY = 2, TAG_STATE = 3 };
-enum { DOING = 192, LISTED = 16 };
-/* the thread wakes this often: signal latency, stop latency, resolution */
-#define PB_WD_PERIOD_NS 100000000L
+enum { LISTED = 16 };
+/* the thread wakes this often when nothing happens: the resolution of
+ * the stuck clock and of a stop */
+#define PB_WD_PERIOD_MS 100
 /* rank 0 waits this long for answers; other ranks this long for rank 0 */
 #define PB_WD_SURVEY_S 5.0
 #define PB_WD_GRACE_S 15.0
 
-/* What a rank says about itself: sent as bytes between watchdogs (the same
- * binary on every rank, so the same layout). */
-typedef struct wd_state {
-    uint64_t step; /* steps begun */
-    int32_t armed;
-    int32_t rank;
-    double idle_s; /* seconds since the last progress (or since disarmed) */
-    char doing[DOING];
-} wd_state_t;
-
 struct pb_watchdog {
-    MPI_Comm comm;
-    int rank, size, multiple;
-    double timeout; /* under mu */
+    pb_wd_tree_t *tree; /* NULL: no channel (one rank, or set-up failed) */
+    int rank, size;
+    int sigfd;          /* SIGINT and SIGTERM, read by the thread */
+    double timeout;     /* under mu */
     pthread_t thread;
     pthread_mutex_t mu;
     /* under mu */
-    char doing[DOING];
-    char base[DOING]; /* the last step begun by pb_watch_begin */
+    char doing[PB_WD_DOING];
+    char base[PB_WD_DOING]; /* the last step begun by pb_watch_begin */
     uint64_t step;
     int armed;
     /* lock-free: the main thread's hot path only increments ticks */
     atomic_uint_fast64_t ticks;
     atomic_int stop;
     atomic_int signo;
+    /* the thread's own */
+    uint_fast64_t seen;
+    double last;     /* when ticks last changed */
+    double fired_at; /* 0: not fired */
 };
 
 static double now_s(void)
@@ -89,7 +88,7 @@ void pb_watch_begin_after(pb_watchdog_t *wd, const char *what)
         return;
     pthread_mutex_lock(&wd->mu);
     /* after the last real step, never "x after y after ..." */
-    snprintf(wd->doing, sizeof wd->doing, "%.40s after %.*s", what, DOING - 48,
+    snprintf(wd->doing, sizeof wd->doing, "%.40s after %.*s", what, PB_WD_DOING - 48,
              wd->base[0] ? wd->base : "start");
     wd->step++;
     wd->armed = 1;
@@ -124,34 +123,18 @@ void pb_watchdog_hang_forever(void)
         sleep(3600);
 }
 
-static void snapshot(pb_watchdog_t *wd, double idle, wd_state_t *s)
-{
-    memset(s, 0, sizeof *s);
-    pthread_mutex_lock(&wd->mu);
-    s->step = wd->step;
-    s->armed = wd->armed;
-    memcpy(s->doing, wd->doing, sizeof s->doing);
-    pthread_mutex_unlock(&wd->mu);
-    s->rank = wd->rank;
-    s->idle_s = idle;
-}
 
-/* Answers every pending question from rank 0's survey. */
-static void answer_queries(pb_watchdog_t *wd, double idle)
+static void snapshot(pb_watchdog_t *wd, double idle, uint32_t type, pb_wd_frame_t *f)
 {
-    for (;;) {
-        int flag = 0;
-        MPI_Status st;
-        if (MPI_Iprobe(0, TAG_QUERY, wd->comm, &flag, &st) != MPI_SUCCESS || !flag)
-            return;
-        char dummy;
-        if (MPI_Recv(&dummy, 1, MPI_CHAR, 0, TAG_QUERY, wd->comm, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS)
-            return;
-        wd_state_t s;
-        snapshot(wd, idle, &s);
-        MPI_Send(&s, (int)sizeof s, MPI_BYTE, 0, TAG_STATE, wd->comm);
-    }
+    memset(f, 0, sizeof *f);
+    f->type = type;
+    pthread_mutex_lock(&wd->mu);
+    f->step = wd->step;
+    f->armed = wd->armed;
+    memcpy(f->doing, wd->doing, sizeof f->doing);
+    pthread_mutex_unlock(&wd->mu);
+    f->origin = wd->rank;
+    f->idle_s = idle;
 }
 
 static void list_ranks(char *buf, size_t len, const int *ranks, int n)
@@ -164,46 +147,11 @@ static void list_ranks(char *buf, size_t len, const int *ranks, int n)
         snprintf(buf + used, len - used, " and %d more", n - LISTED);
 }
 
-/* Rank 0: ask every rank where it is, then name the ranks that are not in
- * the step the others wait in, and those that cannot answer. */
-static void survey(pb_watchdog_t *wd, double idle)
+/* Rank 0's verdict from every rank's state: the step the job is stuck in
+ * is the latest one any armed rank is in; the ranks not in it have not
+ * arrived, and those that never answered are named apart. */
+static void print_survey(const pb_wd_frame_t *all, const char *got, int n, int *list)
 {
-    int n = wd->size;
-    wd_state_t *all = calloc((size_t)n, sizeof *all);
-    char *got = calloc((size_t)n, 1);
-    int *list = calloc((size_t)n, sizeof *list);
-    if (all == NULL || got == NULL || list == NULL) {
-        fprintf(stderr, "parbench: watchdog: out of memory for the survey of %d ranks\n", n);
-        goto out;
-    }
-    snapshot(wd, idle, &all[0]);
-    got[0] = 1;
-    char dummy = 0;
-    for (int r = 1; r < n; r++)
-        MPI_Send(&dummy, 1, MPI_CHAR, r, TAG_QUERY, wd->comm);
-    int answered = 1;
-    double until = now_s() + PB_WD_SURVEY_S;
-    while (answered < n && now_s() < until) {
-        int flag = 0;
-        MPI_Status st;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_STATE, wd->comm, &flag, &st) != MPI_SUCCESS)
-            break;
-        if (!flag) {
-            struct timespec ts = {0, 1000000L};
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        wd_state_t s;
-        MPI_Recv(&s, (int)sizeof s, MPI_BYTE, st.MPI_SOURCE, TAG_STATE, wd->comm,
-                 MPI_STATUS_IGNORE);
-        if (st.MPI_SOURCE > 0 && st.MPI_SOURCE < n && !got[st.MPI_SOURCE]) {
-            all[st.MPI_SOURCE] = s;
-            all[st.MPI_SOURCE].doing[DOING - 1] = '\0';
-            got[st.MPI_SOURCE] = 1;
-            answered++;
-        }
-    }
-    /* the step the job is stuck in: the latest one any armed rank is in */
     uint64_t k = 0;
     int waiting = 0, kr = 0;
     for (int r = 0; r < n; r++)
@@ -214,25 +162,29 @@ static void survey(pb_watchdog_t *wd, double idle)
             kr = r;
             waiting++;
         }
-    int nmiss = 0;
-    for (int r = 0; r < n; r++)
+    int nmiss = 0, nsilent = 0;
+    for (int r = 0; r < n; r++) {
+        nsilent += !got[r];
         if (got[r] && !(all[r].armed && all[r].step == k))
             list[nmiss++] = r;
+    }
     char ranks[256];
     list_ranks(ranks, sizeof ranks, list, nmiss);
     fprintf(stderr,
             "parbench: watchdog: %d of %d ranks wait in step #%llu (%s); not arrived: %s%s\n",
             waiting, n, (unsigned long long)k, all[kr].doing,
             nmiss == 0 ? "" : nmiss == 1 ? "rank " : "ranks ",
-            nmiss ? ranks : "none (all ranks are in it: a hang inside the step)");
+            nmiss     ? ranks
+            : nsilent ? "none of those that answered"
+                      : "none (all ranks are in it: a hang inside the step)");
     for (int i = 0; i < nmiss && i < LISTED; i++) {
-        const wd_state_t *s = &all[list[i]];
+        const pb_wd_frame_t *s = &all[list[i]];
         fprintf(stderr, "parbench: watchdog:   rank %d is %s step #%llu (%s), %.1f s %s\n",
                 list[i], s->armed ? "in" : "past", (unsigned long long)s->step,
                 s->doing[0] ? s->doing : "none yet", s->idle_s,
                 s->armed ? "without progress" : "since it ended (not waiting on anyone)");
     }
-    int nsilent = 0;
+    nsilent = 0;
     for (int r = 0; r < n; r++)
         if (!got[r])
             list[nsilent++] = r;
@@ -242,6 +194,42 @@ static void survey(pb_watchdog_t *wd, double idle)
                 "parbench: watchdog: no answer within %.0f s from rank%s %s (process stopped, dead, or its node unreachable)\n",
                 PB_WD_SURVEY_S, nsilent > 1 ? "s" : "", ranks);
     }
+}
+
+/* Rank 0: asks every rank down the tree where it is, collects the
+ * answers for PB_WD_SURVEY_S at most, prints the verdict. */
+static void survey(pb_watchdog_t *wd, double idle)
+{
+    int n = wd->size;
+    pb_wd_frame_t *all = calloc((size_t)n, sizeof *all);
+    char *got = calloc((size_t)n, 1);
+    int *list = calloc((size_t)n, sizeof *list);
+    if (all == NULL || got == NULL || list == NULL) {
+        fprintf(stderr, "parbench: watchdog: out of memory for the survey of %d ranks\n", n);
+        goto out;
+    }
+    snapshot(wd, idle, PB_WD_STATE, &all[0]);
+    got[0] = 1;
+    pb_wd_frame_t q;
+    memset(&q, 0, sizeof q);
+    q.type = PB_WD_QUERY;
+    pb_wd_tree_down(wd->tree, &q);
+    int answered = 1;
+    double until = now_s() + PB_WD_SURVEY_S;
+    while (answered < n) {
+        double left = until - now_s();
+        pb_wd_frame_t f;
+        int from_parent = 0;
+        if (left <= 0.0 || pb_wd_tree_next(wd->tree, -1, (int)(left * 1000.0) + 1, &f,
+                                           &from_parent) != 1)
+            break;
+        if (f.type == PB_WD_STATE && f.origin > 0 && f.origin < n && !got[f.origin]) {
+            all[f.origin] = f;
+            got[f.origin] = 1;
+            answered++;
+        }
+    }
+    print_survey(all, got, n, list);
 out:
     fflush(stderr);
     free(all);
@@ -249,30 +237,61 @@ out:
     free(list);
 }
 
-static _Noreturn void fire(pb_watchdog_t *wd, double idle)
+/* Ends the job: every rank below exits with the runtime code, then this
+ * one.  No MPI from this thread (MPI runs at MPI_THREAD_FUNNELED): a
+ * launcher that sees ranks exit before MPI_Finalize ends the rest. */
+static _Noreturn void abort_job(pb_watchdog_t *wd)
 {
-    wd_state_t s;
-    snapshot(wd, idle, &s);
+    pb_wd_frame_t f;
+    memset(&f, 0, sizeof f);
+    f.type = PB_WD_ABORT;
+    f.origin = wd->rank;
+    pb_wd_tree_down(wd->tree, &f);
+    fflush(stderr);
+    _exit(PB_ERUNTIME);
+}
+
+/* The deadline passed in an armed step: say so; rank 0 surveys and ends
+ * the job, others report upward and wait for that (answering queries). */
+static void fire(pb_watchdog_t *wd, double idle)
+{
+    pb_wd_frame_t s;
+    snapshot(wd, idle, PB_WD_REPORT, &s);
     fprintf(stderr, "parbench: watchdog: rank %d stuck for %.1f s in step #%llu: %s\n", wd->rank,
             idle, (unsigned long long)s.step, s.doing);
     fflush(stderr);
-    if (wd->multiple && wd->size > 1) {
-        if (wd->rank == 0) {
-            survey(wd, idle);
-        } else {
-            MPI_Send(&s, (int)sizeof s, MPI_BYTE, 0, TAG_REPORT, wd->comm);
-            /* rank 0 surveys and aborts the job; keep answering it, and
-             * abort alone only if rank 0's watchdog cannot */
-            double until = now_s() + PB_WD_GRACE_S;
-            while (now_s() < until) {
-                answer_queries(wd, idle + (now_s() - (until - PB_WD_GRACE_S)));
-                struct timespec ts = {0, 10000000L};
-                nanosleep(&ts, NULL);
-            }
-        }
+    if (wd->tree == NULL)
+        abort_job(wd); /* alone: the others' watchdogs fire on their own */
+    if (wd->rank == 0) {
+        survey(wd, idle);
+        abort_job(wd);
     }
-    MPI_Abort(wd->comm, PB_ERUNTIME);
-    _exit(PB_ERUNTIME);
+    pb_wd_tree_up(wd->tree, &s);
+    wd->fired_at = now_s();
+}
+
+/* One frame from the tree: route it, and act on what is for this rank. */
+static void on_frame(pb_watchdog_t *wd, pb_wd_frame_t *f, int from_parent, double idle)
+{
+    if (!from_parent) {
+        if (wd->rank != 0) {
+            pb_wd_tree_up(wd->tree, f); /* REPORT or STATE of a descendant */
+        } else if (f->type == PB_WD_REPORT) {
+            /* a rank's watchdog fired: survey and end the job */
+            survey(wd, idle);
+            abort_job(wd);
+        }
+        return; /* a STATE outside a survey (a late answer) is dropped */
+    }
+    if (f->type == PB_WD_QUERY) {
+        pb_wd_tree_down(wd->tree, f);
+        pb_wd_frame_t s;
+        snapshot(wd, idle, PB_WD_STATE, &s);
+        pb_wd_tree_up(wd->tree, &s);
+    } else if (f->type == PB_WD_ABORT) {
+        pb_wd_tree_down(wd->tree, f);
+        _exit(PB_ERUNTIME);
+    }
 }
 
 static void on_signal(pb_watchdog_t *wd, int sig)
@@ -291,75 +310,87 @@ static void on_signal(pb_watchdog_t *wd, int sig)
     _exit(128 + sig);
 }
 
+static void read_signals(pb_watchdog_t *wd)
+{
+    struct signalfd_siginfo si;
+    while (read(wd->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+            on_signal(wd, (int)si.ssi_signo);
+}
+
+/* Sleeps in poll() on the signals and the tree's sockets: nothing runs
+ * and nothing is sent while the job is healthy, so the main thread's
+ * timings carry no cost from the watchdog. */
 static void *loop(void *arg)
 {
     pb_watchdog_t *wd = arg;
-    sigset_t set;
-    signal_set(&set);
-    uint_fast64_t seen = atomic_load(&wd->ticks);
-    double last = now_s();
+    wd->seen = atomic_load(&wd->ticks);
+    wd->last = now_s();
     while (!atomic_load(&wd->stop)) {
-        struct timespec period = {0, PB_WD_PERIOD_NS};
-        int sig = sigtimedwait(&set, NULL, &period);
-        if (sig == SIGINT || sig == SIGTERM)
-            on_signal(wd, sig);
+        pb_wd_frame_t f;
+        int from_parent = 0;
+        int r = pb_wd_tree_next(wd->tree, wd->sigfd, PB_WD_PERIOD_MS, &f, &from_parent);
         double t = now_s();
         uint_fast64_t ticks = atomic_load_explicit(&wd->ticks, memory_order_relaxed);
-        if (ticks != seen) {
-            seen = ticks;
-            last = t;
+        if (ticks != wd->seen) {
+            wd->seen = ticks;
+            wd->last = t;
         }
-        if (wd->multiple && wd->size > 1) {
-            answer_queries(wd, t - last);
-            if (wd->rank == 0) {
-                int flag = 0;
-                MPI_Status st;
-                if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_REPORT, wd->comm, &flag, &st) ==
-                        MPI_SUCCESS && flag) {
-                    /* another rank's watchdog fired: survey and end the job */
-                    survey(wd, t - last);
-                    MPI_Abort(wd->comm, PB_ERUNTIME);
-                    _exit(PB_ERUNTIME);
-                }
-            }
+        if (r == 2)
+            read_signals(wd);
+        else if (r == 1)
+            on_frame(wd, &f, from_parent, t - wd->last);
+        if (wd->fired_at > 0.0) {
+            /* reported upward; rank 0 should have ended the job by now */
+            if (t - wd->fired_at > PB_WD_GRACE_S)
+                abort_job(wd);
+            continue;
         }
         pthread_mutex_lock(&wd->mu);
         int armed = wd->armed;
         double timeout = wd->timeout;
         pthread_mutex_unlock(&wd->mu);
-        if (armed && timeout > 0.0 && t - last > timeout)
-            fire(wd, t - last);
+        if (armed && timeout > 0.0 && t - wd->last > timeout)
+            fire(wd, t - wd->last);
     }
     return NULL;
 }
 
-int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, int multiple,
-                      pb_err_t *err)
+int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, pb_err_t *err)
 {
     *out = NULL;
     pb_watchdog_t *wd = calloc(1, sizeof *wd);
     if (wd == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the watchdog");
-    if (MPI_Comm_dup(world, &wd->comm) != MPI_SUCCESS) {
-        free(wd);
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup for the watchdog failed");
-    }
-    MPI_Comm_set_errhandler(wd->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(wd->comm, &wd->rank);
-    MPI_Comm_size(wd->comm, &wd->size);
+    MPI_Comm_rank(world, &wd->rank);
+    MPI_Comm_size(world, &wd->size);
     wd->timeout = timeout_s;
-    wd->multiple = multiple;
     atomic_init(&wd->ticks, 0);
     atomic_init(&wd->stop, 0);
     atomic_init(&wd->signo, 0);
-    int rc = pthread_mutex_init(&wd->mu, NULL);
+    /* collective: every rank builds its part of the channel */
+    char why[256] = "";
+    if (wd->size > 1) {
+        pb_wd_tree_open(&wd->tree, world, why, sizeof why);
+        if (wd->tree == NULL && why[0])
+            fprintf(stderr,
+                    "parbench: rank %d: watchdog: no channel between the watchdogs (%s): a hang "
+                    "is reported by each rank about itself only\n",
+                    wd->rank, why);
+    }
+    sigset_t set;
+    signal_set(&set);
+    wd->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    int rc = wd->sigfd < 0 ? errno : pthread_mutex_init(&wd->mu, NULL);
     if (rc == 0) {
         rc = pthread_create(&wd->thread, NULL, loop, wd);
         if (rc != 0)
             pthread_mutex_destroy(&wd->mu);
     }
     if (rc != 0) {
-        MPI_Comm_free(&wd->comm);
+        if (wd->sigfd >= 0)
+            close(wd->sigfd);
+        pb_wd_tree_close(wd->tree);
         free(wd);
         return pb_err_set(err, PB_ERUNTIME, "cannot start the watchdog thread: %s",
                           strerror(rc));
@@ -384,6 +415,7 @@ void pb_watchdog_stop(pb_watchdog_t *wd)
     atomic_store(&wd->stop, 1);
     pthread_join(wd->thread, NULL);
     pthread_mutex_destroy(&wd->mu);
-    MPI_Comm_free(&wd->comm);
+    close(wd->sigfd);
+    pb_wd_tree_close(wd->tree);
     free(wd);
 }

@@ -12,14 +12,16 @@
  *      (they answer even while their main thread is blocked or asleep)
  *      which step it is in, and prints the ranks that never arrived at the
  *      step the others wait in, and the ranks that do not answer at all;
- *   3. calls MPI_Abort with exit code 3.
- * The survey needs MPI_THREAD_MULTIPLE (the watchdogs talk on their own
- * communicator while main threads sit in collectives); without it a rank
- * prints its own line and aborts.
+ *   3. ends the job: every rank exits with code 3.
+ * The watchdogs never call MPI: MPI runs at MPI_THREAD_FUNNELED (asking for
+ * the THREAD_MULTIPLE level alone slows small operations by 40 %), and the
+ * watchdogs talk over their own TCP tree (pb_wd_tree.h), built once at
+ * start and silent until a watchdog fires.  Without it (set-up failed) a
+ * rank prints its own line and exits.
  *
  * Signals: SIGINT and SIGTERM are blocked in every thread (pb_watchdog_
  * block_signals, before MPI starts its own threads) and taken by the
- * watchdog with sigtimedwait, so no handler and no global flag exist; the
+ * watchdog through a signalfd, so no handler and no global flag exist; the
  * main thread asks pb_watchdog_signal() between measurements.  A second
  * signal ends the process at once (exit 128 + signal). */
 #ifndef PB_WATCHDOG_H
@@ -32,14 +34,14 @@
 typedef struct pb_watchdog pb_watchdog_t;
 
 /* Blocks SIGINT and SIGTERM in the calling thread (and so in every
- * thread it creates later: call before MPI_Init_thread). */
+ * thread it creates later: call before MPI_Init_thread; the watchdog
+ * reads them from a signalfd). */
 void pb_watchdog_block_signals(void);
 
-/* Starts the thread on a duplicate of `world` (collective).  timeout_s 0:
- * never declares a hang, still takes signals.  `multiple`: MPI provided
- * MPI_THREAD_MULTIPLE. */
-int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, int multiple,
-                      pb_err_t *err);
+/* Collective over `world`, from the main thread: builds the watchdogs'
+ * channel, then starts the thread.  timeout_s 0: never declares a hang,
+ * still takes signals. */
+int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, pb_err_t *err);
 /* A new deadline, e.g. longer than a backend's own hang detection so
  * that the backend's more precise message comes first. */
 void pb_watchdog_set_timeout(pb_watchdog_t *wd, double timeout_s);

@@ -1,6 +1,8 @@
 /* The plainest honest MPI latency loop, for bench/latency_vs_loop.sh:
- * barrier, MPI_Wtime around one MPI_Allreduce, repeat; per iteration the
- * slowest rank's time (as parbench reports), then the median.
+ * MPI_Init (single-threaded, as OSU and IMB), buffers aligned to the page
+ * (as OSU allocates them), barrier, MPI_Wtime around one MPI_Allreduce,
+ * repeat; per iteration the slowest rank's time (as parbench reports),
+ * then the median.
  * usage: pb_ref_allreduce BYTES ITERS WARMUP */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,7 +25,8 @@ int main(int argc, char **argv)
     long long bytes = atoll(argv[1]);
     int iters = atoi(argv[2]), warm = atoi(argv[3]);
     int count = (int)(bytes / 4);
-    float *s = malloc((size_t)count * 4 + 4), *r = malloc((size_t)count * 4 + 4);
+    size_t bytes_al = ((size_t)count * 4 + 4 + 4095) / 4096 * 4096;
+    float *s = aligned_alloc(4096, bytes_al), *r = aligned_alloc(4096, bytes_al);
     double *t = malloc((size_t)iters * sizeof *t);
     if (!s || !r || !t)
         MPI_Abort(MPI_COMM_WORLD, 3);
