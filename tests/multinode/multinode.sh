@@ -7,6 +7,7 @@
 # where unshare --uts is not permitted.
 #   topo PB          `parbench topo --tp 2` at 4 ranks
 #   nodemap NODEMAP  the node map test binary at 4 ranks, expecting 2 nodes
+#   nodemap3 NODEMAP the same at 6 ranks on 3 nodes
 #   validate PB CSV  `parbench validate` at 4 ranks: every pair's class
 #   step PB          `parbench step` with DP across the nodes, checked
 #   hang PB HANG_SH  the watchdog across nodes: rank 3 (on nodeb) hangs
@@ -60,6 +61,13 @@ nodemap)
     # test_nodemap NODES: 2 nodes of 2 ranks, local ranks 0,1 on each
     run "$run2" -np 4 "$pb" 2
     [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^node map: 4 ranks on 2 nodes ' "the node map does not count 2 nodes"
+    ;;
+nodemap3)
+    # test_nodemap NODES: 3 nodes of 2 ranks (ranks 0-1, 2-3, 4-5)
+    run "$run2" -H nodea:2,nodeb:2,nodec:2 -np 6 "$pb" 3
+    [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^node map: 6 ranks on 3 nodes ' "the node map does not count 3 nodes"
     ;;
 validate)
     # every pair of the 4 ranks is measured; its row carries the pair's

@@ -8,7 +8,9 @@
 # -np 4).  Neither name is this machine's, so mpirun starts every daemon
 # through the agent, and no name needs resolving (the daemons call back to
 # mpirun's address on lo).  Exits 77 (skip) where unshare --uts is not
-# permitted (not root, or a container without CAP_SYS_ADMIN).
+# permitted (not root, or a container without CAP_SYS_ADMIN).  The
+# launcher is $PB_MPIRUN (CMake's MPIEXEC_EXECUTABLE in the tests), else
+# mpirun; Open MPI 4 (its ORTE options below).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 hosts="" np=""
@@ -41,6 +43,6 @@ fi
 #  - running as root (CI), slots from -H, no oversubscription needed.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none
-exec mpirun --mca plm_rsh_agent "$here/uts_rsh.sh" --mca plm_rsh_no_tree_spawn 1 \
+exec "${PB_MPIRUN:-mpirun}" --mca plm_rsh_agent "$here/uts_rsh.sh" --mca plm_rsh_no_tree_spawn 1 \
     --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
     -H "$hosts" -np "$np" "$@"
