@@ -145,13 +145,31 @@ pb_link_t pb_nodemap_link(const void *map, int a, int b)
     return pb_link_from_rank(m->link[(size_t)a * (size_t)m->size + (size_t)b]);
 }
 
-pb_link_t pb_nodemap_block_slowest(const pb_nodemap_t *m, int k)
+pb_link_t pb_nodemap_groups_slowest(const pb_nodemap_t *m, pb_group_of_fn group_of,
+                                    const void *ctx)
 {
     pb_link_t worst = {PB_LINK_SELF, 0};
+    for (int a = 0; a < m->size; a++) {
+        int g = group_of(ctx, a);
+        for (int b = a + 1; b < m->size; b++) {
+            if (group_of(ctx, b) != g)
+                continue;
+            worst = pb_link_slower(worst, pb_nodemap_link(m, a, b));
+            if (worst.cls == PB_LINK_NET) /* nothing is slower */
+                return worst;
+        }
+    }
+    return worst;
+}
+
+static int block_of(const void *k, int rank)
+{
+    return rank / *(const int *)k;
+}
+
+pb_link_t pb_nodemap_block_slowest(const pb_nodemap_t *m, int k)
+{
     if (k <= 0 || k > m->size)
         k = m->size;
-    for (int a = 0; a < m->size; a++)
-        for (int b = a + 1; b < m->size && b / k == a / k; b++)
-            worst = pb_link_slower(worst, pb_nodemap_link(m, a, b));
-    return worst;
+    return pb_nodemap_groups_slowest(m, block_of, &k);
 }

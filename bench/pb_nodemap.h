@@ -38,6 +38,16 @@ void pb_nodemap_free(pb_nodemap_t *m);
 /* A pb_pair_link_fn over world ranks. */
 pb_link_t pb_nodemap_link(const void *map, int a, int b);
 
+/* A partition of the world ranks into groups: the group a rank is in,
+ * the same number for every member of one group. */
+typedef int (*pb_group_of_fn)(const void *ctx, int rank);
+
+/* A group's link class: the slowest link between two members of one
+ * group, over every group of the partition (X when every group has one
+ * rank).  The one rule behind every row's link_class. */
+pb_link_t pb_nodemap_groups_slowest(const pb_nodemap_t *m, pb_group_of_fn group_of,
+                                    const void *ctx);
+
 /* The slowest link inside consecutive blocks of k ranks (k = size: the
  * world), e.g. the groups of `coll --group-size k`. */
 pb_link_t pb_nodemap_block_slowest(const pb_nodemap_t *m, int k);

@@ -37,6 +37,7 @@ typedef struct run {
     pb_ctx_t *ctx;
     pb_pattern_plan_t plan;
     pb_group_t *groups[PB_GK_COUNT];
+    char link[PB_GK_COUNT][16]; /* each kind's class: its slowest link */
     meas_t *meas;
     size_t nmeas;
     size_t *rec_meas; /* record i -> its measurement */
@@ -108,6 +109,20 @@ static int map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m, pb_err_t
     return PB_OK;
 }
 
+/* The layout's groups of one kind as a partition of the world. */
+typedef struct kind_groups {
+    const pb_layout_t *layout;
+    pb_gkind_t kind;
+} kind_groups_t;
+
+static int group_of_kind(const void *ctx, int rank)
+{
+    const kind_groups_t *kg = ctx;
+    int gid, idx;
+    pb_layout_group(kg->layout, kg->kind, rank, &gid, &idx, NULL);
+    return gid;
+}
+
 static int build(run_t *r, pb_err_t *err)
 {
     pb_ctx_t *ctx = r->ctx;
@@ -126,6 +141,10 @@ static int build(run_t *r, pb_err_t *err)
         pb_layout_group(&r->plan.layout, k, ctx->rank, &gid, &idx, NULL);
         if (ctx->be.ops->split(ctx->world_group, gid, idx, &r->groups[k], err))
             return err->code;
+        /* every rank holds the whole map: the same class everywhere */
+        kind_groups_t kg = {&r->plan.layout, k};
+        pb_link_format(pb_nodemap_groups_slowest(&ctx->map, group_of_kind, &kg), r->link[k],
+                       sizeof r->link[k]);
     }
     for (size_t i = 0; i < ops->n; i++) {
         size_t j = 0;
@@ -148,6 +167,7 @@ static void fill_row(const run_t *r, const meas_t *m, pb_result_t *row)
     snprintf(row->collective, sizeof row->collective, "%s", pb_coll_name(m->op.coll));
     snprintf(row->group, sizeof row->group, "%s", pb_gkind_name(m->rec->group));
     row->group_size = g->size;
+    snprintf(row->link_class, sizeof row->link_class, "%s", r->link[m->rec->group]);
     row->bytes = m->op.bytes;
     snprintf(row->dtype, sizeof row->dtype, "%s", pb_dtype_name(m->op.dtype));
     row->in_place = 0;
@@ -231,10 +251,9 @@ static void print_ops(const run_t *r)
         pb_fmt_bytes(hb, sizeof hb, (double)m->op.bytes);
         if (m->wrong >= 0)
             snprintf(wr, sizeof wr, "%" PRId64, m->wrong);
-        /* link class: empty until topology discovery lands */
         printf("%-9s %-9s %-13s %-5s %5d %-6s %15" PRIu64 " %10s %10" PRIu64 " %12.2f %12.3f %6s  %s%s\n",
                pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_pat_coll_name(o->coll),
-               pb_gkind_name(o->group), o->group_size, "", m->op.bytes, hb, o->count,
+               pb_gkind_name(o->group), o->group_size, r->link[o->group], m->op.bytes, hb, o->count,
                m->tm.st.median * 1e6, m->tm.st.median * 1e3 * (double)o->count, wr, o->what,
                m->rounded ? " (bytes rounded to the group's granule)" : "");
     }

@@ -1,9 +1,15 @@
-/* The node map over MPI on this machine (run at 4 ranks on one host):
- * one node, local ranks 0..n-1, every pair classified on the node and
- * symmetric, never NET.  Host-rank classes come from the bindings, so the
- * expected class of each pair is recomputed here from the exchanged CPU
- * sets with this node's topology. */
+/* The node map over MPI.  test_nodemap [NODES]: the ranks run on NODES
+ * nodes (default 1) with the same number of ranks each, filled in rank
+ * order (mpirun's default: a node's slots before the next node's), as
+ * tests/multinode/run2.sh launches them.  Each node holds local ranks
+ * 0..n/NODES-1 under one host name, distinct between nodes; every pair is
+ * symmetric, NET exactly when its ranks are on different nodes, and a
+ * pair on one node is classified there.  Host-rank classes come from the
+ * bindings, so the expected class of each such pair is recomputed here
+ * from the exchanged CPU sets with this node's topology (the simulated
+ * nodes share one machine's hardware, real ones are alike). */
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/pb_nodemap.h"
@@ -12,28 +18,43 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return 1;
+    int rank = 0, size = 1;
+    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS);
+    CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size) == MPI_SUCCESS);
+    int nodes = argc > 1 ? atoi(argv[1]) : 1;
+    if (nodes < 1 || size % nodes != 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: test_nodemap [NODES]: NODES must divide the %d ranks\n", size);
+        MPI_Finalize();
+        return 2;
+    }
+    int per = size / nodes; /* ranks on each node */
     pb_topo_t tp;
     pb_nodemap_t m;
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_topo_load(&tp, NULL, 0, &err) == PB_OK);
     CHECK(pb_nodemap_build(MPI_COMM_WORLD, &tp, &m, &err) == PB_OK);
-    CHECK(m.size == size && m.nnodes == 1);
-    int seen[64] = {0};
+    CHECK(m.size == size && m.nnodes == nodes);
+    enum { MAXR = 64 };
+    int seen[MAXR] = {0}; /* local rank x node: each seen once */
     for (int r = 0; r < size; r++) {
         const pb_rank_info_t *i = &m.ranks[r];
-        CHECK(i->node == 0 && i->local_size == size);
-        CHECK(i->local_rank >= 0 && i->local_rank < size && i->local_rank < 64);
-        if (i->local_rank >= 0 && i->local_rank < 64)
-            seen[i->local_rank]++;
-        CHECK(strcmp(i->host, m.ranks[0].host) == 0);
+        /* nodes are numbered in the order of their first ranks */
+        CHECK(i->node == r / per && i->local_size == per);
+        CHECK(i->local_rank == r % per);
+        int at = i->node * per + i->local_rank;
+        if (i->node >= 0 && i->node < nodes && i->local_rank >= 0 && i->local_rank < per &&
+            at < MAXR)
+            seen[at]++;
+        /* one host name per node, another on every other node */
+        for (int q = 0; q < r; q++)
+            CHECK((strcmp(i->host, m.ranks[q].host) == 0) == (q / per == r / per));
         CHECK(i->gpu == -1); /* host ranks: no PCI discovery asked for */
     }
-    for (int r = 0; r < size && r < 64; r++)
+    for (int r = 0; r < size && r < MAXR; r++)
         CHECK(seen[r] == 1);
     hwloc_bitmap_t a = hwloc_bitmap_alloc(), b = hwloc_bitmap_alloc();
     for (int x = 0; x < size; x++)
@@ -41,27 +62,36 @@ int main(int argc, char **argv)
             pb_link_t l = pb_nodemap_link(&m, x, y);
             pb_link_t back = pb_nodemap_link(&m, y, x);
             CHECK(l.cls == back.cls);
-            CHECK(l.cls != PB_LINK_NET);
+            CHECK((l.cls == PB_LINK_NET) == (x / per != y / per));
+            if (x / per != y / per)
+                continue;
             if (hwloc_bitmap_list_sscanf(a, m.ranks[x].cpuset) != 0)
                 hwloc_bitmap_zero(a);
             if (hwloc_bitmap_list_sscanf(b, m.ranks[y].cpuset) != 0)
                 hwloc_bitmap_zero(b);
             CHECK(l.cls == pb_hostlink_class(tp.t, a, b));
         }
-    /* the world's slowest pair is the slowest of any block */
+    /* the world's slowest pair is the slowest of any block; a block of
+     * one node's ranks stays inside it, the world crosses nodes when
+     * there are several */
     CHECK(pb_link_rank(pb_nodemap_block_slowest(&m, size)) >=
           pb_link_rank(pb_nodemap_block_slowest(&m, 1)));
+    CHECK(pb_nodemap_block_slowest(&m, 1).cls == PB_LINK_SELF);
+    CHECK(pb_nodemap_block_slowest(&m, per).cls != PB_LINK_NET);
+    CHECK((pb_nodemap_block_slowest(&m, size).cls == PB_LINK_NET) == (nodes > 1));
     hwloc_bitmap_free(a);
     hwloc_bitmap_free(b);
     if (rank == 0) {
         char buf[16];
         pb_link_format(pb_nodemap_block_slowest(&m, size), buf, sizeof buf);
-        printf("node map: %d ranks on host %s, slowest pair %s\n", size, m.ranks[0].host, buf);
+        printf("node map: %d ranks on %d node%s (rank 0 on %s), slowest pair %s\n", size,
+               m.nnodes, m.nnodes == 1 ? "" : "s", m.ranks[0].host, buf);
     }
     pb_nodemap_free(&m);
     pb_topo_free(&tp);
     int fails = pb_test_failures;
-    MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fails++;
     MPI_Finalize();
     if (rank == 0)
         printf("nodemap: %s\n", fails ? "FAILED" : "all checks passed");

@@ -1,0 +1,113 @@
+#!/bin/sh
+# multinode.sh CASE PARBENCH [ARGS...]: one structural check on a cluster
+# of two simulated nodes (run2.sh: nodea and nodeb, N/2 ranks each, ranks
+# 0..N/2-1 on nodea, as mpirun fills a node's slots before the next).
+# Asserts on structure only (nodes, hosts, link classes, groups, which
+# rank is named), never on timings.  Exit 0 pass, 1 fail, 77 skipped
+# where unshare --uts is not permitted.
+#   topo PB          `parbench topo --tp 2` at 4 ranks
+#   nodemap NODEMAP  the node map test binary at 4 ranks, expecting 2 nodes
+#   nodemap3 NODEMAP the same at 6 ranks on 3 nodes
+#   validate PB CSV  `parbench validate` at 4 ranks: every pair's class
+#   step PB          `parbench step` with DP across the nodes, checked
+#   hang PB HANG_SH  the watchdog across nodes: rank 3 (on nodeb) hangs
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+run2="$here/run2.sh"
+case_=$1 pb=$2
+shift 2
+if ! unshare --uts true 2>/dev/null; then
+    echo "SKIP: unshare --uts is not permitted here: no simulated nodes"
+    exit 77
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fail=0
+check() { # check REGEX WHY: a line of the output must match REGEX
+    grep -Eq -- "$1" "$out" || { echo "FAIL: $2 (no line matches /$1/)"; fail=1; }
+}
+run() { # run CMD...: output to $out and shown; the exit code in $rc
+    "$@" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ "$rc" -eq 77 ] && exit 77
+}
+
+case $case_ in
+topo)
+    # 4 ranks, tp 2 (dp fills the rest: 2): TP groups {0,1} and {2,3}
+    # lie inside a node, DP groups {0,2} and {1,3} span both
+    run "$run2" -np 4 "$pb" topo --tp 2
+    [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^# node map: 2 nodes, 4 ranks$' "the node map does not count 2 nodes"
+    # rank, node, host, local/size: 0,1 on nodea (node 0), 2,3 on nodeb
+    check '^0 +0 +nodea +0/2 ' "rank 0 is not local rank 0 of 2 on nodea"
+    check '^1 +0 +nodea +1/2 ' "rank 1 is not local rank 1 of 2 on nodea"
+    check '^2 +1 +nodeb +0/2 ' "rank 2 is not local rank 0 of 2 on nodeb"
+    check '^3 +1 +nodeb +1/2 ' "rank 3 is not local rank 1 of 2 on nodeb"
+    # the link matrix: a host class (not NET, not X) inside a node, NET
+    # across; X on the diagonal
+    host='(CORE|L3|NODE|SOCKET|SYS)'
+    check "^r0 +X +$host +NET +NET *\$" "row r0 is not X, host class, NET, NET"
+    check "^r1 +$host +X +NET +NET *\$" "row r1 is not host class, X, NET, NET"
+    check "^r2 +NET +NET +X +$host *\$" "row r2 is not NET, NET, X, host class"
+    check "^r3 +NET +NET +$host +X *\$" "row r3 is not NET, NET, host class, X"
+    # the layout's groups: TP inside a node, DP and the world across
+    check "^tp +2 +$host\$" "the TP group is not within a node"
+    check '^dp +2 +NET$' "the DP group does not cross nodes"
+    check '^world +4 +NET$' "the world does not cross nodes"
+    ;;
+nodemap)
+    # test_nodemap NODES: 2 nodes of 2 ranks, local ranks 0,1 on each
+    run "$run2" -np 4 "$pb" 2
+    [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^node map: 4 ranks on 2 nodes ' "the node map does not count 2 nodes"
+    ;;
+nodemap3)
+    # test_nodemap NODES: 3 nodes of 2 ranks (ranks 0-1, 2-3, 4-5)
+    run "$run2" -H nodea:2,nodeb:2,nodec:2 -np 6 "$pb" 3
+    [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^node map: 6 ranks on 3 nodes ' "the node map does not count 3 nodes"
+    ;;
+validate)
+    # every pair of the 4 ranks is measured; its row carries the pair's
+    # class: 0-1 and 2-3 share a node, the 4 others cross.  The exit code
+    # depends on timings (a pair flagged slow: 1), so 0 and 1 both pass;
+    # --min-ratio 0.01 keeps flags rare anyway.
+    csv=$1
+    rm -f "$csv"
+    run "$run2" -np 4 "$pb" validate -b 64K --min-ratio 0.01 --csv "$csv"
+    [ "$rc" -le 1 ] || { echo "FAIL: exit $rc"; fail=1; }
+    cp "$csv" "$out" 2>/dev/null || { echo "FAIL: no CSV at $csv"; exit 1; }
+    row=',"validate","sendrecv","pair:'
+    host='(CORE|L3|NODE|SOCKET|SYS)'
+    for p in 0-1 2-3; do
+        check "$row$p\",2,\"$host\"," "pair $p (one node) has no host class"
+    done
+    for p in 0-2 0-3 1-2 1-3; do
+        check "$row$p\",2,\"NET\"," "pair $p (two nodes) is not NET"
+    done
+    n=$(grep -c "$row" "$csv")
+    [ "$n" -eq 6 ] || { echo "FAIL: $n pair rows, expected 6 (4 ranks)"; fail=1; }
+    ;;
+step)
+    # tp 2, dp 2 at 4 ranks: TP groups inside the nodes, DP groups {0,2}
+    # and {1,3} across them; every distinct operation verified
+    run "$run2" -np 4 "$pb" step --tp 2 --dp 2 --size 256 --layers 4 --seq 64 --ffn 512 \
+        --vocab 512 --heads 8 --kv-heads 8 --compute-scale 0.1 --check --csv /dev/null
+    [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^# check: 0 wrong elements' "the step's check did not report 0 wrong"
+    ;;
+hang)
+    # rank 3 is nodeb's second rank: rank 0's survey, on nodea, must
+    # name it across the nodes (hang_named.sh's checks, run2.sh as the
+    # launcher: -np 4 puts 2 ranks on each node); -T 3
+    exec "$1" 4 3 3 "$run2" "$pb"
+    ;;
+*)
+    echo "FAIL: unknown case $case_"
+    exit 2
+    ;;
+esac
+[ "$fail" -eq 0 ] && echo "ok: $case_ across 2 nodes"
+exit "$fail"
