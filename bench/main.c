@@ -69,9 +69,13 @@ int main(int argc, char **argv)
      * each rank takes its own GPU, but it never starts mpirun itself (more
      * ranks than GPUs would only be refused) */
     if (!opt.no_launch && opt.cmd != PB_CMD_GEMM && !pb_launch_under_launcher()) {
-        pb_launch_exec(argc, argv, &opt, &err);
-        fprintf(stderr, "parbench: %s\n", err.msg);
-        return err.code;
+        int np = 0;
+        int code = pb_launch_world(&opt, &np, &err);
+        if (code == PB_OK)
+            code = pb_launch_exec(argc, argv, &opt, np, &err);
+        if (code != PB_OK && err.msg[0])
+            fprintf(stderr, "parbench: %s\n", err.msg);
+        return code;
     }
     return pb_app_run(&argc, &argv, &opt);
 }

@@ -19,6 +19,9 @@ typedef struct sweep {
     uint64_t *sizes;
     size_t nsizes;
     int from_range; /* range sizes are rounded; listed ones must divide */
+    /* several collectives or types: a listed size that one of them cannot
+     * take is skipped for that one (and said), not the whole run refused */
+    int skip_indivisible;
     pb_bufs_t bufs;
     int64_t wrong_total;
     int stalled; /* the stall fault fires once */
@@ -27,16 +30,23 @@ typedef struct sweep {
 
 /* Sizes for one collective on this group: a range is rounded down to the
  * collective's granule (a sweep must work at 3 ranks too), dropping sizes
- * that round to 0 and repeats; an explicit size must divide exactly. */
+ * that round to 0 and repeats; an explicit size must divide exactly, or
+ * is skipped (counted in *skipped) when several collectives or types
+ * share the list. */
 static int sizes_for(const sweep_t *s, pb_coll_t c, pb_dtype_t t, uint64_t *out, size_t *n,
-                     int *rounded, pb_err_t *err)
+                     int *rounded, size_t *skipped, pb_err_t *err)
 {
     uint64_t gran = pb_coll_granule(c, s->g->size, t);
     *n = 0;
     *rounded = 0;
+    *skipped = 0;
     for (size_t i = 0; i < s->nsizes; i++) {
         uint64_t b = s->sizes[i];
         if (b % gran != 0) {
+            if (!s->from_range && s->skip_indivisible) {
+                (*skipped)++;
+                continue;
+            }
             if (!s->from_range)
                 return pb_err_set(err, PB_EINPUT,
                                   "size %" PRIu64 " B is not a multiple of %" PRIu64
@@ -57,7 +67,12 @@ static int build_sizes(sweep_t *s, pb_err_t *err)
     const pb_options_t *o = s->ctx->opt;
     if (o->size_list) {
         s->from_range = 0;
-        return pb_size_list(o->size_list, &s->sizes, &s->nsizes, err);
+        if (pb_size_list(o->size_list, &s->sizes, &s->nsizes, err) != PB_OK)
+            return err->code;
+        for (size_t i = 0; i < s->nsizes; i++)
+            if (s->sizes[i] == 0)
+                return pb_err_set(err, PB_EINPUT, "--sizes: 0 B measures nothing (sizes start at 1 B)");
+        return PB_OK;
     }
     /* a single size (-b alone, or -b == -e) is an explicit one */
     s->from_range = o->size_min != o->size_max;
@@ -82,9 +97,9 @@ static uint64_t count_measurements(const sweep_t *s)
                           (uint64_t)(o->out_of_place && pb_coll_has_out_of_place(c));
         uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->nredops : 1;
         for (int di = 0; di < o->ndtypes; di++) {
-            size_t n = 0;
+            size_t n = 0, skipped;
             int rounded;
-            if (sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &err) == PB_OK)
+            if (sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &skipped, &err) == PB_OK)
                 total += (uint64_t)n * places * nred * (uint64_t)o->nmodes;
         }
     }
@@ -100,6 +115,7 @@ static int validate(sweep_t *s, pb_err_t *err)
     if (tmp == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
     int code = PB_OK;
+    size_t usable = 0; /* (collective, type, size) combinations left */
     const pb_backend_ops_t *ops = s->ctx->be.ops;
     for (int mi = 0; mi < o->nmodes; mi++)
         if (o->modes[mi] == PB_MODE_GRAPH && ops->graph_launch == NULL)
@@ -117,9 +133,10 @@ static int validate(sweep_t *s, pb_err_t *err)
             code = pb_err_set(err, PB_EINPUT, "--root %d is not a rank of a %d-rank group",
                               o->root, s->g->size);
         for (int di = 0; di < o->ndtypes && code == PB_OK; di++) {
-            size_t n;
+            size_t n, skipped;
             int rounded;
-            code = sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, err);
+            code = sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &skipped, err);
+            usable += n;
             for (int ri = 0; ri < o->nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
                 char why[160];
                 if (!s->ctx->be.ops->supports(&s->ctx->be, o->dtypes[di], o->redops[ri], why,
@@ -129,6 +146,11 @@ static int validate(sweep_t *s, pb_err_t *err)
         }
     }
     free(tmp);
+    if (code == PB_OK && usable == 0)
+        code = pb_err_set(err, PB_EINPUT,
+                          "no listed size fits any of the collectives and types asked for on %d "
+                          "ranks (each must be a multiple of n x the element size)",
+                          s->g->size);
     return code;
 }
 
@@ -172,7 +194,7 @@ static const char *factor_text(pb_coll_t c)
 }
 
 static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const char *redop,
-                             pb_mode_t mode, int rounded)
+                             pb_mode_t mode, int rounded, size_t skipped)
 {
     const pb_options_t *o = s->ctx->opt;
     printf("#\n# %s | %s | redop %s | group %s (%d ranks) | mode %s\n", pb_coll_name(c),
@@ -196,6 +218,11 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
     if (rounded)
         printf("#   range sizes rounded down to multiples of %" PRIu64 " B (n x element)\n",
                pb_coll_granule(c, s->g->size, t));
+    if (skipped)
+        printf("#   %zu listed size%s skipped here: not a multiple of %" PRIu64
+               " B, as %s of %s on %d ranks needs\n",
+               skipped, skipped == 1 ? "" : "s", pb_coll_granule(c, s->g->size, t),
+               pb_coll_name(c), pb_dtype_name(t), s->g->size);
     pb_table_header(stdout);
 }
 
@@ -277,18 +304,18 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
 {
     const pb_options_t *o = s->ctx->opt;
     uint64_t *sizes = malloc(s->nsizes * sizeof *sizes);
-    size_t n = 0;
+    size_t n = 0, skipped = 0;
     int rounded = 0;
     pb_err_t err;
     pb_err_clear(&err);
-    if (sizes == NULL || sizes_for(s, c, t, sizes, &n, &rounded, &err) != PB_OK) {
+    if (sizes == NULL || sizes_for(s, c, t, sizes, &n, &rounded, &skipped, &err) != PB_OK) {
         pb_err_set(&err, PB_ERUNTIME, "cannot list sizes");
         pb_ctx_abort(s->ctx, &err);
     }
     const char *redop = pb_coll_reduces(c) ? pb_redop_name(op_red) : "none";
     if (s->ctx->rank == 0 && !o->quiet) {
         pb_progress_clear(&s->progress);
-        print_table_head(s, c, t, redop, mode, rounded);
+        print_table_head(s, c, t, redop, mode, rounded, skipped);
     }
     pb_table_summary_t sum;
     memset(&sum, 0, sizeof sum);
@@ -375,6 +402,7 @@ static void print_run_head(const sweep_t *s)
     if (s->g->size != ctx->size)
         printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
     printf(" | slowest link in a group: %s\n", s->link_class);
+    pb_ctx_print_oversub(ctx, stdout);
     for (int r = 0; all && r < ctx->size; r++)
         printf("#   rank %d: %s\n", r, all + (size_t)r * INFO);
     if (ctx->opt->check)
@@ -394,6 +422,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     int code = make_group(&s, err);
     if (code == PB_OK)
         code = build_sizes(&s, err);
+    s.skip_indivisible = !s.from_range && (o->ncolls > 1 || o->ndtypes > 1);
     if (code == PB_OK)
         code = validate(&s, err);
     /* input problems are found identically on every rank; allocation can

@@ -49,6 +49,40 @@ static void make_run_id(char *buf, size_t len)
     snprintf(buf, len, "%s-%lx", stamp, (unsigned long)getpid());
 }
 
+/* Ranks against cores, node by node (a core each is what the timings
+ * assume): the worst node's numbers go to every rank. */
+static int find_oversub(pb_ctx_t *ctx, pb_err_t *err)
+{
+    const pb_nodemap_t *m = &ctx->map;
+    int local = 0, mine = m->ranks[ctx->rank].node;
+    for (int r = 0; r < m->size; r++)
+        local += m->ranks[r].node == mine;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int worst[2] = {cores > 0 ? local - (int)cores : 0, ctx->rank}; /* MPI_2INT */
+    int nums[2] = {local, (int)cores};
+    pb_watch_begin_after(ctx->wd, "core count exchange");
+    int rc = MPI_Allreduce(MPI_IN_PLACE, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Bcast(nums, 2, MPI_INT, worst[1], ctx->world);
+    pb_watch_end(ctx->wd);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI exchange of core counts failed (%d)", rc);
+    if (worst[0] > 0) {
+        ctx->oversub_ranks = nums[0];
+        ctx->oversub_cores = nums[1];
+    }
+    return PB_OK;
+}
+
+void pb_ctx_print_oversub(const pb_ctx_t *ctx, FILE *f)
+{
+    if (ctx->rank != 0 || ctx->oversub_ranks == 0)
+        return;
+    fprintf(f, "# WARNING: %d ranks share %d cores on a node (oversubscribed): ranks wait for a "
+               "core, so times and ratios measure the scheduler as much as the links\n",
+            ctx->oversub_ranks, ctx->oversub_cores);
+}
+
 /* The node map: hwloc on every rank (PCI discovery only where a command
  * shows devices: it costs time), then the exchange. */
 static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
@@ -65,7 +99,7 @@ static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     ctx->nodes = ctx->map.nnodes;
-    return PB_OK;
+    return find_oversub(ctx, err);
 }
 
 static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)

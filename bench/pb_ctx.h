@@ -4,6 +4,7 @@
 #define PB_CTX_H
 
 #include <mpi.h>
+#include <stdio.h>
 
 #include "../collectives/pb_backend.h"
 #include "../reports/pb_csv.h"
@@ -30,6 +31,9 @@ typedef struct pb_ctx {
     pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
     pb_watchdog_t *wd;    /* hang watchdog and signal taker (NULL: none) */
     int stopped_by;       /* SIGINT/SIGTERM all ranks agreed to stop on */
+    /* the most oversubscribed node: its ranks and cores (0, 0 when every
+     * node has a core per rank) */
+    int oversub_ranks, oversub_cores;
     uint64_t rows;        /* result rows written (rank 0) */
 } pb_ctx_t;
 
@@ -66,6 +70,10 @@ int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
  * amount that would have been needed when not; PB_OK when they fit or the
  * backend cannot tell.  Local: callers agree. */
 int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err);
+
+/* Rank 0: one header line when ranks outnumber the cores of a node, so
+ * that timings which mean little are never printed without saying so. */
+void pb_ctx_print_oversub(const pb_ctx_t *ctx, FILE *f);
 
 /* Fills the run-wide fields of a result row. */
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r);

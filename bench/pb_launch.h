@@ -19,8 +19,19 @@ int pb_launch_rank_hint(void);
 /* NVIDIA GPUs the driver lists on this host (0 without a driver). */
 int pb_launch_local_gpus(void);
 
-/* Replaces this process with mpirun running the same arguments; returns
- * only on failure. */
-int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, pb_err_t *err);
+/* The ranks to start without a launcher: --np, else a layout that fixes
+ * the world (--dp given, or tp x cp x pp that the default does not
+ * divide: that product), else one per local GPU, else 2.  For --pattern
+ * and step the model and layout are built on that world first, so an
+ * unknown preset or a layout that does not fit is refused (PB_EINPUT)
+ * before anything is launched.  Pure but for the GPU count. */
+int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
+
+/* Runs mpirun with `np` ranks of the same arguments and waits for it,
+ * handing SIGINT/SIGTERM to the ranks (they stop with whole rows; mpirun
+ * itself would kill them).  Returns mpirun's exit code (128 + signal
+ * after a stop), or PB_ERUNTIME with err filled when it cannot start;
+ * err->msg is empty when mpirun ran. */
+int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, int np, pb_err_t *err);
 
 #endif

@@ -196,34 +196,43 @@ static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
     return pb_ctx_agree(ctx, code, err);
 }
 
+/* `measures`: the step runs operations on the ranks; the others work on
+ * files rank 0 already has, so after a stop they still run and the
+ * report shows what finished. */
 static const struct {
     const char *name;
     step_fn fn;
+    int measures;
 } steps[] = {
-    {"topology", step_topology},
-    {"collective sweep", step_sweep},
-    {"pattern suite", step_patterns},
-    {"calibration", step_calibration},  /* issue 6 */
-    {"reference step", step_reference}, /* issue 6 */
-    {"report", step_report},
+    {"topology", step_topology, 0},
+    {"collective sweep", step_sweep, 1},
+    {"pattern suite", step_patterns, 1},
+    {"calibration", step_calibration, 0},
+    {"reference step", step_reference, 0},
+    {"report", step_report, 0},
 };
 
 int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
 {
+    int stopped = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (stopped && steps[i].measures)
+            continue;
         if (ctx->rank == 0 && !ctx->opt->quiet) {
-            printf("#\n# ==== main job, step %zu of %zu: %s ====\n", i + 1,
-                   sizeof steps / sizeof steps[0], steps[i].name);
+            printf("#\n# ==== main job, step %zu of %zu: %s%s ====\n", i + 1,
+                   sizeof steps / sizeof steps[0], steps[i].name,
+                   stopped ? " (of what finished before the stop)" : "");
             fflush(stdout);
         }
         int code = steps[i].fn(ctx, p, err);
         if (code != PB_OK)
             return code;
-        if (pb_ctx_stopping(ctx)) /* SIGINT/SIGTERM: keep what is done, stop */
-            return PB_OK;
+        /* SIGINT/SIGTERM: no more measurements; the files still get made */
+        stopped = stopped || pb_ctx_stopping(ctx);
     }
     if (ctx->rank == 0) {
-        printf("#\n# parbench: everything is in %s/\n", p->dir);
+        printf("#\n# parbench: %s %s/\n", stopped ? "stopped early; what finished is in" : "everything is in",
+               p->dir);
         printf("#   %-16s every measurement (CSV; the same rows with --json)\n",
                strrchr(p->results, '/') && strncmp(p->results, p->dir, strlen(p->dir)) == 0
                    ? "results.csv"

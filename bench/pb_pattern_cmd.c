@@ -327,6 +327,7 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
                  o->cmd == PB_CMD_MAIN ? "main job: pattern suite" : "patterns", ctx->be.ops->name,
                  ctx->run_id, pb_mode_name(o->modes[0]), o->check ? " | checked" : "");
         pb_pattern_print_head(stdout, &r.plan, what);
+        pb_ctx_print_oversub(ctx, stdout);
         print_skipped(&r);
         fflush(stdout);
     }
