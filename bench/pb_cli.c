@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../collectives/pb_gemm.h"
+#include "pb_harness.h"
 #include "pb_options.h"
 #include "pb_size.h"
 #include "pb_step_sched.h"
@@ -19,7 +20,7 @@ enum opt_id {
     O_ITERS, O_WARMUP, O_CHECK, O_CHECK_NUM, O_MODE, O_PLACE, O_ROOT, O_PRECISION,
     O_BUDGET, O_MIN_ITERS, O_MAX_ITERS, O_BATCH, O_CSV, O_LABEL, O_QUIET, O_BACKEND,
     O_NP, O_NO_LAUNCH, O_GROUP_SIZE, O_CHUNK, O_FAULT, O_GRAPH, O_TIMEOUT, O_MEMORY,
-    O_MODEL, O_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
+    O_MODEL, O_GATED, O_NO_GATED, O_BACKWARD, O_TOPO_XML, O_NODES,
     O_TP, O_CP, O_EP, O_DP, O_PP, /* layout: keep in this order (pb_dim_t's) */
     O_MAX_PAIRS, O_MIN_RATIO, O_PATTERN, O_DRY_RUN, O_PRESET, O_MODEL_FILE, O_VP,
     O_SP, O_ORDER, O_DP_BUCKET, O_ZERO, O_DIST_OPT, O_GRAD_DTYPE, O_RECOMPUTE, O_IMBALANCE,
@@ -66,6 +67,7 @@ static const struct opt_spec specs[] = {
     {"experts", 0, 1, O_MODEL},        {"topk", 0, 1, O_MODEL},
     {"moe-every", 0, 1, O_MODEL},      {"moe-ffn", 0, 1, O_MODEL},
     {"pp-trim", 0, 1, O_MODEL},        {"gated", 0, 0, O_GATED},
+    {"no-gated", 0, 0, O_NO_GATED},
     {"backward", 0, 0, O_BACKWARD},    {"topo-xml", 0, 1, O_TOPO_XML},
     {"nodes", 0, 1, O_NODES},          {"tp", 0, 1, O_TP},
     {"cp", 0, 1, O_CP},                {"ep", 0, 1, O_EP},
@@ -109,7 +111,7 @@ static const char usage_main[] =
     "  model    predict a training step of a model and layout (parbench model --help)\n"
     "  plan     rank every layout of a model on N GPUs (parbench plan --help)\n"
     "  report   results.csv [calib.csv] -o report.html (parbench report --help)\n"
-    "  compare  base.csv new.csv [--threshold 5%%]: the regression gate\n"
+    "  compare  base.csv new.csv [--threshold 5%]: the regression gate\n"
     "           (parbench compare --help)\n"
     "  --pattern LIST    run the traffic of strategies tp, sp, pp, dp, ep, cp or all\n"
     "                    (see PATTERNS below)\n"
@@ -135,7 +137,7 @@ static const char usage_main[] =
     "         llama3-70b, llama3-405b, mixtral-8x7b, deepseek-v3, example-70b,\n"
     "         tiny (default)), --model-file F (key = value lines), --size/--hidden,\n"
     "         --layers, --seq, --mbs, --gbs, --heads, --kv-heads, --ffn, --vocab,\n"
-    "         --experts, --topk, --moe-every, --moe-ffn, --gated 0|1, --pp-trim,\n"
+    "         --experts, --topk, --moe-every, --moe-ffn, --gated|--no-gated, --pp-trim,\n"
     "         --dtype bf16|fp16|fp32\n"
     "  layout: --tp --cp --ep --dp --pp N, --vp N (interleaving), --sp,\n"
     "         --order tp-cp-ep-dp-pp (first fastest; Megatron's default).  Without\n"
@@ -184,7 +186,8 @@ static const char usage_coll[] =
     "                    (default 300; 0 = never)\n"
     "  --precision P     sample until the median's 95% CI half-width is within P\n"
     "                    percent (default 2)\n"
-    "  --time-budget S   seconds per measurement at most (default 1)\n"
+    "  --time-budget S   seconds per measurement once --min-iters samples are in\n"
+    "                    (default 1; slow operations take min-iters x their time)\n"
     "  --min-iters N, --max-iters N   sample count bounds (default 10, 1000)\n"
     "  -n, --iters N     fixed number of timed samples instead (no adaptation)\n"
     "  -w, --warmup N    untimed operations first (default 5)\n"
@@ -261,7 +264,8 @@ static const char usage_step[] =
     "                     an A100's 312 dense bf16 at the model's 0.5 achievable)\n"
     "  --compute-scale X  multiply the stand-in's durations by X (default 1): a\n"
     "                     70B-shaped step fits a small machine, communication exact\n"
-    "  --steps N          steps to run, the first a warm-up (default 3)\n"
+    "  --steps N          steps to run, N >= 2: the first is a warm-up, the N - 1\n"
+    "                     others are timed (default 3)\n"
     "  --check            verify every distinct operation after the timed steps\n"
     "  --csv FILE         append the rows here (default " PB_STEP_DEFAULT_CSV ")\n"
     "  --trace FILE       write the last step's timeline of every rank (passes,\n"
@@ -317,7 +321,7 @@ static const char usage_compare[] =
     "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
     "matched row's median time grew by more than the threshold.  Runs no MPI.\n"
     "\n"
-    "  --threshold T     percent (5, 5%% or 2.5%%; default 5)\n"
+    "  --threshold T     percent (5, 5% or 2.5%; default 5)\n"
     "\n"
     "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
     "file and line named)\n";
@@ -552,9 +556,28 @@ static int p_mode(const char *s, int *o)
     return 0;
 }
 
+/* The names of a list's values, for the message that refuses one. */
+typedef const char *(*enum_name_fn)(int);
+static const char *n_coll(int i) { return pb_coll_name((pb_coll_t)i); }
+static const char *n_dtype(int i) { return pb_dtype_name((pb_dtype_t)i); }
+static const char *n_redop(int i) { return pb_redop_name((pb_redop_t)i); }
+static const char *n_mode(int i) { return pb_mode_name((pb_mode_t)i); }
+static const char *n_strategy(int i) { return pb_strategy_name((pb_strategy_t)i); }
+
+static int unknown_value(const char *what, const char *tok, enum_name_fn name, int nall,
+                         pb_err_t *err)
+{
+    char list[200] = "";
+    size_t used = 0;
+    for (int i = 0; i < nall && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s, ", name(i));
+    return pb_err_set(err, PB_EINPUT, "unknown %s '%s' (one of: %s%sall)", what, tok, list,
+                      name == n_mode ? "both, " : "");
+}
+
 /* "all" (and, for modes, "both") means the first all_count values */
-static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nall,
-                      int all_count, int *out, int *n, pb_err_t *err)
+static int parse_list(const char *what, const char *v, enum_parse_fn fn, enum_name_fn name,
+                      int nall, int all_count, int *out, int *n, pb_err_t *err)
 {
     *n = 0;
     if (strcmp(v, "all") == 0 || (fn == p_mode && strcmp(v, "both") == 0)) {
@@ -570,7 +593,7 @@ static int parse_list(const char *what, const char *v, enum_parse_fn fn, int nal
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int x;
         if (fn(tok, &x) != 0)
-            return pb_err_set(err, PB_EINPUT, "unknown %s '%s'", what, tok);
+            return unknown_value(what, tok, name, nall, err);
         for (int i = 0; i < *n; i++)
             if (out[i] == x)
                 return pb_err_set(err, PB_EINPUT, "%s '%s' given twice", what, tok);
@@ -673,7 +696,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         o->cmd = PB_CMD_VERSION;
         return PB_OK;
     case O_OP:
-        if (parse_list("collective", v, p_coll, PB_COLL_COUNT, PB_COLL_COUNT, tmp, &n, err))
+        if (parse_list("collective", v, p_coll, n_coll, PB_COLL_COUNT, PB_COLL_COUNT, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
             o->colls[i] = (pb_coll_t)tmp[i];
@@ -682,7 +705,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_DTYPE:
         o->dtype_arg = v;
-        if (parse_list("dtype", v, p_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
+        if (parse_list("dtype", v, p_dtype, n_dtype, PB_DTYPE_COUNT, PB_DTYPE_COUNT, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
             o->dtypes[i] = (pb_dtype_t)tmp[i];
@@ -691,7 +714,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_REDOP:
         /* "all" means every reduction MPI has; avg must be asked for */
-        if (parse_list("redop", v, p_redop, PB_REDOP_COUNT, PB_AVG, tmp, &n, err))
+        if (parse_list("redop", v, p_redop, n_redop, PB_REDOP_COUNT, PB_AVG, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
             o->redops[i] = (pb_redop_t)tmp[i];
@@ -699,7 +722,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
         return PB_OK;
     case O_MODE:
         /* both = latency and throughput, the two modes every backend has */
-        if (parse_list("mode", v, p_mode, PB_MODE_COUNT, PB_MODE_GRAPH, tmp, &n, err))
+        if (parse_list("mode", v, p_mode, n_mode, PB_MODE_COUNT, PB_MODE_GRAPH, tmp, &n, err))
             return err->code;
         for (int i = 0; i < n; i++)
             o->modes[i] = (pb_mode_t)tmp[i];
@@ -815,8 +838,9 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_MODEL:
         return model_flag(o, s->lng, v, shown, err);
     case O_GATED: /* a SwiGLU-style MLP: fused gate and up projections */
-        o->gemm.gated = 1;
-        return model_flag(o, "gated", "1", shown, err);
+    case O_NO_GATED:
+        o->gemm.gated = s->id == O_GATED;
+        return model_flag(o, "gated", s->id == O_GATED ? "1" : "0", shown, err);
     case O_BACKWARD:
         o->given |= PB_GIVEN_MODEL;
         o->gemm_backward = 1;
@@ -850,7 +874,13 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_COMPUTE_SCALE:
         return parse_double(shown, v, 0, &o->compute_scale, err);
     case O_STEPS:
-        return parse_u64(shown, v, 1, &o->steps, err);
+        if (parse_u64(shown, v, 1, &o->steps, err) != PB_OK)
+            return err->code;
+        if (o->steps < 2) /* nothing would be timed */
+            return pb_err_set(err, PB_EINPUT,
+                              "--steps %s: the first step is a warm-up, so at least 2 are needed",
+                              v);
+        return PB_OK;
     case O_NO_COMM:
         o->step_no_comm = 1;
         return PB_OK;
@@ -864,7 +894,7 @@ static int apply(pb_options_t *o, const struct opt_spec *s, const char *v, const
     case O_MIN_RATIO:
         return parse_double(shown, v, 0, &o->min_ratio, err);
     case O_PATTERN:
-        if (parse_list("pattern", v, p_strategy, PB_STRAT_COUNT, PB_STRAT_COUNT, tmp, &n, err))
+        if (parse_list("pattern", v, p_strategy, n_strategy, PB_STRAT_COUNT, PB_STRAT_COUNT, tmp, &n, err))
             return err->code;
         o->pattern_mask = 0;
         for (int i = 0; i < n; i++)

@@ -210,9 +210,10 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
         printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->iters,
                o->warmup);
     else
-        printf("#   samples: until the median's 95%% CI is within +-%.3g%%, %" PRIu64 "..%" PRIu64
-               ", at most %.3g s per size; %" PRIu64 " warm-up operations\n",
-               o->precision * 100.0, o->min_iters, o->max_iters, o->time_budget, o->warmup);
+        printf("#   samples: at least %" PRIu64 ", then until the median's 95%% CI is within "
+               "+-%.3g%%, %.3g s are spent or %" PRIu64 " are taken; %" PRIu64
+               " warm-up operations\n",
+               o->min_iters, o->precision * 100.0, o->time_budget, o->max_iters, o->warmup);
     printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
            size_meaning(c), factor_text(c));
     if (rounded)

@@ -100,8 +100,16 @@ static int env_init(const pb_options_t *o, env_t *e, pb_err_t *err)
         if (pb_hw_set(&e->hw, key, eq + 1, err))
             return err->code;
     }
-    if (o->gpus_per_node)
-        e->hw.gpus_per_node = o->gpus_per_node;
+    if (o->gpus_per_node) {
+        /* NICs scale with the node unless --hw-set named their count */
+        int named = 0;
+        for (int i = 0; i < o->nhw_set; i++)
+            named |= strncmp(o->hw_set[i], "nics_per_node=", 14) == 0;
+        if (named)
+            e->hw.gpus_per_node = o->gpus_per_node;
+        else
+            pb_hw_set_gpus_per_node(&e->hw, o->gpus_per_node);
+    }
     if (pb_hw_check(&e->hw, err))
         return err->code;
     if (o->calib) {
@@ -148,9 +156,10 @@ static int env_init(const pb_options_t *o, env_t *e, pb_err_t *err)
 static void print_hw(const pb_hw_t *h)
 {
     printf("hardware: %s: bf16 %.0f TFLOP/s dense, %.0f GiB HBM at %.2f TB/s, NVLink %.0f GB/s "
-           "per direction, %d x %.0f Gb/s NICs per %d GPUs\n",
+           "per direction, %d x %.0f Gb/s NIC%s per %d GPU%s\n",
            h->name, h->bf16_tflops, h->hbm_gib, h->hbm_tbps, h->nvlink_gbps, h->nics_per_node,
-           h->nic_gbitps, h->gpus_per_node);
+           h->nic_gbitps, h->nics_per_node == 1 ? "" : "s", h->gpus_per_node,
+           h->gpus_per_node == 1 ? "" : "s");
 }
 
 static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e,
@@ -164,13 +173,13 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            (unsigned long long)m->ffn, (unsigned long long)m->vocab, (unsigned long long)m->seq,
            (double)pb_model_params(m) / 1e9);
     uint64_t world = pb_layout_world(l);
-    printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPUs (%llu nodes of %d); "
+    uint64_t nodes = (world + (uint64_t)e->hw.gpus_per_node - 1) / (uint64_t)e->hw.gpus_per_node;
+    printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPU%s (%llu node%s of %d); "
            "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s\n",
            l->size[PB_DIM_TP], l->sp ? " (sp)" : "", l->size[PB_DIM_PP], l->vp,
            l->size[PB_DIM_DP],
            l->size[PB_DIM_CP], l->size[PB_DIM_EP], (unsigned long long)world,
-           (unsigned long long)((world + (uint64_t)e->hw.gpus_per_node - 1) /
-                                (uint64_t)e->hw.gpus_per_node),
+           world == 1 ? "" : "s", (unsigned long long)nodes, nodes == 1 ? "" : "s",
            e->hw.gpus_per_node, (unsigned long long)m->mbs,
            (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
            (unsigned long long)st->micro, pb_recomp_name(e->step.recomp),

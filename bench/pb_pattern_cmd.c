@@ -247,7 +247,7 @@ static void print_ops(const run_t *r)
     for (size_t i = 0; i < ops->n; i++) {
         const pb_pat_op_t *o = &ops->ops[i];
         const meas_t *m = &r->meas[r->rec_meas[i]];
-        char hb[32], wr[24] = "-";
+        char hb[32], wr[24] = PB_RESULT_WRONG_NA;
         pb_fmt_bytes(hb, sizeof hb, (double)m->op.bytes);
         if (m->wrong >= 0)
             snprintf(wr, sizeof wr, "%" PRId64, m->wrong);

@@ -2,18 +2,50 @@
 
 #include <string.h>
 
+static int flag_given(const pb_options_t *o, const char *key)
+{
+    for (int i = 0; i < o->nmodel_kv; i++)
+        if (strcmp(o->model_kv[i][0], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* --size (--hidden) alone scales the preset's family: the MLP keeps its
+ * ratio to the hidden size (tiny's 4h, Llama 3's 3.5h), the heads their
+ * dimension and the GQA groups their size, unless given too.  A user who
+ * types `--preset tiny --size 8192` means a bigger tiny, not hidden 8192
+ * with tiny's 4096-wide MLP. */
+static void keep_family(const pb_options_t *o, const pb_model_t *base, pb_model_t *m)
+{
+    if (m->hidden == base->hidden || base->hidden == 0)
+        return;
+    if (!flag_given(o, "ffn"))
+        m->ffn = base->ffn * m->hidden / base->hidden;
+    if (!flag_given(o, "moe-ffn") && base->moe_ffn)
+        m->moe_ffn = base->moe_ffn * m->hidden / base->hidden;
+    uint64_t head_dim = base->heads ? base->hidden / base->heads : 0;
+    if (!flag_given(o, "heads") && head_dim && m->hidden % head_dim == 0) {
+        uint64_t group = base->kv_heads ? base->heads / base->kv_heads : 1;
+        m->heads = m->hidden / head_dim;
+        if (!flag_given(o, "kv-heads") && group && m->heads % group == 0)
+            m->kv_heads = m->heads / group;
+    }
+}
+
 static int build_model(const pb_options_t *o, pb_model_t *m, pb_err_t *err)
 {
     if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
         return err->code;
     if (o->model_file && pb_model_load(o->model_file, m, err))
         return err->code;
+    pb_model_t base = *m;
     for (int i = 0; i < o->nmodel_kv; i++) {
         pb_err_t e;
         pb_err_clear(&e);
         if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
             return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
     }
+    keep_family(o, &base, m);
     /* --dtype is the model's type only with --pattern; the main job's
      * --dtype is its sweep's list */
     if (o->cmd == PB_CMD_PATTERN && o->dtype_arg && pb_model_set(m, "dtype", o->dtype_arg, err))

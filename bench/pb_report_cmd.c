@@ -62,6 +62,13 @@ int pb_compare_cmd(const pb_options_t *o, pb_err_t *err)
     free(b);
     if (rc != PB_OK)
         return rc;
+    /* a gate that compared nothing must not pass: the files measured
+     * different things (another world size, sizes, collectives) */
+    if (sum.matched == 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "compare: no row of %s matches a row of %s (pattern, collective, group, "
+                          "size, dtype, backend and world must agree): nothing was compared",
+                          o->args[1], o->args[0]);
     if (sum.regressed > 0)
         return pb_err_set(err, PB_EVERIFY, "%zu of %zu matched rows regressed by more than %g %% "
                           "(worst %+.1f %%)", sum.regressed, sum.matched, o->threshold * 100.0,

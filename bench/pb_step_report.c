@@ -92,7 +92,7 @@ static void header(const pb_step_exec_t *s, int n, int slowest)
            l->size[PB_DIM_EP], l->size[PB_DIM_DP], l->size[PB_DIM_PP], l->sp ? " sp" : "",
            pb_sched_name(s->kind), s->m);
     if (s->v > 1)
-        printf("%d chunks of %d layers per stage\n", s->v, s->layers);
+        printf("%d chunks of %d layer%s per stage\n", s->v, s->layers, s->layers == 1 ? "" : "s");
     else
         printf("%d layers per stage\n", s->layers);
     printf("# compute stand-in: %.3g ms forward, %.3g ms backward per layer and micro-batch "

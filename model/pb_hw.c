@@ -135,6 +135,15 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
     return PB_OK;
 }
 
+void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g)
+{
+    if (g <= 0 || hw->gpus_per_node <= 0)
+        return;
+    long nics = ((long)hw->nics_per_node * g + hw->gpus_per_node / 2) / hw->gpus_per_node;
+    hw->nics_per_node = nics < 1 ? 1 : (int)nics;
+    hw->gpus_per_node = g;
+}
+
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw)
 {
     return hw->nics_per_node * hw->nic_gbitps / 8.0 / hw->gpus_per_node;

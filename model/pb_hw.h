@@ -35,6 +35,11 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err);
 
 /* Per-GPU network bandwidth when every GPU of a node talks at once
  * (NICs shared), 10^9 B/s, before efficiency. */
+/* A node of g GPUs built like the preset's: the NICs keep their ratio to
+ * the GPUs (a DGX's 8 NICs per 8 GPUs are 2 NICs for a 2-GPU node, at
+ * least one), so the network bandwidth per GPU stays the preset's. */
+void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g);
+
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw);
 
 #endif

@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,12 @@ _Static_assert(PB_CSV_ROW_MAX <= PB_CSV_IOBUF, "a row must fit the stdio buffer"
 
 struct pb_csv_writer {
     FILE *f;
+    /* the header goes out with the first row, and a file this run made
+     * but never wrote a row to is removed at close: a command that fails
+     * before measuring leaves no header-only file behind */
+    int need_header;
+    int created;
+    uint64_t rows;
     char iobuf[PB_CSV_IOBUF];
     char path[]; /* for messages */
 };
@@ -193,11 +200,19 @@ static int pb_csv_put_field(pb_csv_writer_t *w, const pb_csv_col_t *col, const p
     return pb_csv_put_number(w, row, len, num, col->name, err);
 }
 
+static int pb_csv_write_header(pb_csv_writer_t *w, pb_err_t *err);
+
 int pb_csv_write(pb_csv_writer_t *w, const pb_result_t *r, pb_err_t *err)
 {
     char row[PB_CSV_ROW_MAX];
     size_t len = 0;
     int rc;
+
+    if (w->need_header) {
+        if ((rc = pb_csv_write_header(w, err)) != PB_OK)
+            return rc;
+        w->need_header = 0;
+    }
 
     for (int k = 0; k < PB_CSV_NCOLS; k++) {
         if (k > 0)
@@ -216,6 +231,7 @@ int pb_csv_write(pb_csv_writer_t *w, const pb_result_t *r, pb_err_t *err)
         return pb_err_set(err, PB_ERUNTIME, "cannot write CSV '%s': %s", w->path,
                           strerror(e));
     }
+    w->rows++;
     return PB_OK;
 }
 
@@ -290,8 +306,10 @@ static int pb_csv_prepare(pb_csv_writer_t *w, pb_err_t *err)
         int e = errno;
         return pb_err_set(err, PB_EINPUT, "cannot write CSV '%s': %s", w->path, strerror(e));
     }
-    if (size == 0)
-        return pb_csv_write_header(w, err);
+    if (size == 0) {
+        w->need_header = 1;
+        return PB_OK;
+    }
 
     /* Rows go out whole, so a file not ending in a newline was cut short
      * (killed mid-write, disk full); appending would glue our first row
@@ -308,7 +326,7 @@ static int pb_csv_prepare(pb_csv_writer_t *w, pb_err_t *err)
     if (rc != PB_OK)
         return rc;
     if (!hc.seen) /* only blank lines: libcsv skips them, so treat as empty */
-        rc = pb_csv_write_header(w, err);
+        w->need_header = 1;
     return rc;
 }
 
@@ -323,6 +341,9 @@ int pb_csv_open(const char *path, pb_csv_writer_t **out, pb_err_t *err)
     if (w == NULL)
         return pb_err_set(err, PB_ERUNTIME, "cannot write CSV '%s': out of memory", path);
     memcpy(w->path, path, plen + 1);
+    w->need_header = 0;
+    w->rows = 0;
+    w->created = access(path, F_OK) != 0;
 
     /* "a+": every write lands at the end whatever the read position, and
      * one open both checks the existing content and appends. */
@@ -355,6 +376,8 @@ void pb_csv_close(pb_csv_writer_t *w)
         return;
     /* every row was flushed by pb_csv_write, so nothing is lost here */
     fclose(w->f);
+    if (w->created && w->rows == 0)
+        remove(w->path);
     free(w);
 }
 

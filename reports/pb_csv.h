@@ -33,9 +33,11 @@ typedef enum pb_csv_type {
 pb_csv_type_t pb_csv_column_type(int i);
 size_t pb_csv_column_offset(int i);
 
-/* Opens `path` for appending rows: writes the header to a new or empty
- * file, checks it on an existing one.  PB_EINPUT (with the path and the
- * reason) for an unwritable path or a different header. */
+/* Opens `path` for appending rows: checks the header of an existing
+ * file; a new or empty one gets the header with its first row, and a file
+ * this call created is removed again at close if no row came (a command
+ * that failed leaves no header-only file).  PB_EINPUT (with the path and
+ * the reason) for an unwritable path or a different header. */
 int pb_csv_open(const char *path, pb_csv_writer_t **out, pb_err_t *err);
 int pb_csv_write(pb_csv_writer_t *w, const pb_result_t *r, pb_err_t *err);
 void pb_csv_close(pb_csv_writer_t *w);

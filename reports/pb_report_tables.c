@@ -11,7 +11,7 @@
 static void wrong_cell(const pb_result_t *r, pb_sbuf_t *out)
 {
     if (r->wrong < 0)
-        pb_sbuf_puts(out, "<td>-</td>");
+        pb_sbuf_puts(out, "<td>" PB_RESULT_WRONG_NA "</td>");
     else
         pb_sbuf_printf(out, "<td%s>%" PRId64 "</td>", r->wrong ? " class=\"bad\"" : "", r->wrong);
 }

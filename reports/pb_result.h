@@ -11,6 +11,9 @@
 
 #define PB_RESULT_STR 64
 #define PB_RESULT_WRONG_UNCHECKED (-1)
+/* What every table shows for a wrong count: the number, or nccl-tests'
+ * "N/A" where nothing was verified. */
+#define PB_RESULT_WRONG_NA "N/A"
 
 typedef struct pb_result {
     char run_id[PB_RESULT_STR];

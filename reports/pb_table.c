@@ -26,7 +26,7 @@ static void block(FILE *f, const pb_result_t *r)
     }
     char wrong[24];
     if (r->wrong == PB_RESULT_WRONG_UNCHECKED)
-        snprintf(wrong, sizeof wrong, "N/A");
+        snprintf(wrong, sizeof wrong, "%s", PB_RESULT_WRONG_NA);
     else
         snprintf(wrong, sizeof wrong, "%" PRId64, r->wrong);
     fprintf(f, " %9.2f %9.2f %7.2f %7.2f %7s %7" PRIu64, r->time_us_median, r->time_us_p99,

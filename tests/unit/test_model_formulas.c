@@ -152,6 +152,19 @@ static void presets(void)
     CHECK(pb_hw_preset("tpu", &hw, &err) == PB_EINPUT);
     CHECK(pb_hw_preset("h200", &hw, &err) == PB_OK && hw.hbm_gib == 141.0);
     CHECK(pb_hw_preset("b200", &hw, &err) == PB_OK && hw.bf16_tflops == 2250.0);
+    /* a 2-GPU node built like the A100 preset's (8 NICs of 200 Gb/s per 8
+     * GPUs = 25 GB/s per GPU) has 2 NICs, still 25 GB/s per GPU; before,
+     * 8 NICs were shared by 2 GPUs: 100 GB/s, 4x too fast */
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    CHECK_NEAR(pb_hw_net_gbps_per_gpu(&hw), 25.0, 1e-12);
+    pb_hw_set_gpus_per_node(&hw, 2);
+    CHECK(hw.gpus_per_node == 2 && hw.nics_per_node == 2);
+    CHECK_NEAR(pb_hw_net_gbps_per_gpu(&hw), 25.0, 1e-12);
+    /* one GPU: 8/8 x 1 = 1 NIC; 3 GPUs: 8/8 x 3 = 3 */
+    pb_hw_set_gpus_per_node(&hw, 1);
+    CHECK(hw.nics_per_node == 1);
+    pb_hw_set_gpus_per_node(&hw, 3);
+    CHECK(hw.nics_per_node == 3 && hw.gpus_per_node == 3);
 }
 
 /* Which groups cross nodes: Megatron order tp fastest, 8 GPUs a node. */
