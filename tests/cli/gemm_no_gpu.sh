@@ -7,4 +7,12 @@ set -u
 expect=$1 regex=$2
 shift 2
 "$@" >/dev/null 2>&1 && { echo "a GPU answered: not applicable here"; exit 77; }
-exec "$expect" 2 "$regex" "$@"
+"$expect" 2 "$regex" "$@" || exit 1
+# and a CSV it was asked for is not left behind with a header only
+for ((i = 1; i <= $#; i++)); do
+  if [ "${!i}" = --csv ]; then
+    j=$((i + 1))
+    [ -e "${!j}" ] && { echo "FAIL: the failed run left ${!j} behind"; exit 1; }
+  fi
+done
+exit 0
