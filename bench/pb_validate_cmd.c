@@ -33,7 +33,6 @@
 typedef struct vpair {
     int a, b;
     char cls[16];
-    int cls_id;          /* index of the first pair of the same class */
     double gbps;         /* per direction: median over rounds */
     pb_stats_t st;       /* seconds per exchange, over the rounds' bests */
     pb_outlier_t judged;
@@ -152,8 +151,7 @@ static int judge(const pb_ctx_t *ctx, vpair_t *p, size_t n, const double *sec, u
         size_t j = 0;
         while (strcmp(p[j].cls, p[i].cls) != 0)
             j++;
-        cls[i] = (int)j;
-        p[i].cls_id = (int)j;
+        cls[i] = (int)j; /* the class's id: its first pair */
     }
     /* bytes per second each way; a time of 0 (a clock too coarse to see
      * the exchange) cannot be told from nothing: 0, judged slow, shown */
