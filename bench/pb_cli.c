@@ -330,15 +330,18 @@ static const char usage_validate[] =
     "usage: parbench validate [OPTIONS]\n"
     "\n"
     "Measures send/recv bandwidth of rank pairs (host backend: every pair; with\n"
-    "GPUs: pairs within each node and one pair per node pair), compares each\n"
-    "with the median of its link class, and flags the pairs below --min-ratio.\n"
+    "GPUs: pairs within each node and one pair per node pair) in 7 sweeps,\n"
+    "compares each pair in each sweep with the median of the other pairs of its\n"
+    "link class, and flags the pairs below --min-ratio in most sweeps.\n"
     "Exit 1 when any pair is flagged.\n"
     "\n"
     "  --max-pairs N     measure at most N pairs (default 256)\n"
-    "  --min-ratio R     flag pairs below R x their class median (default 0.8)\n"
+    "  --min-ratio R     flag pairs below R x their class's median in most\n"
+    "                    sweeps (default 0.8)\n"
     "  -b, --minbytes S  message size (default 1M)\n"
     "  --csv FILE        append one row per pair (pattern validate)\n"
-    "  --fault slow:A-B  repeat every transfer of ranks A and B (tests the flagging)\n";
+    "  --fault slow:A-B  time 21 exchanges of ranks A and B for each one counted\n"
+    "                    (tests the flagging)\n";
 
 static const char usage_calibrate[] =
     "usage: parbench calibrate RESULTS.csv [MORE.csv ...] [-o calib.csv] [--fit-tol P]\n"
