@@ -133,8 +133,9 @@ void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size
             snprintf(meas, sizeof meas, "smallest %s measured", lo);
         else /* between curves of different ranges, none reaching it */
             snprintf(meas, sizeof meas, "%s to %s measured, none near it", lo, hi);
-        snprintf(buf + n, len - (size_t)n, ", %d outside it (%s, %s asked) costed from the %s preset",
-                 st->ops_out_of_range, meas, asked, preset);
+        snprintf(buf + n, len - (size_t)n,
+                 ", %d outside it (%s, %s asked) costed from the %s preset", st->ops_out_of_range,
+                 meas, asked, preset);
     } else {
         snprintf(buf + n, len - (size_t)n, ", none outside it");
     }
