@@ -190,8 +190,8 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            e->have_calib ? "" : " (no --calib)");
     if (st->ops_other_dtype)
         printf("collectives: %d operation kinds are reductions calibrated with another data "
-               "type (theirs was not measured, or the file predates the dtype column: see "
-               "README, Calibration)\n",
+               "type (theirs was not measured, or not at that size, or the file predates the "
+               "dtype column: see README, Calibration)\n",
                st->ops_other_dtype);
     if (e->have_calib) {
         char note[512];

@@ -184,7 +184,7 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
            s->calibrated ? "the calibration (--calib)" : "the hardware preset (--hw, default a100)");
     if (s->calibrated && s->pred.ops_other_dtype)
         printf("# %d operation kinds are reductions calibrated with another data type (theirs "
-               "was not measured)\n",
+               "was not measured, or not at that size)\n",
                s->pred.ops_other_dtype);
     if (s->calibrated) {
         char note[512];
