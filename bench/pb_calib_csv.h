@@ -8,7 +8,11 @@
  * type (the collectives that only move bytes).  Files written before the
  * dtype column still read: their curves are "any".  Columns are found by
  * header name.  us_per_byte is the exact slope (read back);
- * bandwidth_gbps = 1e-3 / us_per_byte is for people (GB = 1e9 B). */
+ * bandwidth_gbps = 1e-3 / us_per_byte is for people (GB = 1e9 B).
+ * A curve measured at one size only is written as one piece with
+ * bytes_lo = bytes_hi, points 1, us_per_byte 0: no bandwidth comes from one
+ * size, and the model uses it for that size alone (pb_curve_single; files
+ * written before this rule read the same way, no column added). */
 #ifndef PB_CALIB_CSV_H
 #define PB_CALIB_CSV_H
 

@@ -177,6 +177,11 @@ static int step_reference(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err
                        plan.model.name, label, st.total * 1e3,
                        calibrated ? "this run's calibration" : "the A100 preset",
                        st.mem.total / 1073741824.0);
+            if (!ctx->opt->quiet && calibrated) {
+                char note[512];
+                pb_step_calib_note(&st, o.hw ? o.hw : "a100", note, sizeof note);
+                printf("# %s\n", note);
+            }
             fflush(stdout);
         }
         pb_pattern_plan_free(&plan);

@@ -45,12 +45,16 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
     printf("%-14s %5s %-8s %-9s %5s %12s %12s %12s %12s %6s %8s %8s\n", "collective", "n",
            "link", "dtype", "piece", "bytes_lo", "bytes_hi", "latency_us", "bw_GB/s", "points",
            "max_err%", "rms_err%");
+    size_t single = 0;
     for (size_t i = 0; i < k.n; i++) {
         const pb_curve_t *c = &k.c[i];
+        single += (size_t)pb_curve_single(c);
         for (int p = 0; p < c->npieces; p++) {
             const pb_piece_t *q = &c->p[p];
             char bw[32];
-            if (q->beta_us_b > 0)
+            if (pb_curve_single(c))
+                snprintf(bw, sizeof bw, "one-size"); /* no bandwidth from one size */
+            else if (q->beta_us_b > 0)
                 snprintf(bw, sizeof bw, "%.3f", 1e-3 / q->beta_us_b);
             else
                 snprintf(bw, sizeof bw, "latency-only");
@@ -61,6 +65,10 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
                    100 * q->rms_err);
         }
     }
+    if (single)
+        printf("# %zu curve%s measured at one size only: no bandwidth from one size, so the "
+               "model uses %s for that size alone, never for another\n",
+               single, single == 1 ? "" : "s", single == 1 ? "it" : "each");
     if (ngemm)
         printf("# gemm rows: %zu, GEMM rate %.1f TFLOP/s (pass them to model/plan with "
                "--gemm-csv)\n",
@@ -191,9 +199,14 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            e->have_calib ? "" : " (no --calib)");
     if (st->ops_other_dtype)
         printf("collectives: %d operation kinds are reductions calibrated with another data "
-               "type (theirs was not measured, or the file predates the dtype column: see "
-               "README, Calibration)\n",
+               "type (theirs was not measured, or not at that size, or the file predates the "
+               "dtype column: see README, Calibration)\n",
                st->ops_other_dtype);
+    if (e->have_calib) {
+        char note[512];
+        pb_step_calib_note(st, e->hw.name, note, sizeof note);
+        printf("%s\n", note);
+    }
     printf("groups:");
     for (int k = 0; k < PB_GK_COUNT; k++) {
         int n = pb_layout_group_size(l, (pb_gkind_t)k);

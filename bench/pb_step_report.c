@@ -185,8 +185,13 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
            s->calibrated ? "the calibration (--calib)" : "the hardware preset (--hw, default a100)");
     if (s->calibrated && s->pred.ops_other_dtype)
         printf("# %d operation kinds are reductions calibrated with another data type (theirs "
-               "was not measured)\n",
+               "was not measured, or not at that size)\n",
                s->pred.ops_other_dtype);
+    if (s->calibrated) {
+        char note[512];
+        pb_step_calib_note(&s->pred, o->hw ? o->hw : "a100", note, sizeof note);
+        printf("# %s\n", note);
+    }
 
     /* every rank (or, past 32, each pipeline stage's slowest rank) */
     printf("# per rank, median over steps (ms):\n%-6s %5s %10s", "rank", "stage", "step");

@@ -165,6 +165,40 @@ double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, do
     return a + b;
 }
 
+uint64_t pb_curve_lo(const pb_curve_t *c)
+{
+    return c->npieces > 0 ? c->p[0].lo : 0;
+}
+
+uint64_t pb_curve_hi(const pb_curve_t *c)
+{
+    return c->npieces > 0 ? c->p[c->npieces - 1].hi : 0;
+}
+
+int pb_curve_single(const pb_curve_t *c)
+{
+    return c->npieces > 0 && pb_curve_lo(c) == pb_curve_hi(c);
+}
+
+int pb_curve_reach(const pb_curve_t *c, uint64_t bytes)
+{
+    if (c->npieces <= 0)
+        return PB_REACH_OUT;
+    uint64_t lo = pb_curve_lo(c), hi = pb_curve_hi(c);
+    if (bytes >= lo && bytes <= hi)
+        return PB_REACH_IN;
+    if (pb_curve_single(c))
+        return PB_REACH_OUT; /* no bandwidth from one size */
+    /* in doubles: hi x 2 may not fit 64 bits */
+    double x = (double)bytes;
+    if (bytes > hi)
+        return c->p[c->npieces - 1].beta_us_b > 0 && x <= (double)hi * PB_CALIB_EXTEND
+                   ? PB_REACH_NEAR
+                   : PB_REACH_OUT;
+    return c->p[0].beta_us_b > 0 && x * PB_CALIB_EXTEND >= (double)lo ? PB_REACH_NEAR
+                                                                        : PB_REACH_OUT;
+}
+
 typedef struct key_pt {
     pb_pat_coll_t coll;
     int n;

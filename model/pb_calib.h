@@ -85,21 +85,50 @@ int pb_calib_coll_reduces(pb_pat_coll_t c);
  * sizes (several modes, runs; types for the others) keep their fastest
  * median: the best the link does.
  * tol: the largest relative error a piece of four or more sizes may have
- * (0.05 by default in the commands). */
+ * (0.05 by default in the commands).  A key with one size becomes a
+ * single-size curve (pb_curve_single): kept for that size, never a law. */
 int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb_err_t *err);
 
 /* Fits one curve from points sorted by size with distinct sizes. */
 int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_curve_t *c,
                  pb_err_t *err);
 
-/* Time in microseconds of one operation of `bytes` on the curve.  Inside a
- * piece, its law; in the gap between two pieces (where the algorithm
- * switch lies, unmeasured), the two laws blended geometrically by where
- * the size sits between them on a log scale; below the smallest measured size the
- * first piece (latency dominates there), above the largest the last piece
- * (bandwidth-bound: time grows linearly, which is what a saturated link
- * does). */
+/* Time in microseconds of one operation of `bytes` on the curve: the raw
+ * law, whatever the size.  Inside a piece, its law; in the gap between two
+ * pieces (where the algorithm switch lies, unmeasured), the two laws
+ * blended geometrically by where the size sits between them on a log
+ * scale; below the smallest measured size the first piece, above the
+ * largest the last.  The cost lookup (pb_cost.h) asks pb_curve_reach
+ * first and never uses a curve for a size out of its reach. */
 double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, double *beta_part);
+
+/* A curve of one measured size (every key of `calibrate` with a single
+ * size: e.g. a pattern run's one message size).  One size gives no
+ * bandwidth: the fit is a pure latency, the measured time, which says
+ * nothing about any other size.  Such a curve is still fitted and
+ * written (one piece, bytes_lo = bytes_hi, points 1: the mark, which
+ * files written before this rule carry too) so that the size measured
+ * keeps its measured time, but it reaches that size alone. */
+int pb_curve_single(const pb_curve_t *c);
+
+/* How far past its measured sizes a curve's law is trusted: a factor of
+ * PB_CALIB_EXTEND beyond either end, and only where the end piece has a
+ * bandwidth term (latency + bytes / bandwidth extrapolates sanely a
+ * little way; a latency-only piece would give the same time at any size,
+ * which is what made a 1 MiB point answer for 8 MiB, issue 14). */
+#define PB_CALIB_EXTEND 2.0
+
+/* Where `bytes` sits against the curve's measured range [lo, hi] (the
+ * first piece's lo, the last's hi; gaps between pieces are inside):
+ * PB_REACH_IN inside it; PB_REACH_NEAR within PB_CALIB_EXTEND past an end
+ * whose piece has a bandwidth term; PB_REACH_OUT otherwise (and always
+ * for another size on a single-size curve). */
+enum { PB_REACH_IN = 0, PB_REACH_NEAR = 1, PB_REACH_OUT = 2 };
+int pb_curve_reach(const pb_curve_t *c, uint64_t bytes);
+
+/* The measured range of a curve: its smallest and largest size. */
+uint64_t pb_curve_lo(const pb_curve_t *c);
+uint64_t pb_curve_hi(const pb_curve_t *c);
 
 /* "NET" (between nodes) or within a node: the two categories the step
  * model distinguishes. */

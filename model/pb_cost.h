@@ -25,7 +25,15 @@
  *    messages NCCL runs on a tree: log2(n)/log2(n0);
  *  - all-to-all-v without its own curve: the all-to-all curve at the
  *    hottest destination's share (bytes x imbalance);
- *  - sizes outside the measured range: pb_curve_eval's extrapolation;
+ *  - sizes: a curve answers only sizes it reaches (pb_curve_reach):
+ *    inside its measured range [bytes_lo of its first piece, bytes_hi of
+ *    its last], or up to PB_CALIB_EXTEND (2x) past an end whose piece has
+ *    a bandwidth term (extrapolated, counted apart); a single-size curve
+ *    reaches its one size only.  Past that the next curve answers, in
+ *    the order above (another group size of the same rank, then the next
+ *    rank of type), and when none reaches the size, the preset, counted
+ *    as out of range: never a size-independent time for a size nobody
+ *    measured;
  *  - nothing measured for the collective on that link: the preset,
  *    time = latency + wire bytes / (link bandwidth x efficiency), the
  *    link being NVLink per direction within a node and the node's NICs
@@ -54,6 +62,25 @@ enum { PB_CAL_PRESET = 0, PB_CAL_OWN = 1, PB_CAL_OTHER = 2 };
  * answered). */
 double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n, int net,
                   uint64_t bytes, double imbalance, int *calibrated);
+
+/* Where one answer of pb_cost_src_us came from: what a prediction counts
+ * and reports (pb_step_calib_note). */
+typedef struct pb_cost_src {
+    int cal;          /* PB_CAL_*: who answered */
+    int extrapolated; /* a curve answered, up to PB_CALIB_EXTEND past its range */
+    int passed;       /* a curve answered, but a better-ranked one (own
+                       * type; all-to-all-v's own) was measured and did not
+                       * reach the size */
+    int out_of_range; /* the preset answered although the collective was
+                       * measured on that link: no curve reaches the size */
+    uint64_t asked;   /* the size looked up (all-to-all-v on the all-to-all
+                       * curve: bytes x imbalance) */
+    uint64_t lo, hi;  /* out_of_range: the sizes measured, smallest to largest */
+} pb_cost_src_t;
+
+/* pb_cost_us, saying where the time came from (src may be NULL). */
+double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n,
+                      int net, uint64_t bytes, double imbalance, pb_cost_src_t *src);
 
 /* The same from the preset alone. */
 double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, uint64_t bytes,

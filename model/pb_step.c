@@ -1,5 +1,7 @@
 #include "pb_step.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void pb_step_cfg_default(pb_step_cfg_t *c)
@@ -58,6 +60,87 @@ static double stage_flops(const pb_model_t *m, const pb_step_cfg_t *c, double la
     return 3.0 * fwd + rec;
 }
 
+/* log distance of a size from a measured range: how far out it is */
+static double range_dist(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    double v = (double)(x ? x : 1);
+    if (x > hi)
+        return log(v / (double)(hi ? hi : 1));
+    return x < lo ? log((double)lo / v) : 0.0;
+}
+
+static void count_source(pb_step_t *out, const pb_cost_src_t *s)
+{
+    if (s->cal == PB_CAL_PRESET) {
+        out->ops_preset++;
+        if (s->out_of_range) {
+            /* keep the farthest for the note: the worst the preset stands in for */
+            if (out->ops_out_of_range == 0 ||
+                range_dist(s->asked, s->lo, s->hi) >
+                    range_dist(out->oor_asked, out->oor_lo, out->oor_hi))
+                out->oor_asked = s->asked, out->oor_lo = s->lo, out->oor_hi = s->hi;
+            out->ops_out_of_range++;
+        }
+        return;
+    }
+    out->ops_calibrated++;
+    out->ops_other_dtype += s->cal == PB_CAL_OTHER;
+    out->ops_extrapolated += s->extrapolated;
+    out->ops_passed += s->passed;
+}
+
+/* a size for people: B, KiB, MiB, GiB, TiB, 3 significant digits */
+static void fmt_size(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 6)
+        v /= 1024.0, u++;
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+    else
+        snprintf(buf, len, "%.3g %s", v, unit[u]);
+}
+
+void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size_t len)
+{
+    int in = st->ops_calibrated - st->ops_extrapolated;
+    int n = snprintf(buf, len,
+                     "calib: %d operation kinds inside its measured range, %d extrapolated (at "
+                     "most %.0fx past it)",
+                     in, st->ops_extrapolated, PB_CALIB_EXTEND);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (st->ops_passed)
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", %d from a curve of another type or all-to-all (their own does not "
+                      "reach the size)",
+                      st->ops_passed);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (st->ops_out_of_range) {
+        char lo[32], hi[32], asked[32];
+        fmt_size(st->oor_lo, lo, sizeof lo);
+        fmt_size(st->oor_hi, hi, sizeof hi);
+        fmt_size(st->oor_asked, asked, sizeof asked);
+        char meas[96];
+        if (st->oor_lo == st->oor_hi)
+            snprintf(meas, sizeof meas, "only %s measured", lo);
+        else if (st->oor_asked > st->oor_hi)
+            snprintf(meas, sizeof meas, "largest %s measured", hi);
+        else if (st->oor_asked < st->oor_lo)
+            snprintf(meas, sizeof meas, "smallest %s measured", lo);
+        else /* between curves of different ranges, none reaching it */
+            snprintf(meas, sizeof meas, "%s to %s measured, none near it", lo, hi);
+        snprintf(buf + n, len - (size_t)n,
+                 ", %d outside it (%s, %s asked) costed from the %s preset", st->ops_out_of_range,
+                 meas, asked, preset);
+    } else {
+        snprintf(buf + n, len - (size_t)n, ", none outside it");
+    }
+}
+
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
                   const pb_cost_t *cost, pb_step_t *out, pb_err_t *err)
 {
@@ -101,15 +184,10 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double dp_bwd = 0, dp_bwd_last = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
     for (size_t i = 0; i < ops.n; i++) {
         const pb_pat_op_t *o = &ops.ops[i];
-        int cal = 0;
-        double t = pb_cost_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
-                              o->bytes, o->imbalance, &cal) * 1e-6;
-        if (cal != PB_CAL_PRESET)
-            out->ops_calibrated++;
-        if (cal == PB_CAL_OTHER)
-            out->ops_other_dtype++;
-        if (cal == PB_CAL_PRESET)
-            out->ops_preset++;
+        pb_cost_src_t src;
+        double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
+                                  o->bytes, o->imbalance, &src) * 1e-6;
+        count_source(out, &src);
         double tot = t * (double)o->count;
         switch (o->strategy) {
         case PB_STRAT_TP:

@@ -27,6 +27,7 @@
 #ifndef PB_STEP_H
 #define PB_STEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../patterns/pb_layout.h"
@@ -72,10 +73,29 @@ typedef struct pb_step {
     /* of ops_calibrated: reductions whose type was not measured, answered
      * by a curve of another or unrecorded type (pb_cost.h) */
     int ops_other_dtype;
+    /* sizes against the curves' measured ranges (pb_cost.h): of
+     * ops_calibrated, those extrapolated up to PB_CALIB_EXTEND past a
+     * curve's range, and those answered by a lower-ranked curve because
+     * the better one's range does not reach; of ops_preset, those whose
+     * collective was measured but at no size within reach */
+    int ops_extrapolated, ops_passed, ops_out_of_range;
+    /* the out-of-range operation farthest from what was measured: the
+     * size asked, and the sizes measured (smallest, largest) */
+    uint64_t oor_asked, oor_lo, oor_hi;
     pb_mem_t mem;
     double capacity; /* bytes usable */
     int fits;
 } pb_step_t;
+
+/* One line (no newline, no prefix) saying how the calibration answered
+ * the step's operation kinds: inside its measured range, extrapolated,
+ * from another curve, or out of its range and costed from the preset
+ * `preset` (a hardware name), with the farthest case's sizes, e.g.
+ *   calib: 2 operation kinds inside its measured range, 0 extrapolated
+ *   (at most 2x past it), 1 outside it (only 1 MiB measured, 8 MiB
+ *   asked) costed from the a100 preset
+ * For a step predicted with a calibration. */
+void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size_t len);
 
 /* The layout must have passed pb_layout_check. */
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
