@@ -223,6 +223,7 @@ static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint6
                " B send/recv both ways, %d rounds, each the best of %d trials x %d exchanges\n",
                PB_VERSION, n, total, bytes, PB_VALIDATE_ROUNDS, PB_VALIDATE_TRIALS,
                PB_VALIDATE_REPS);
+        pb_ctx_print_oversub(ctx, stdout);
         if (n < total)
             printf("# --max-pairs %" PRIu64 " leaves %zu pairs unmeasured\n", o->max_pairs,
                    total - n);
