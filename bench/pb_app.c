@@ -11,6 +11,7 @@
 #include "pb_pattern_cmd.h"
 #include "pb_step_cmd.h"
 #include "pb_main_job.h"
+#include "pb_share.h"
 
 /* The main job's output folder, made by rank 0 before the context opens
  * results.csv inside it; every rank learns whether that worked. */
@@ -20,8 +21,8 @@ static int prepare_main(pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
     if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_rank failed");
     code = pb_main_job_prepare(o, p, rank, err);
-    if (MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast failed");
+    if (pb_share(&code, (int)sizeof code, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI exchange of the output folder's state failed");
     if (code != PB_OK && rank == 0)
         fprintf(stderr, "parbench: %s\n", err->msg);
     return code;

@@ -1,5 +1,7 @@
 #include "pb_ctx.h"
 
+#include "pb_share.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err)
     MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
     if (ctx->rank == who)
         memcpy(msg, err->msg, sizeof msg);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, who, ctx->world);
+    pb_share(msg, (int)sizeof msg, who, ctx->world);
     pb_watch_end(ctx->wd);
     err->code = worst;
     memcpy(err->msg, msg, sizeof msg);
@@ -63,7 +65,7 @@ static int find_oversub(pb_ctx_t *ctx, pb_err_t *err)
     pb_watch_begin_after(ctx->wd, "core count exchange");
     int rc = MPI_Allreduce(MPI_IN_PLACE, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(nums, 2, MPI_INT, worst[1], ctx->world);
+        rc = pb_share(nums, (int)sizeof nums, worst[1], ctx->world);
     pb_watch_end(ctx->wd);
     if (rc != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI exchange of core counts failed (%d)", rc);
@@ -174,8 +176,9 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_er
     if (ctx->rank == 0)
         make_run_id(ctx->run_id, sizeof ctx->run_id);
     pb_watch_begin(wd, "set-up: run id broadcast");
-    MPI_Bcast(ctx->run_id, (int)sizeof ctx->run_id, MPI_CHAR, 0, ctx->world);
-    MPI_Bcast(ctx->host, (int)sizeof ctx->host, MPI_CHAR, 0, ctx->world);
+    if (pb_share(ctx->run_id, (int)sizeof ctx->run_id, 0, ctx->world) != MPI_SUCCESS ||
+        pb_share(ctx->host, (int)sizeof ctx->host, 0, ctx->world) != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI exchange of the run id failed");
     pb_watch_end(wd);
 
     /* parbench gemm measures compute, not communication: no backend */

@@ -32,14 +32,23 @@ static int local_facts(MPI_Comm world, const pb_topo_t *tp, pb_rank_info_t *me, 
         return pb_err_set(err, PB_ERUNTIME, "cannot split the world by node");
     MPI_Comm_rank(local, &me->local_rank);
     MPI_Comm_size(local, &me->local_size);
-    /* node number: leaders count themselves in rank order, then tell
-     * their node */
-    int leader = me->local_rank == 0, before = 0;
-    int rc = MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, world);
-    if (rank == 0)
-        before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    /* node number: the leaders (local rank 0) before this node's leader,
+     * in rank order.  An all-gather of one flag per rank rather than an
+     * exclusive scan and a broadcast: those send one way only, which
+     * would bias every later small-message time (pb_share.h) */
+    int size = 0;
+    MPI_Comm_size(world, &size);
+    int leader = me->local_rank == 0, before = 0, mine_first = leader ? rank : 0;
+    int *flags = calloc((size_t)size, sizeof *flags);
+    int rc = flags ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(&before, 1, MPI_INT, 0, local);
+        rc = MPI_Allgather(&leader, 1, MPI_INT, flags, 1, MPI_INT, world);
+    /* the node's leader is its lowest rank (the split is keyed by rank) */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(MPI_IN_PLACE, &mine_first, 1, MPI_INT, MPI_MAX, local);
+    for (int r = 0; rc == MPI_SUCCESS && r < mine_first; r++)
+        before += flags[r];
+    free(flags);
     MPI_Comm_free(&local);
     if (rc != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "cannot number the nodes");

@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE
 #include "pb_wd_tree.h"
 
+#include "pb_share.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -324,7 +326,7 @@ static int build(pb_wd_tree_t *t, MPI_Comm world, char *why, size_t len)
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     if (t->rank == 0)
         t->token = make_token();
-    int rc = MPI_Bcast(&t->token, 1, MPI_UINT64_T, 0, world);
+    int rc = pb_share(&t->token, (int)sizeof t->token, 0, world);
     if (rc == MPI_SUCCESS)
         rc = block ? MPI_Comm_split(world, t->rank / block, t->rank, &node)
                    : MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL,
@@ -374,8 +376,8 @@ static int build(pb_wd_tree_t *t, MPI_Comm world, char *why, size_t len)
     }
     /* the node's ranks learn their leader's address */
     int leader_rank = t->rank;
-    if (MPI_Bcast(&mine, (int)sizeof mine, MPI_BYTE, 0, node) != MPI_SUCCESS ||
-        MPI_Bcast(&leader_rank, 1, MPI_INT, 0, node) != MPI_SUCCESS)
+    if (pb_share(&mine, (int)sizeof mine, 0, node) != MPI_SUCCESS ||
+        pb_share(&leader_rank, (int)sizeof leader_rank, 0, node) != MPI_SUCCESS)
         ok = 0;
     if (lr > 0) {
         up = mine;

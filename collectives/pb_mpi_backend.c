@@ -10,6 +10,8 @@
 
 #include "pb_mpi_priv.h"
 
+#include <limits.h>
+
 static void host_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
 static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
@@ -28,6 +30,10 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
     if (st == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the MPI backend");
     st->chunk_bytes = cfg->chunk_bytes ? cfg->chunk_bytes : PB_MPI_DEFAULT_CHUNK;
+    for (int t = 0; t < PB_DTYPE_COUNT; t++) {
+        uint64_t c = st->chunk_bytes / pb_dtype_size((pb_dtype_t)t);
+        st->chunk_elems[t] = c == 0 ? 1 : c > (uint64_t)INT_MAX ? (uint64_t)INT_MAX : c;
+    }
     MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
     int rc = MPI_Comm_dup(parent, &st->world);
     if (rc != MPI_SUCCESS) {

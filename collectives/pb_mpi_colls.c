@@ -38,10 +38,7 @@
 
 uint64_t pb_mpi_chunk_elems(const pb_group_t *g, pb_dtype_t t)
 {
-    uint64_t c = pb_mpi_state(g)->chunk_bytes / pb_dtype_size(t);
-    if (c == 0)
-        c = 1;
-    return c > (uint64_t)INT_MAX ? (uint64_t)INT_MAX : c;
+    return pb_mpi_state(g)->chunk_elems[t];
 }
 
 /* A slot on the pending list for the next non-blocking call (NULL: out
