@@ -180,6 +180,13 @@ struct pb_backend_ops {
      * they do with real GEMMs.  Returns once issued on a device; sync(g)
      * waits for it. */
     int (*busy)(pb_group_t *g, double seconds, pb_err_t *err);
+
+    /* Optional.  set_tight: while on, every blocking collective of g
+     * takes marks 0 and 1 itself, at its entry and its end, so that a
+     * latency sample's timed region holds the operation and nothing of
+     * the caller's dispatch (elapsed(g, 0, 1) reads them).  Host backends
+     * have it; a device backend's events are on the stream already. */
+    int (*set_tight)(pb_group_t *g, int on, pb_err_t *err);
 };
 
 /* A backend instance: its table and its private state.  Backends keep

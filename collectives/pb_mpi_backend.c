@@ -180,6 +180,13 @@ static void mpi_free(pb_backend_t *be, void *ptr)
     free(ptr);
 }
 
+static int mpi_set_tight(pb_group_t *g, int on, pb_err_t *err)
+{
+    (void)err;
+    ((pb_mpi_group_t *)g->priv)->tight = on;
+    return PB_OK;
+}
+
 static int mpi_barrier(pb_group_t *g, pb_err_t *err)
 {
     int rc = MPI_Barrier(pb_mpi_comm(g));
@@ -287,6 +294,7 @@ const pb_backend_ops_t pb_mpi_backend_ops = {
     .sendrecv = pb_mpi_sendrecv,
     .barrier = mpi_barrier,
     .mark = mpi_mark,
+    .set_tight = mpi_set_tight,
     .elapsed = mpi_elapsed,
     .sync = mpi_sync,
     .fill = mpi_fill,

@@ -91,12 +91,13 @@ int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
         return err->code;
     uint64_t ce = pb_mpi_chunk_elems(g, t);
     int in_place = s == r;
+    MPI_Datatype dt = pb_mpi_datatype(t);
+    pb_mpi_mark_begin(g); /* the arguments are ready: the call is what is timed */
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
         const void *sp = in_place ? MPI_IN_PLACE : at(s, off, t);
         if (!pb_mpi_is_async(g)) {
-            CHECK_MPI(MPI_Allreduce(sp, at_mut(r, off, t), (int)k, pb_mpi_datatype(t), mop,
-                                    pb_mpi_comm(g)),
+            CHECK_MPI(MPI_Allreduce(sp, at_mut(r, off, t), (int)k, dt, mop, pb_mpi_comm(g)),
                       "MPI_Allreduce");
             continue;
         }
@@ -108,12 +109,13 @@ int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
                     rq, "MPI_Iallreduce", err) != PB_OK)
             return err->code;
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
 
 int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
                      pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     MPI_Datatype dt = pb_mpi_datatype(t);
     int in_place = s == at(r, (uint64_t)g->rank * count, t);
     uint64_t ce = pb_mpi_chunk_elems(g, t);
@@ -125,7 +127,7 @@ int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
         if (!async) {
             CHECK_MPI(MPI_Allgather(sp, (int)count, dt, r, (int)count, dt, pb_mpi_comm(g)),
                       "MPI_Allgather");
-            return PB_OK;
+            return pb_mpi_mark_end(g, PB_OK);
         }
         if ((rq = slot(g, &after, err)) == NULL)
             return err->code;
@@ -158,7 +160,7 @@ int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
                     rq, "MPI_Iallgather", err) != PB_OK)
             return err->code;
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
 
 /* The non-blocking reduce-scatter: as the blocking one below, but what
@@ -206,6 +208,7 @@ static int reduce_scatter_async(pb_group_t *g, const void *s, void *r, uint64_t 
 int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
                           pb_redop_t op, pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     MPI_Op mop;
     if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
         return err->code;
@@ -219,7 +222,7 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
         if (!in_place) {
             CHECK_MPI(MPI_Reduce_scatter_block(s, r, (int)count, dt, mop, pb_mpi_comm(g)),
                       "MPI_Reduce_scatter_block");
-            return PB_OK;
+            return pb_mpi_mark_end(g, PB_OK);
         }
         /* MPI's in-place result lands at the start of the buffer; NCCL's
          * convention (ours) is the rank's own block.  Move it there. */
@@ -229,7 +232,7 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
                   "MPI_Reduce_scatter_block");
         if (g->rank != 0) /* blocks never overlap: rank >= 1 is >= count away */
             pb_mpi_state(g)->copy(r, buf, count * esz);
-        return PB_OK;
+        return pb_mpi_mark_end(g, PB_OK);
     }
     /* Pieces: gather piece `off` of every block into a packed buffer; the
      * in-place output (own block, piece off) has already been packed by
@@ -251,12 +254,13 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
             code = pb_mpi_fail(rc, "MPI_Reduce_scatter_block", err);
     }
     g->be->ops->free(g->be, pack);
-    return code;
+    return pb_mpi_mark_end(g, code);
 }
 
 int pb_mpi_alltoall(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
                     pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     MPI_Datatype dt = pb_mpi_datatype(t);
     int in_place = s == r;
     uint64_t ce = pb_mpi_chunk_elems(g, t);
@@ -264,7 +268,7 @@ int pb_mpi_alltoall(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dt
         CHECK_MPI(MPI_Alltoall(in_place ? MPI_IN_PLACE : s, (int)count, dt, r, (int)count, dt,
                                pb_mpi_comm(g)),
                   "MPI_Alltoall");
-        return PB_OK;
+        return pb_mpi_mark_end(g, PB_OK);
     }
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
@@ -277,7 +281,7 @@ int pb_mpi_alltoall(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dt
         if (rc != MPI_SUCCESS)
             return pb_mpi_fail(rc, "MPI_Alltoall", err);
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
 
 static int fits_int(const uint64_t *v, int n, uint64_t limit)
@@ -340,11 +344,13 @@ int pb_mpi_alltoallv(pb_group_t *g, const void *s, const uint64_t *scounts,
                      const uint64_t *sdispls, void *r, const uint64_t *rcounts,
                      const uint64_t *rdispls, pb_dtype_t t, pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     int n = g->size;
     uint64_t ce = pb_mpi_chunk_elems(g, t);
     if (!(fits_int(scounts, n, ce) && fits_int(rcounts, n, ce) &&
           fits_int(sdispls, n, INT_MAX) && fits_int(rdispls, n, INT_MAX)))
-        return alltoallv_pieces(g, s, scounts, sdispls, r, rcounts, rdispls, t, ce, err);
+        return pb_mpi_mark_end(g, alltoallv_pieces(g, s, scounts, sdispls, r, rcounts, rdispls,
+                                                   t, ce, err));
     int *v = malloc(4u * (size_t)n * sizeof *v);
     if (v == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for all-to-all-v counts");
@@ -357,12 +363,13 @@ int pb_mpi_alltoallv(pb_group_t *g, const void *s, const uint64_t *scounts,
     MPI_Datatype dt = pb_mpi_datatype(t);
     int rc = MPI_Alltoallv(s, v, v + n, dt, r, v + 2 * n, v + 3 * n, dt, pb_mpi_comm(g));
     free(v);
-    return rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Alltoallv", err);
+    return pb_mpi_mark_end(g, rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Alltoallv", err));
 }
 
 int pb_mpi_broadcast(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int root,
                      pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     uint64_t ce = pb_mpi_chunk_elems(g, t);
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
@@ -379,12 +386,13 @@ int pb_mpi_broadcast(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int
                                   rq, "MPI_Ibcast", err) != PB_OK)
             return err->code;
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
 
 int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtype_t t,
                   pb_redop_t op, int root, pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     MPI_Op mop;
     if (pb_mpi_op(pb_mpi_state(g), t, op, &mop, err) != PB_OK)
         return err->code;
@@ -406,12 +414,13 @@ int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtyp
                                   rq, "MPI_Ireduce", err) != PB_OK)
             return err->code;
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
 
 int pb_mpi_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t count,
                     pb_dtype_t t, pb_err_t *err)
 {
+    pb_mpi_mark_begin(g);
     uint64_t ce = pb_mpi_chunk_elems(g, t);
     int to = dst < 0 ? MPI_PROC_NULL : dst;
     int from = src < 0 ? MPI_PROC_NULL : src;
@@ -422,5 +431,5 @@ int pb_mpi_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uin
                                pb_mpi_comm(g), MPI_STATUS_IGNORE),
                   "MPI_Sendrecv");
     }
-    return PB_OK;
+    return pb_mpi_mark_end(g, PB_OK);
 }
