@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pb_check_math.h"
+#include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
 
 namespace {
@@ -105,9 +106,21 @@ __global__ void busy_kernel(uint64_t slice_ns)
     } while (now - start < slice_ns);
 }
 
-int launched()
+static_assert(PB_CUDA_NOT_READY == (int)cudaErrorNotReady, "pb_cuda_err.h codes are CUDA's");
+
+// Clears what earlier calls left in the last-error slot (a poll's "not
+// ready"), so that the read after the launch is the launch's own result.
+int before_launch()
 {
     return (int)cudaGetLastError();
+}
+
+// The launch's own result (pb_cuda_err.h).  A sticky error that predates
+// the launch is still that launch's failure: the kernel cannot run.
+int launched(int before)
+{
+    int stale = 0;
+    return pb_cuda_launch_verdict(before, (int)cudaGetLastError(), &stale);
 }
 
 } // namespace
@@ -117,9 +130,10 @@ extern "C" int pb_cuda_fill(void *buf, uint64_t count, pb_dtype_t t, uint64_t ba
 {
     if (count == 0)
         return 0;
+    int before = before_launch();
     fill_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         buf, count, t, base, q, 0);
-    return launched();
+    return launched(before);
 }
 
 extern "C" int pb_cuda_fill_red(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p,
@@ -127,9 +141,10 @@ extern "C" int pb_cuda_fill_red(void *buf, uint64_t count, pb_dtype_t t, pb_redp
 {
     if (count == 0)
         return 0;
+    int before = before_launch();
     fill_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         buf, count, t, (uint64_t)rank + first_global, p.q, rank >= p.active);
-    return launched();
+    return launched(before);
 }
 
 extern "C" int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect_t *e,
@@ -138,9 +153,10 @@ extern "C" int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, cons
     if (count == 0)
         return 0;
     int is_float = t != PB_I32 && t != PB_I8;
+    int before = before_launch();
     check_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         buf, count, t, *e, is_float, (double)pb_dtype_exact_max(t), counter);
-    return launched();
+    return launched(before);
 }
 
 extern "C" int pb_cuda_busy(double seconds, void *stream)
@@ -171,10 +187,12 @@ extern "C" int pb_cuda_busy(double seconds, void *stream)
     uint64_t max_waves = (uint64_t)INT32_MAX / wave;
     while (waves > 0) {
         uint64_t w = waves < max_waves ? waves : max_waves;
+        int before = before_launch();
         busy_kernel<<<(unsigned)(w * wave), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
             (uint64_t)(kSlice * 1e9));
-        if ((rc = cudaGetLastError()) != cudaSuccess)
-            return (int)rc;
+        int code = launched(before);
+        if (code != 0)
+            return code;
         waves -= w;
     }
     return 0;
@@ -182,6 +200,7 @@ extern "C" int pb_cuda_busy(double seconds, void *stream)
 
 extern "C" int pb_cuda_stall(double seconds, void *stream)
 {
+    int before = before_launch();
     stall_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>((uint64_t)(seconds * 1e9));
-    return launched();
+    return launched(before);
 }

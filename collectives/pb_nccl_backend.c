@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "pb_backend.h"
+#include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
 #include "pb_cuda_mem.h"
 
@@ -99,10 +100,18 @@ static int wait_for(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
     struct timespec pause = {0, 20000}; /* 20 us: cheap, and far below any timeout */
     for (unsigned spins = 0;; spins++) {
         cudaError_t rc = ev ? cudaEventQuery(ev) : cudaStreamQuery(gg->stream);
-        if (rc == cudaSuccess)
+        pb_poll_t state = pb_cuda_poll_state((int)rc);
+        if (state == PB_POLL_DONE)
             return PB_OK;
-        if (rc != cudaErrorNotReady)
+        if (state == PB_POLL_FAILED)
             return cuda_fail(rc, ev ? "cudaEventQuery" : "cudaStreamQuery", err);
+        if (pb_cuda_poll_must_clear((int)rc)) {
+            /* the query left "not ready" in the last-error slot, where the
+             * next launch check would read it as its own failure */
+            cudaError_t last = cudaGetLastError();
+            if (last != cudaSuccess && last != cudaErrorNotReady)
+                return cuda_fail(last, "cudaGetLastError (after a query)", err);
+        }
         ncclResult_t async = ncclSuccess;
         ncclResult_t qrc = ncclCommGetAsyncError(gg->comm, &async);
         if (qrc != ncclSuccess || async != ncclSuccess) {
