@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../collectives/pb_gemm.h"
+#include "../collectives/pb_gpu_pick.h"
 #include "pb_gemm_shapes.h"
 #include "pb_stats.h"
 
@@ -47,14 +48,9 @@ static int check_one_rank_per_gpu(const pb_ctx_t *ctx, MPI_Comm local, int lsize
     if (MPI_Allgather(mine, PB_GEMM_DESC, MPI_CHAR, all, PB_GEMM_DESC, MPI_CHAR, local) !=
         MPI_SUCCESS)
         code = pb_err_set(err, PB_ERUNTIME, "MPI_Allgather of the GPU names failed");
-    for (int i = 0; code == PB_OK && dev != NULL && i < lsize; i++)
-        for (int j = i + 1; code == PB_OK && j < lsize; j++)
-            if (strncmp(all + (size_t)i * PB_GEMM_DESC, all + (size_t)j * PB_GEMM_DESC,
-                        PB_GEMM_DESC) == 0)
-                code = pb_err_set(err, PB_EINPUT,
-                                  "ranks %d and %d of host %s share one GPU (%.*s): parbench "
-                                  "gemm runs one rank per GPU",
-                                  i, j, ctx->host, 100, all + (size_t)i * PB_GEMM_DESC);
+    char why[240];
+    if (code == PB_OK && dev != NULL && pb_gpu_check_node(all, lsize, PB_GEMM_DESC, why, sizeof why))
+        code = pb_err_set(err, PB_EINPUT, "host %s: %s", ctx->host, why);
     free(all);
     return code;
 }
@@ -77,7 +73,7 @@ static int open_device(const pb_ctx_t *ctx, pb_gemm_dev_t **dev, pb_err_t *err)
     if (code == PB_OK)
         code = pb_gemm_device_count(&ndev, err);
     if (pb_ctx_agree(ctx, code, err) == PB_OK) {
-        code = pb_gemm_open(lrank % ndev, dev, err);
+        code = pb_gemm_open(pb_gpu_pick(lrank, ndev), dev, err);
         if (pb_ctx_agree(ctx, code, err) == PB_OK) {
             code = check_one_rank_per_gpu(ctx, local, lsize, *dev, err);
             pb_ctx_agree(ctx, code, err);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../collectives/pb_gpu_pick.h"
+
 #ifdef PARBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -15,13 +17,14 @@ int pb_gpu_map_local(const pb_topo_t *tp, int local_rank)
     if (rc != cudaSuccess || count <= 0)
         return -1;
     char busid[32];
-    if (cudaDeviceGetPCIBusId(busid, (int)sizeof busid, local_rank % count) != cudaSuccess)
+    if (cudaDeviceGetPCIBusId(busid, (int)sizeof busid, pb_gpu_pick(local_rank, count)) !=
+        cudaSuccess)
         return -1;
     return pb_topo_gpu_by_busid(tp, busid);
 }
 #else
 int pb_gpu_map_local(const pb_topo_t *tp, int local_rank)
 {
-    return tp->ngpus > 0 ? local_rank % tp->ngpus : -1;
+    return pb_gpu_pick(local_rank, tp->ngpus);
 }
 #endif

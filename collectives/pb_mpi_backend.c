@@ -12,6 +12,10 @@
 
 #include <limits.h>
 
+#ifdef PARBENCH_HAVE_NCCL
+#include "pb_cuda_bind.h"
+#endif
+
 static void host_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
 static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
@@ -50,8 +54,19 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
     }
     st->copy = host_copy;
 #ifdef PARBENCH_HAVE_NCCL
-    if (cfg->memory == PB_MEM_DEVICE)
+    if (cfg->memory == PB_MEM_DEVICE) {
+        /* each rank allocates on its own GPU (and the free-memory check
+         * describes that one), chosen as the NCCL backend chooses */
+        int device = -1;
+        char bus[32];
+        if (pb_cuda_bind_local(st->world, &device, bus, sizeof bus, err) != PB_OK) {
+            pb_mpi_ops_free(st);
+            MPI_Comm_free(&st->world);
+            free(st);
+            return err->code;
+        }
         be->ops = pb_mpi_device_ops(st);
+    }
 #endif
     be->priv = st;
     return PB_OK;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "pb_backend.h"
+#include "pb_cuda_bind.h"
 #include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
 #include "pb_cuda_mem.h"
@@ -133,20 +134,6 @@ static int wait_for(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
     }
 }
 
-static int local_rank_of(MPI_Comm world, int *local, int *nlocal)
-{
-    MPI_Comm node;
-    int rank;
-    MPI_Comm_rank(world, &rank);
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-        return -1;
-    MPI_Comm_rank(node, local);
-    MPI_Comm_size(node, nlocal);
-    MPI_Comm_free(&node);
-    return 0;
-}
-
 static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
 {
     char why[200];
@@ -160,21 +147,14 @@ static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t 
     MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
     if (MPI_Comm_dup(parent, &st->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup failed");
-    int local = 0, nlocal = 1, ndev = 0;
-    if (local_rank_of(st->world, &local, &nlocal) != 0)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type failed");
-    CUDA_OK(cudaGetDeviceCount(&ndev));
-    /* one rank per GPU; CUDA_VISIBLE_DEVICES has already renumbered them */
-    if (nlocal > ndev)
-        return pb_err_set(err, PB_EINPUT,
-                          "%d ranks on this node but %d GPU%s visible: start one rank per GPU",
-                          nlocal, ndev, ndev == 1 ? "" : "s");
-    st->device = local;
-    CUDA_OK(cudaSetDevice(st->device));
-    struct cudaDeviceProp prop;
+    /* one rank per GPU: local rank modulo the visible devices, so that
+     * per-rank binding (each rank sees one GPU) works too; two ranks of a
+     * node on one GPU are refused by bus id (pb_gpu_pick.h) */
     char bus[32] = "?";
+    if (pb_cuda_bind_local(st->world, &st->device, bus, sizeof bus, err) != PB_OK)
+        return err->code;
+    struct cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, st->device));
-    CUDA_OK(cudaDeviceGetPCIBusId(bus, (int)sizeof bus, st->device));
     snprintf(st->info, sizeof st->info, "GPU %d %.120s %.31s (sm_%d%d, %.0f GiB)", st->device,
              prop.name, bus, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0);
     return PB_OK;

@@ -1,0 +1,17 @@
+/* pb_cuda_bind.h - binds this rank to its GPU (CUDA builds only): the
+ * device choice of pb_gpu_pick.h, the bus-id check within the node, and
+ * cudaSetDevice, for every backend that puts buffers on a GPU. */
+#ifndef PB_CUDA_BIND_H
+#define PB_CUDA_BIND_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "../util/pb_err.h"
+
+/* Collective over `comm`: every rank returns the same code.  On success
+ * *device is the current device of the calling thread and `bus` (len
+ * bytes) its PCI bus id. */
+int pb_cuda_bind_local(MPI_Comm comm, int *device, char *bus, size_t len, pb_err_t *err);
+
+#endif
