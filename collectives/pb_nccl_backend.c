@@ -6,7 +6,9 @@
  * that stream; verification runs on the device (pb_cuda_kernels.cu).
  * Waiting is polling with a deadline, so a hang is reported with what
  * hung instead of blocking forever. */
+#define _GNU_SOURCE /* RTLD_DEFAULT: look up NCCL entry points at run time */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <mpi.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -19,15 +21,35 @@
 #include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
 #include "pb_cuda_mem.h"
+#include "pb_nccl_ver.h"
 
 #define NCCL_MARKS 4
+
+/* Entry points newer than the oldest supported library (pb_nccl_ver.h):
+ * found by dlsym, never linked, so an older libnccl.so.2 still loads. */
+typedef ncclResult_t (*split_fn_t)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *);
+typedef ncclResult_t (*alltoall_fn_t)(const void *, void *, size_t, ncclDataType_t, ncclComm_t,
+                                      cudaStream_t);
 
 typedef struct nccl_state {
     MPI_Comm world;
     int device;
+    int lib_version;        /* ncclGetVersion() of the library loaded */
+    split_fn_t split;       /* ncclCommSplit, 2.18 */
+    alltoall_fn_t alltoall; /* ncclAlltoAll, 2.28; NULL: grouped send/recv */
     double timeout_s;
     char info[256];
 } nccl_state_t;
+
+/* A symbol of the loaded libnccl, or NULL.  POSIX guarantees that a
+ * dlsym result converts to a function pointer; memcpy says so to ISO C. */
+static void lookup(const char *name, void *fn, size_t size)
+{
+    void *sym = dlsym(RTLD_DEFAULT, name);
+    memset(fn, 0, size);
+    if (sym != NULL && size == sizeof sym)
+        memcpy(fn, &sym, sizeof sym);
+}
 
 typedef struct nccl_group {
     ncclComm_t comm;
@@ -144,6 +166,16 @@ static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t 
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the NCCL backend");
     be->priv = st;
     st->timeout_s = cfg->timeout_s;
+    /* the library's version, not the header's: they differ when parbench
+     * runs with an older libnccl.so.2 than it was built against */
+    NCCL_OK(ncclGetVersion(&st->lib_version), "ncclGetVersion");
+    if (pb_nccl_version_check(st->lib_version, why, sizeof why))
+        return pb_err_set(err, PB_EINPUT, "%s", why);
+    lookup("ncclCommSplit", &st->split, sizeof st->split);
+    if (st->split == NULL)
+        return pb_err_set(err, PB_EINPUT, "the NCCL library loaded has no ncclCommSplit");
+    if (pb_nccl_version_at_least(st->lib_version, 2, 28))
+        lookup("ncclAlltoAll", &st->alltoall, sizeof st->alltoall);
     MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
     if (MPI_Comm_dup(parent, &st->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup failed");
@@ -175,13 +207,17 @@ static void nccl_version(pb_backend_t *be, char *buf, size_t len)
 {
     (void)be;
     int lib = 0, rt = 0, drv = 0;
-    ncclGetVersion(&lib);
-    cudaRuntimeGetVersion(&rt);
-    cudaDriverGetVersion(&drv);
-    /* NCCL codes are major*10000 + minor*100 + patch since 2.9 */
+    /* a failed query prints as 0.0 */
+    if (ncclGetVersion(&lib) != ncclSuccess)
+        lib = 0;
+    if (cudaRuntimeGetVersion(&rt) != cudaSuccess)
+        rt = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess)
+        drv = 0;
+    pb_nccl_ver_t v = pb_nccl_version_decode(lib);
     snprintf(buf, len, "NCCL %d.%d.%d (header %d.%d.%d), CUDA runtime %d.%d, driver %d.%d",
-             lib / 10000, lib / 100 % 100, lib % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH,
-             rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+             v.major, v.minor, v.patch, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, rt / 1000,
+             rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
 }
 
 static void nccl_device_info(pb_backend_t *be, char *buf, size_t len)
@@ -275,8 +311,8 @@ static int nccl_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
 static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err)
 {
     ncclComm_t comm = NULL;
-    NCCL_OK(ncclCommSplit(ng(parent)->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm,
-                          NULL),
+    NCCL_OK(state_of(parent)->split(ng(parent)->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color,
+                                    key, &comm, NULL),
             "ncclCommSplit");
     if (comm == NULL) {
         *out = NULL;
@@ -340,9 +376,17 @@ static int supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, si
     if (t != PB_F8E4M3 && t != PB_F8E5M2)
         return 1;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    const nccl_state_t *st = be->priv;
+    if (!pb_nccl_version_at_least(st->lib_version, 2, 24)) {
+        pb_nccl_ver_t v = pb_nccl_version_decode(st->lib_version);
+        snprintf(why, len, "%s needs NCCL 2.24 or newer (the library loaded is %d.%d)",
+                 pb_dtype_name(t), v.major, v.minor);
+        return 0;
+    }
     int major = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                           ((nccl_state_t *)be->priv)->device);
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, st->device) !=
+        cudaSuccess)
+        major = 0; /* unknown: refused below with "0.x" */
     if (major >= 9)
         return 1;
     snprintf(why, len, "%s needs a GPU of compute capability 9.0 or newer (this one is %d.x)",
@@ -406,11 +450,12 @@ static int p2p_pair(pb_group_t *g, const void *s, int dst, void *r, int src, uin
 static int c_alltoall(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
                       pb_err_t *err)
 {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-    NCCL_OK(ncclAlltoAll(s, r, (size_t)n, nccl_type(t), ng(g)->comm, ng(g)->stream),
-            "ncclAlltoAll");
-    return PB_OK;
-#else
+    alltoall_fn_t a2a = state_of(g)->alltoall;
+    if (a2a != NULL) {
+        NCCL_OK(a2a(s, r, (size_t)n, nccl_type(t), ng(g)->comm, ng(g)->stream), "ncclAlltoAll");
+        return PB_OK;
+    }
+    /* a library before 2.28: the same exchange as one group of pairs */
     NCCL_OK(ncclGroupStart(), "ncclGroupStart");
     int code = PB_OK;
     for (int p = 0; p < g->size && code == PB_OK; p++)
@@ -420,7 +465,6 @@ static int c_alltoall(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtyp
     if (code == PB_OK && rc != ncclSuccess)
         code = nccl_fail(rc, "ncclGroupEnd", err);
     return code;
-#endif
 }
 
 static int c_alltoallv(pb_group_t *g, const void *s, const uint64_t *sc, const uint64_t *sd,

@@ -1,0 +1,34 @@
+#include "pb_nccl_ver.h"
+
+#include <stdio.h>
+
+pb_nccl_ver_t pb_nccl_version_decode(int code)
+{
+    pb_nccl_ver_t v = {0, 0, 0};
+    if (code <= 0)
+        return v;
+    /* the scheme changed when minor reached 9: 2.8.4 is 2804, 2.9.6 20906 */
+    int major_unit = code < 10000 ? 1000 : 10000;
+    v.major = code / major_unit;
+    v.minor = code % major_unit / 100;
+    v.patch = code % 100;
+    return v;
+}
+
+int pb_nccl_version_at_least(int code, int major, int minor)
+{
+    pb_nccl_ver_t v = pb_nccl_version_decode(code);
+    return v.major > major || (v.major == major && v.minor >= minor);
+}
+
+int pb_nccl_version_check(int code, char *why, size_t len)
+{
+    if (pb_nccl_version_at_least(code, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR))
+        return 0;
+    pb_nccl_ver_t v = pb_nccl_version_decode(code);
+    snprintf(why, len,
+             "the NCCL library loaded is %d.%d.%d; the nccl backend needs %d.%d or newer "
+             "(ncclCommSplit): point LD_LIBRARY_PATH at a newer libnccl.so.2",
+             v.major, v.minor, v.patch, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR);
+    return 1;
+}

@@ -1,0 +1,34 @@
+/* pb_nccl_ver.h - the NCCL library version met at run time, as pure
+ * functions of ncclGetVersion()'s code (tested without NCCL or a GPU).
+ *
+ * parbench may be built against a newer nccl.h than the libnccl.so.2 it
+ * runs with; the header's version says nothing about the library.  So the
+ * library's own code is checked at init, and entry points newer than the
+ * oldest supported library are looked up at run time instead of being
+ * linked, so that an older library still loads (and MPI-only commands
+ * never depend on it). */
+#ifndef PB_NCCL_VER_H
+#define PB_NCCL_VER_H
+
+#include <stddef.h>
+
+typedef struct {
+    int major, minor, patch;
+} pb_nccl_ver_t;
+
+/* The oldest library parbench drives: ncclCommSplit came with 2.18. */
+#define PB_NCCL_MIN_MAJOR 2
+#define PB_NCCL_MIN_MINOR 18
+
+/* Decodes ncclGetVersion()'s code: major*1000 + minor*100 + patch up to
+ * 2.8, major*10000 + minor*100 + patch since 2.9 (nccl.h NCCL_VERSION). */
+pb_nccl_ver_t pb_nccl_version_decode(int code);
+
+/* Whether the library of `code` is major.minor or newer. */
+int pb_nccl_version_at_least(int code, int major, int minor);
+
+/* 0 when the library of `code` is new enough, else 1 with one line in
+ * `why`. */
+int pb_nccl_version_check(int code, char *why, size_t len);
+
+#endif
