@@ -26,6 +26,10 @@ int pb_bufs_alloc(pb_group_t *g, uint64_t bytes, pb_bufs_t *b, pb_err_t *err)
 
 void pb_bufs_free(pb_group_t *g, pb_bufs_t *b)
 {
+    /* a graph captured on these buffers must not outlive them: a replay
+     * (or the graph's own teardown) would touch freed device memory */
+    if (g->be->ops->graph_release && (b->send || b->recv))
+        g->be->ops->graph_release(g);
     if (b->send)
         g->be->ops->free(g->be, b->send);
     if (b->recv)

@@ -143,6 +143,10 @@ struct pb_backend_ops {
     int (*graph_begin)(pb_group_t *g, pb_err_t *err);
     int (*graph_end)(pb_group_t *g, pb_err_t *err);
     int (*graph_launch)(pb_group_t *g, uint64_t times, pb_err_t *err);
+    /* Destroys the group's captured graph, which refers to the buffers it
+     * was captured on: called before those buffers are freed (optional;
+     * NULL where graph_begin is). */
+    void (*graph_release)(pb_group_t *g);
     /* Fault injection: make this rank's next operations wait `seconds`
      * (a device stalled), to prove the hang detection. */
     int (*inject_stall)(pb_group_t *g, double seconds, pb_err_t *err);

@@ -643,17 +643,26 @@ static int c_busy(pb_group_t *g, double seconds, pb_err_t *err)
     return PB_OK;
 }
 
-static int c_graph_begin(pb_group_t *g, pb_err_t *err)
+/* The executable graph first, then the graph it was made from; both
+ * before the buffers they were captured on are freed (pb_bufs_free).
+ * Teardown: a failure here could only repeat an earlier one. */
+static void c_graph_release(pb_group_t *g)
 {
     nccl_group_t *gg = ng(g);
     if (gg->exec) {
-        cudaGraphExecDestroy(gg->exec);
+        (void)cudaGraphExecDestroy(gg->exec);
         gg->exec = NULL;
     }
     if (gg->graph) {
-        cudaGraphDestroy(gg->graph);
+        (void)cudaGraphDestroy(gg->graph);
         gg->graph = NULL;
     }
+}
+
+static int c_graph_begin(pb_group_t *g, pb_err_t *err)
+{
+    nccl_group_t *gg = ng(g);
+    c_graph_release(g);
     CUDA_OK(cudaStreamBeginCapture(gg->stream, cudaStreamCaptureModeThreadLocal));
     return PB_OK;
 }
@@ -711,6 +720,7 @@ const pb_backend_ops_t pb_nccl_backend_ops = {
     .graph_begin = c_graph_begin,
     .graph_end = c_graph_end,
     .graph_launch = c_graph_launch,
+    .graph_release = c_graph_release,
     .inject_stall = c_stall,
     .device_info = nccl_device_info,
     .p2p_batch = c_p2p_batch,
