@@ -10,6 +10,7 @@
 #include "pb_check_math.h"
 #include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
+#include "pb_busy_plan.h"
 
 namespace {
 
@@ -83,14 +84,17 @@ __global__ void check_kernel(const void *buf, uint64_t count, pb_dtype_t t, pb_e
 
 // Spins on the device clock: a stand-in for a GPU that stopped making
 // progress (fault injection for the hang watchdog).
-__global__ void stall_kernel(uint64_t ns)
+// It also reads a flag in mapped host memory every millisecond and ends
+// when the host sets it: ncclCommAbort synchronises the stream, which
+// would otherwise wait behind this kernel for its whole duration.
+__global__ void stall_kernel(uint64_t ns, const volatile int *release)
 {
     uint64_t start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     do {
         __nanosleep(1000000);
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
+    } while (now - start < ns && (release == nullptr || *release == 0));
 }
 
 // The compute stand-in of the executed step: every thread of the block
@@ -159,48 +163,48 @@ extern "C" int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, cons
     return launched(before);
 }
 
-extern "C" int pb_cuda_busy(double seconds, void *stream)
+extern "C" int pb_cuda_busy(double seconds, void *stream, uint64_t *wave_cache)
 {
     if (!(seconds > 0.0))
         return 0;
-    if (!isfinite(seconds))
+    if (!isfinite(seconds) || seconds > 1e6)
         return (int)cudaErrorInvalidValue;
-    // Shaped like a GEMM: waves of short blocks over every SM.  Each wave
-    // fills every resident-block slot of the GPU for one slice; as its
-    // blocks retire, the block scheduler may place a kernel of another
-    // stream (an NCCL collective) in the freed slots, as it does between
-    // a real GEMM's tiles, so communication contends for SMs as in
-    // training instead of waiting for one monolithic kernel.
-    constexpr double kSlice = 20e-6;
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t rc = cudaGetDevice(&dev);
-    if (rc == cudaSuccess)
-        rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (rc == cudaSuccess)
-        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, busy_kernel, kThreads, 0);
-    if (rc != cudaSuccess)
-        return (int)rc;
-    uint64_t wave = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
-    uint64_t waves = (uint64_t)ceil(seconds / kSlice);
-    // A grid has at most 2^31 - 1 blocks (x): a long spin is several
-    // launches of whole waves, back to back on the stream.
-    uint64_t max_waves = (uint64_t)INT32_MAX / wave;
-    while (waves > 0) {
-        uint64_t w = waves < max_waves ? waves : max_waves;
+    // Shaped like a layer's GEMMs: launches of a GEMM's length
+    // (pb_busy_plan.h), each of waves of short blocks over every SM.
+    // Each wave fills every resident-block slot of the GPU for one slice;
+    // between waves and between launches the scheduler may place a
+    // kernel of another stream (an NCCL collective), as between a real
+    // layer's GEMMs and their tiles.  One wave's size (SMs x resident
+    // blocks) is asked once per stream owner and cached by it.
+    if (*wave_cache == 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        cudaError_t rc = cudaGetDevice(&dev);
+        if (rc == cudaSuccess)
+            rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (rc == cudaSuccess)
+            rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, busy_kernel, kThreads, 0);
+        if (rc != cudaSuccess)
+            return (int)rc;
+        *wave_cache = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+    }
+    uint64_t ns = (uint64_t)llround(seconds * 1e9);
+    for (uint64_t i = 0; i < pb_busy_launches(ns); i++) {
+        uint64_t waves = 0, slice = 0;
+        pb_busy_launch(ns, i, &waves, &slice);
         int before = before_launch();
-        busy_kernel<<<(unsigned)(w * wave), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-            (uint64_t)(kSlice * 1e9));
+        busy_kernel<<<(unsigned)(waves * *wave_cache), kThreads, 0,
+                      static_cast<cudaStream_t>(stream)>>>(slice);
         int code = launched(before);
         if (code != 0)
             return code;
-        waves -= w;
     }
     return 0;
 }
 
-extern "C" int pb_cuda_stall(double seconds, void *stream)
+extern "C" int pb_cuda_stall(double seconds, void *stream, const volatile int *release)
 {
     int before = before_launch();
-    stall_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>((uint64_t)(seconds * 1e9));
+    stall_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>((uint64_t)(seconds * 1e9),
+                                                                 release);
     return launched(before);
 }

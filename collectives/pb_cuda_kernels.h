@@ -25,14 +25,19 @@ int pb_cuda_fill_red(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p, 
 int pb_cuda_check(const void *buf, uint64_t count, pb_dtype_t t, const pb_expect_t *e,
                   unsigned long long *counter, void *stream);
 
-/* Occupies the stream for `seconds`: a GPU that stopped making progress. */
-int pb_cuda_stall(double seconds, void *stream);
+/* Occupies the stream for `seconds`: a GPU that stopped making progress.
+ * `release` (device pointer to mapped host memory, or NULL): the kernel
+ * ends early once the host sets it non-zero, so that aborting the
+ * communicator is not held up behind it. */
+int pb_cuda_stall(double seconds, void *stream, const volatile int *release);
 
 /* Keeps every SM busy for `seconds` on `stream`, the compute stand-in of
- * the executed step: waves of 256-thread blocks, each spinning ~20 us,
- * so that other streams' kernels interleave as they do with a GEMM.
- * Returns once launched. */
-int pb_cuda_busy(double seconds, void *stream);
+ * the executed step: launches of a GEMM's length, each of waves of
+ * 256-thread blocks spinning ~20 us (pb_busy_plan.h), so that other
+ * streams' kernels interleave as they do with a layer's GEMMs.
+ * *wave_cache: one wave's blocks, 0 until first asked (the caller keeps
+ * it).  Returns once launched. */
+int pb_cuda_busy(double seconds, void *stream, uint64_t *wave_cache);
 
 #ifdef __cplusplus
 }

@@ -115,8 +115,8 @@ static void dev_copy(void *dst, const void *src, size_t bytes)
  * other call of this table it completes before returning. */
 static int dev_busy(pb_group_t *g, double seconds, pb_err_t *err)
 {
-    (void)g;
-    return finish((cudaError_t)pb_cuda_busy(seconds, NULL), "device busy kernel", err);
+    return finish((cudaError_t)pb_cuda_busy(seconds, NULL, &pb_mpi_state(g)->busy_wave),
+                  "device busy kernel", err);
 }
 
 const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st)

@@ -21,6 +21,7 @@ typedef struct pb_mpi_state {
      * division costs tens of cycles, which a 0.25 us operation's timed
      * region must not carry */
     uint64_t chunk_elems[PB_DTYPE_COUNT];
+    uint64_t busy_wave; /* device memory: the busy kernel's wave, asked once */
     /* 2- and 1-byte floats have no MPI type: they travel as MPI_UINT16_T
      * or MPI_UINT8_T and are reduced by user-defined operators
      * [f16, bf16, f8e4m3, f8e5m2][redop] */

@@ -58,7 +58,21 @@ typedef struct nccl_group {
     unsigned long long *counter; /* device: wrong elements, barrier scratch */
     cudaGraph_t graph;
     cudaGraphExec_t exec;
+    uint64_t busy_wave; /* the busy kernel's wave, asked once (pb_cuda_busy) */
+    /* --fault stall: a flag in mapped host memory that the stall kernel
+     * reads; set before the communicator is aborted or the stream
+     * synchronised, so that neither waits an hour behind the kernel */
+    volatile int *stall_release;
 } nccl_group_t;
+
+/* Ends a running stall kernel (no-op without one). */
+static void release_stall(nccl_group_t *gg)
+{
+    if (gg->stall_release != NULL) {
+        *gg->stall_release = 1;
+        __sync_synchronize(); /* the store is visible before the abort's wait */
+    }
+}
 
 static nccl_state_t *state_of(const pb_group_t *g) { return g->be->priv; }
 static nccl_group_t *ng(const pb_group_t *g) { return g->priv; }
@@ -138,12 +152,14 @@ static int wait_for(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
         ncclResult_t async = ncclSuccess;
         ncclResult_t qrc = ncclCommGetAsyncError(gg->comm, &async);
         if (qrc != ncclSuccess || async != ncclSuccess) {
+            release_stall(gg);
             ncclCommAbort(gg->comm);
             gg->comm = NULL;
             return pb_err_set(err, PB_ERUNTIME, "NCCL error during %s: %s", g->doing,
                               ncclGetErrorString(qrc != ncclSuccess ? qrc : async));
         }
         if (timeout > 0.0 && now_s() - start > timeout) {
+            release_stall(gg);
             ncclCommAbort(gg->comm);
             gg->comm = NULL;
             return pb_err_set(err, PB_ERUNTIME,
@@ -231,6 +247,7 @@ static void group_destroy(pb_group_t *g)
         return;
     nccl_group_t *gg = g->priv;
     if (gg) {
+        release_stall(gg);
         if (gg->stream)
             cudaStreamSynchronize(gg->stream);
         if (gg->exec)
@@ -246,6 +263,8 @@ static void group_destroy(pb_group_t *g)
             ncclCommDestroy(gg->comm);
         if (gg->stream)
             cudaStreamDestroy(gg->stream);
+        if (gg->stall_release)
+            cudaFreeHost((void *)gg->stall_release);
         free(gg);
     }
     free(g);
@@ -594,7 +613,16 @@ static int c_poke(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64
 
 static int c_stall(pb_group_t *g, double seconds, pb_err_t *err)
 {
-    CUDA_OK((cudaError_t)pb_cuda_stall(seconds, ng(g)->stream));
+    nccl_group_t *gg = ng(g);
+    if (gg->stall_release == NULL) {
+        void *p = NULL;
+        CUDA_OK(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
+        gg->stall_release = p;
+    }
+    *gg->stall_release = 0;
+    int *dev = NULL;
+    CUDA_OK(cudaHostGetDevicePointer((void **)&dev, (void *)gg->stall_release, 0));
+    CUDA_OK((cudaError_t)pb_cuda_stall(seconds, gg->stream, dev));
     return PB_OK;
 }
 
@@ -639,7 +667,7 @@ static int c_set_async(pb_group_t *g, int on, pb_err_t *err)
 
 static int c_busy(pb_group_t *g, double seconds, pb_err_t *err)
 {
-    CUDA_OK((cudaError_t)pb_cuda_busy(seconds, ng(g)->stream));
+    CUDA_OK((cudaError_t)pb_cuda_busy(seconds, ng(g)->stream, &ng(g)->busy_wave));
     return PB_OK;
 }
 
