@@ -39,4 +39,17 @@ static inline void pb_busy_launch(uint64_t ns, uint64_t i, uint64_t *waves, uint
     *slice_ns = *waves ? len / *waves : 0;
 }
 
+/* The spin put ahead of a timed GEMM series, so that the host has queued
+ * every multiply before the GPU reaches the first: a short GEMM (tens of
+ * microseconds) finishes before the host can launch the next one (a few
+ * microseconds of cuBLAS and driver work), and the event pair around it
+ * would then time the host's launch gap as well.  20 us per multiply is
+ * far above a launch's cost; 1 ms covers the events' own set-up; at most
+ * 1 s. */
+static inline double pb_busy_hold_s(uint64_t launches)
+{
+    double s = 1e-3 + 20e-6 * (double)launches;
+    return s < 1.0 ? s : 1.0;
+}
+
 #endif

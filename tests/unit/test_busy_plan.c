@@ -38,5 +38,9 @@ int main(void)
     CHECK(1000000 - total(1000000) < 4 * 13);
     CHECK(30000000 - total(30000000) <= 120 * 13);
     CHECK(pb_busy_launches(0) == 0);
+    /* the hold ahead of a GEMM series: 1 ms + 20 us x 50 = 2 ms; capped
+     * at 1 s (1 ms + 20 us x 100000 = 2.001 s) */
+    CHECK_NEAR(pb_busy_hold_s(50), 2e-3, 1e-12);
+    CHECK_NEAR(pb_busy_hold_s(100000), 1.0, 1e-12);
     PB_TEST_END("busy_plan");
 }
