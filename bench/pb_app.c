@@ -37,7 +37,7 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
      * own sockets, pb_wd_tree.h), and the level asked for is SINGLE, as
      * OSU and IMB ask: in Open MPI 4.1 an 8 B all-reduce between two
      * ranks takes 0.24 us after MPI_Init or a SINGLE request, 0.26-0.28
-     * after FUNNELED or SERIALIZED and 0.26 more after MULTIPLE (paired
+     * after FUNNELED or SERIALIZED, 1.4-1.5x after MULTIPLE (paired
      * launches, one rank per core), and that difference would be
      * parbench's own bias in the numbers users compare.  The watchdog
      * thread makes no MPI call, which is what SINGLE requires in
