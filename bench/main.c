@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         int np = 0;
         int code = pb_launch_world(&opt, &np, &err);
         if (code == PB_OK)
-            code = pb_launch_exec(argc, argv, &opt, np, &err);
+            code = pb_launch_exec(argc, argv, np, &err);
         if (code != PB_OK && err.msg[0])
             fprintf(stderr, "parbench: %s\n", err.msg);
         return code;

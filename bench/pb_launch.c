@@ -172,7 +172,7 @@ static int supervise(pid_t child, const char *self)
     }
 }
 
-int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, int np, pb_err_t *err)
+int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
 {
     const char *mpirun = getenv("PARBENCH_MPIRUN");
     if (mpirun == NULL || *mpirun == '\0')
@@ -182,7 +182,6 @@ int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, int np, pb_er
     if (len <= 0)
         return pb_err_set(err, PB_ERUNTIME, "cannot find my own executable: %s", strerror(errno));
     self[len] = '\0';
-    (void)opt;
 
     char npbuf[16];
     snprintf(npbuf, sizeof npbuf, "%d", np);

@@ -32,6 +32,6 @@ int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
  * itself would kill them).  Returns mpirun's exit code (128 + signal
  * after a stop), or PB_ERUNTIME with err filled when it cannot start;
  * err->msg is empty when mpirun ran. */
-int pb_launch_exec(int argc, char **argv, const pb_options_t *opt, int np, pb_err_t *err);
+int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err);
 
 #endif

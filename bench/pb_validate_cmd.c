@@ -86,11 +86,14 @@ static int quiet_barrier(MPI_Comm c)
     return 0;
 }
 
-static int is_slowed(const pb_options_t *o, const vpair_t *p)
+/* Exchanges timed for each one counted: 1, or 1 + PB_VALIDATE_SLOWDOWN
+ * for the pair --fault slow names. */
+static int exchanges_per_count(const pb_options_t *o, const vpair_t *p)
 {
-    return o->fault == PB_FAULT_SLOW &&
-           ((o->fault_rank == p->a && o->fault_peer == p->b) ||
-            (o->fault_rank == p->b && o->fault_peer == p->a));
+    int slowed = o->fault == PB_FAULT_SLOW &&
+                 ((o->fault_rank == p->a && o->fault_peer == p->b) ||
+                  (o->fault_rank == p->b && o->fault_peer == p->a));
+    return 1 + (slowed ? PB_VALIDATE_SLOWDOWN : 0);
 }
 
 /* One round of one pair, on both of its ranks: the best of the trials,
@@ -104,7 +107,7 @@ static int measure_pair(pb_ctx_t *ctx, const vpair_t *p, void *sbuf, void *rbuf,
     pb_group_t *g = ctx->world_group;
     const pb_backend_ops_t *ops = ctx->be.ops;
     int peer = ctx->rank == p->a ? p->b : p->a;
-    int per = 1 + (is_slowed(ctx->opt, p) ? PB_VALIDATE_SLOWDOWN : 0);
+    int per = exchanges_per_count(ctx->opt, p);
     snprintf(g->doing, sizeof g->doing, "validate: send/recv %" PRIu64 " B, pair %d-%d", bytes,
              p->a, p->b);
     /* untimed exchanges first: connection setup and the first touch of
@@ -138,6 +141,7 @@ static int judge(const pb_ctx_t *ctx, vpair_t *p, size_t n, const double *sec, u
 {
     size_t rounds = PB_VALIDATE_ROUNDS;
     double *bw = calloc(rounds * n + 1, sizeof *bw), *tmp = calloc(rounds + 1, sizeof *tmp);
+    _Static_assert(PB_VALIDATE_ROUNDS % 2 == 1, "the bandwidth shown is bytes / median time");
     double *scratch = calloc(rounds + 1, sizeof *scratch);
     int *cls = calloc(n + 1, sizeof *cls);
     pb_outlier_t *o = calloc(n + 1, sizeof *o);
@@ -163,9 +167,9 @@ static int judge(const pb_ctx_t *ctx, vpair_t *p, size_t n, const double *sec, u
         for (size_t r = 0; r < rounds; r++)
             tmp[r] = sec[r * n + i];
         pb_stats_compute(tmp, rounds, scratch, &p[i].st);
-        for (size_t r = 0; r < rounds; r++)
-            tmp[r] = bw[r * n + i];
-        p[i].gbps = pb_outlier_median(tmp, rounds);
+        /* an odd count of rounds: the median time is one round's, and
+         * that round's bandwidth is the median bandwidth */
+        p[i].gbps = p[i].st.median > 0.0 ? (double)bytes / p[i].st.median / 1e9 : 0.0;
         p[i].judged = o[i];
     }
 out:
@@ -193,7 +197,7 @@ static void write_row(pb_ctx_t *ctx, const vpair_t *p, uint64_t bytes, pb_err_t 
      * counted); the times are per counted exchange, over the rounds' best
      * trials: the numbers the verdict was taken on */
     r.iters = (uint64_t)PB_VALIDATE_ROUNDS * PB_VALIDATE_TRIALS * PB_VALIDATE_REPS *
-              (uint64_t)(1 + (is_slowed(ctx->opt, p) ? PB_VALIDATE_SLOWDOWN : 0));
+              (uint64_t)exchanges_per_count(ctx->opt, p);
     r.time_us_min = p->st.min * 1e6;
     r.time_us_median = p->st.median * 1e6;
     r.time_us_p99 = p->st.p99 * 1e6;
@@ -303,9 +307,9 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     size_t all = (size_t)ctx->size * (size_t)(ctx->size - 1) / 2;
     if (cap > all)
         cap = all;
-    if (cap > (size_t)INT_MAX) /* one MPI_Allreduce count per round */
+    if (cap > (size_t)INT_MAX / PB_VALIDATE_ROUNDS) /* one MPI_Allreduce count */
         return pb_err_set(err, PB_EINPUT, "validate measures at most %d pairs: give --max-pairs",
-                          INT_MAX);
+                          INT_MAX / PB_VALIDATE_ROUNDS);
     vpair_t *p = calloc(cap + 1, sizeof *p);
     double *sec = calloc((size_t)PB_VALIDATE_ROUNDS * cap + 1, sizeof *sec);
     void *sbuf = NULL, *rbuf = NULL;
@@ -333,13 +337,11 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
                                  &sec[(size_t)round * n + i], err) != PB_OK)
                     pb_ctx_abort(ctx, err);
         }
-    for (int round = 0; round < PB_VALIDATE_ROUNDS; round++) {
-        int rc = MPI_Allreduce(MPI_IN_PLACE, &sec[(size_t)round * n], (int)n, MPI_DOUBLE, MPI_MAX,
-                               ctx->world);
-        if (rc != MPI_SUCCESS) {
-            pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the pairs' times failed (%d)", rc);
-            pb_ctx_abort(ctx, err);
-        }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, sec, (int)((size_t)PB_VALIDATE_ROUNDS * n), MPI_DOUBLE,
+                           MPI_MAX, ctx->world);
+    if (rc != MPI_SUCCESS) {
+        pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the pairs' times failed (%d)", rc);
+        pb_ctx_abort(ctx, err);
     }
     pb_watch_end(ctx->wd);
     code = judge(ctx, p, n, sec, bytes, err);
