@@ -73,11 +73,6 @@ static int env_int(const char *name, int def)
     return v && end != v && *end == '\0' && x > 0 && x < (1L << 20) ? (int)x : def;
 }
 
-uint64_t pb_wd_tree_token(const pb_wd_tree_t *t)
-{
-    return t->token;
-}
-
 static double now_s(void)
 {
     struct timespec ts;

@@ -82,7 +82,4 @@ void pb_wd_tree_down(pb_wd_tree_t *t, pb_wd_frame_t *f);
 int pb_wd_tree_next(pb_wd_tree_t *t, int extra_fd, int timeout_ms, pb_wd_frame_t *f,
                     int *from_parent);
 
-/* This job's token and this rank, for frames the caller writes. */
-uint64_t pb_wd_tree_token(const pb_wd_tree_t *t);
-
 #endif
