@@ -92,6 +92,18 @@ int pb_mpi_allreduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
     uint64_t ce = pb_mpi_chunk_elems(g, t);
     int in_place = s == r;
     MPI_Datatype dt = pb_mpi_datatype(t);
+    if (count <= ce && !pb_mpi_is_async(g)) {
+        /* The common case, and the one latency mode times: every argument
+         * is ready before the first mark, so that the marks hold the call
+         * and nothing else, exactly as a plain loop's clock reads do (the
+         * piece loop below costs a few ns, a few % of an 8 B all-reduce). */
+        const void *sp = in_place ? MPI_IN_PLACE : s;
+        MPI_Comm comm = pb_mpi_comm(g);
+        pb_mpi_mark_begin(g);
+        int rc = MPI_Allreduce(sp, r, (int)count, dt, mop, comm);
+        pb_mpi_mark_end(g, PB_OK);
+        return rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Allreduce", err);
+    }
     pb_mpi_mark_begin(g); /* the arguments are ready: the call is what is timed */
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
