@@ -6,7 +6,7 @@
  *   allreduce                               2(n-1)/n
  *   allgather, reducescatter, alltoall(v)   (n-1)/n
  *   broadcast, reduce, sendrecv             1 */
-#include "collectives/pb_coll.h"
+#include "core/pb_coll.h"
 
 #include <stdint.h>
 #include <string.h>
