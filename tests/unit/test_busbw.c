@@ -1,4 +1,4 @@
-/* test_busbw.c - collectives/pb_coll: bus-bandwidth factors, size granules
+/* test_busbw.c - core/pb_coll: bus-bandwidth factors, size granules
  * and buffer geometry, names, and the skewed all-to-all-v counts.
  *
  * Bus bandwidth (nccl-tests doc/PERFORMANCE.md, and DESIGN.md "Formulas
