@@ -19,7 +19,7 @@ static const char *const cols[NCOLS] = {
 
 const char *pb_calib_dtype_label(const pb_curve_t *c)
 {
-    return c->any_dtype ? "any" : pb_pat_dtype_name(c->dtype);
+    return c->any_dtype ? "any" : pb_dtype_name(c->dtype);
 }
 
 int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err)
@@ -36,7 +36,7 @@ int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err)
         const char *dt = pb_calib_dtype_label(c);
         for (int p = 0; p < c->npieces && !bad; p++) {
             const pb_piece_t *q = &c->p[p];
-            const char *name = pb_pat_coll_name(c->coll);
+            const char *name = pb_coll_name(c->coll);
             bad |= csv_fwrite(f, name, strlen(name)) != 0;
             bad |= fprintf(f, ",%d,", c->n) < 0;
             bad |= csv_fwrite(f, c->link, strlen(c->link)) != 0;
@@ -103,19 +103,15 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, expected %zu", r->path, line,
                           rec->nfields, r->nheader);
     const char *cname = rec->field[r->map[C_COLL]];
-    pb_pat_coll_t coll = PB_PAT_ALLREDUCE;
-    int found = 0;
-    for (int i = PB_PAT_ALLREDUCE; i <= PB_PAT_SENDRECV; i++)
-        if (strcmp(cname, pb_pat_coll_name((pb_pat_coll_t)i)) == 0)
-            coll = (pb_pat_coll_t)i, found = 1;
-    if (!found)
+    pb_coll_t coll;
+    if (pb_calib_coll_parse(cname, &coll) != 0)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: unknown collective '%.40s'", r->path, line,
                           cname);
     int any = 1;
-    pb_pat_dtype_t dt = PB_PDT_F32;
+    pb_dtype_t dt = PB_F32;
     const char *dname = r->map[C_DTYPE] >= 0 ? rec->field[r->map[C_DTYPE]] : "";
     if (dname[0] != '\0' && strcmp(dname, "any") != 0) {
-        if (pb_pat_dtype_from_name(dname, &dt) != 0)
+        if (pb_dtype_parse(dname, &dt) != 0)
             return pb_err_set(err, PB_EINPUT,
                               "%s:%zu: unknown dtype '%.40s' (float, bfloat16, half, double, "
                               "int32, int8, f8e4m3, f8e5m2 or any)",

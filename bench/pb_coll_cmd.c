@@ -163,36 +163,6 @@ static uint64_t max_size(const sweep_t *s)
     return m;
 }
 
-static const char *size_meaning(pb_coll_t c)
-{
-    switch (c) {
-    case PB_ALLGATHER:
-        return "the gathered output (n blocks)";
-    case PB_REDUCESCATTER:
-        return "the full input (n blocks; each rank keeps one)";
-    case PB_ALLTOALL:
-    case PB_ALLTOALLV:
-        return "one rank's send buffer";
-    default:
-        return "the message, per rank";
-    }
-}
-
-static const char *factor_text(pb_coll_t c)
-{
-    switch (c) {
-    case PB_ALLREDUCE:
-        return "2(n-1)/n";
-    case PB_ALLGATHER:
-    case PB_REDUCESCATTER:
-    case PB_ALLTOALL:
-    case PB_ALLTOALLV:
-        return "(n-1)/n";
-    default:
-        return "1";
-    }
-}
-
 static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const char *redop,
                              pb_mode_t mode, int rounded, size_t skipped)
 {
@@ -215,7 +185,7 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
                " warm-up operations\n",
                o->min_iters, o->precision * 100.0, o->time_budget, o->max_iters, o->warmup);
     printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
-           size_meaning(c), factor_text(c));
+           pb_coll_desc(c)->size_is, pb_busbw_factor_text(c));
     if (rounded)
         printf("#   range sizes rounded down to multiples of %" PRIu64 " B (n x element)\n",
                pb_coll_granule(c, s->g->size, t));

@@ -110,53 +110,34 @@ int pb_op_setup(pb_op_t *op, const pb_group_t *g, pb_bufs_t *b, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_op_run(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
+/* The two sides as this rank's call sees them: out of place the send and
+ * receive buffers; in place the send buffer alone, each side at its
+ * offset in it (core/pb_coll.h: pb_coll_in_place_offsets). */
+typedef struct io {
+    char *send;
+    char *recv;
+    /* all-to-all-v: send counts, send displs, recv counts, recv displs */
+    const uint64_t *a2av;
+} io_t;
+
+static io_t io_of(const pb_group_t *g, const pb_op_t *op, const pb_bufs_t *b)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
-    const pb_coll_geom_t *gm = &op->geom;
-    pb_dtype_t t = op->dtype;
-    size_t n = (size_t)g->size;
-    switch (op->coll) {
-    case PB_ALLREDUCE:
-        return ops->allreduce(g, b->send, op->in_place ? b->send : b->recv, gm->count, t,
-                              op->redop, err);
-    case PB_ALLGATHER:
-        return ops->allgather(g, op->in_place ? off(b->recv, (uint64_t)g->rank * gm->block, t)
-                                              : b->send,
-                              b->recv, gm->block, t, err);
-    case PB_REDUCESCATTER:
-        return ops->reduce_scatter(g, b->send,
-                                   op->in_place ? off(b->send, (uint64_t)g->rank * gm->block, t)
-                                                : b->recv,
-                                   gm->block, t, op->redop, err);
-    case PB_ALLTOALL:
-        return ops->alltoall(g, b->send, op->in_place ? b->send : b->recv, gm->block, t, err);
-    case PB_ALLTOALLV:
-        return ops->alltoallv(g, b->send, b->a2av, b->a2av + n, b->recv, b->a2av + 2 * n,
-                              b->a2av + 3 * n, t, err);
-    case PB_BROADCAST:
-        return ops->broadcast(g, b->send, gm->count, t, op->root, err);
-    case PB_REDUCE:
-        return ops->reduce(g, b->send, op->in_place ? b->send : b->recv, gm->count, t,
-                           op->redop, op->root, err);
-    case PB_SENDRECV: {
-        int to, from;
-        pb_op_partners(op, g, &to, &from);
-        return ops->sendrecv(g, b->send, to, b->recv, from, gm->count, t, err);
+    io_t io = {b->send, b->recv, b->a2av};
+    if (op->in_place) {
+        pb_coll_offsets_t o = pb_coll_in_place_offsets(op->coll, g->rank, &op->geom);
+        io.send = off(b->send, o.send, op->dtype);
+        io.recv = off(b->send, o.recv, op->dtype);
     }
-    case PB_COLL_COUNT:
-        break;
-    }
-    return pb_err_set(err, PB_ERUNTIME, "unknown collective");
+    return io;
 }
 
-/* Moved data: block (src -> dst) holds the pattern of that pair. */
-static int fill_move(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, int src, int dst,
-                     pb_err_t *err)
-{
-    return g->be->ops->fill(g, buf, count, t, pb_check_move_base(src, dst, g->size),
-                            pb_check_move_q(t), err);
-}
+/* One block of a side, with the data it holds: an input before the run,
+ * an output after it. */
+typedef struct region {
+    char *buf;
+    uint64_t count;
+    pb_expect_t e;
+} region_t;
 
 static pb_expect_t expect_move(pb_dtype_t t, int src, int dst, int n)
 {
@@ -172,133 +153,233 @@ static pb_expect_t expect_reduced(const pb_op_t *op, int n, uint64_t first_globa
     return e;
 }
 
-int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
+/* Per collective, what pb_exec does with it, as nccl-tests has a runColl
+ * and an initData per collective: `run` issues it once; `blocks` lists
+ * this rank's input blocks (in = 1: what the fill writes) or its output
+ * blocks (in = 0: what the check expects), at most n of either, and
+ * returns how many. */
+typedef struct coll_exec {
+    int (*run)(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err);
+    int (*blocks)(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in, region_t *r);
+} coll_exec_t;
+
+static int run_allreduce(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
+    return g->be->ops->allreduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
+                                 err);
+}
+
+static int run_allgather(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    return g->be->ops->allgather(g, io->send, io->recv, op->geom.block, op->dtype, err);
+}
+
+static int run_reducescatter(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    return g->be->ops->reduce_scatter(g, io->send, io->recv, op->geom.block, op->dtype, op->redop,
+                                      err);
+}
+
+static int run_alltoall(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    return g->be->ops->alltoall(g, io->send, io->recv, op->geom.block, op->dtype, err);
+}
+
+static int run_alltoallv(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    size_t n = (size_t)g->size;
+    return g->be->ops->alltoallv(g, io->send, io->a2av, io->a2av + n, io->recv, io->a2av + 2 * n,
+                                 io->a2av + 3 * n, op->dtype, err);
+}
+
+static int run_broadcast(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    return g->be->ops->broadcast(g, io->send, op->geom.count, op->dtype, op->root, err);
+}
+
+static int run_reduce(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    return g->be->ops->reduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
+                              op->root, err);
+}
+
+static int run_sendrecv(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
+{
+    int to, from;
+    pb_op_partners(op, g, &to, &from);
+    return g->be->ops->sendrecv(g, io->send, to, io->recv, from, op->geom.count, op->dtype, err);
+}
+
+/* all-reduce, reduce, reduce-scatter: every rank's whole send side is its
+ * share of the reduction; the receive side holds the reduced whole, or
+ * the rank's block of it (reduce-scatter), on every rank or on the root */
+static int reduced_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                          region_t *r)
+{
     const pb_coll_geom_t *gm = &op->geom;
+    int n = g->size, me = g->rank;
+    if (in) {
+        r[0] = (region_t){io->send, gm->send_count, expect_reduced(op, n, 0)};
+        return 1;
+    }
+    if (pb_coll_rooted(op->coll) && me != op->root)
+        return 0;
+    int block = (pb_coll_desc(op->coll)->flags & PB_CF_RECV_BLOCK) != 0;
+    r[0] = (region_t){io->recv, gm->recv_count,
+                      expect_reduced(op, n, block ? (uint64_t)me * gm->block : 0)};
+    return 1;
+}
+
+/* all-gather: one block out, every rank's block back */
+static int allgather_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                            region_t *r)
+{
+    uint64_t blk = op->geom.block;
+    pb_dtype_t t = op->dtype;
+    int n = g->size;
+    if (in) {
+        r[0] = (region_t){io->send, blk, expect_move(t, g->rank, 0, n)};
+        return 1;
+    }
+    for (int s = 0; s < n; s++)
+        r[s] = (region_t){off(io->recv, (uint64_t)s * blk, t), blk, expect_move(t, s, 0, n)};
+    return n;
+}
+
+/* all-to-all: block p goes to rank p, block p comes from rank p */
+static int alltoall_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                           region_t *r)
+{
+    uint64_t blk = op->geom.block;
     pb_dtype_t t = op->dtype;
     int n = g->size, me = g->rank;
-    size_t nn = (size_t)n;
-    switch (op->coll) {
-    case PB_ALLREDUCE:
-    case PB_REDUCE:
-    case PB_REDUCESCATTER:
-        return ops->fill_red(g, b->send, gm->send_count, t,
-                             pb_check_redparams(t, op->redop, n), me, 0, err);
-    case PB_ALLGATHER:
-        return fill_move(g, op->in_place ? off(b->recv, (uint64_t)me * gm->block, t) : b->send,
-                         gm->block, t, me, 0, err);
-    case PB_ALLTOALL:
-        for (int d = 0; d < n; d++)
-            if (fill_move(g, off(b->send, (uint64_t)d * gm->block, t), gm->block, t, me, d, err))
-                return err->code;
-        return PB_OK;
-    case PB_ALLTOALLV:
-        for (size_t d = 0; d < nn; d++)
-            if (fill_move(g, off(b->send, b->a2av[nn + d], t), b->a2av[d], t, me, (int)d, err))
-                return err->code;
-        return PB_OK;
-    case PB_BROADCAST:
-        return fill_move(g, b->send, gm->count, t, op->root, 0, err);
-    case PB_SENDRECV:
-    {
-        int to, from;
-        pb_op_partners(op, g, &to, &from);
-        return fill_move(g, b->send, gm->count, t, me, to < 0 ? 0 : to, err);
+    for (int p = 0; p < n; p++)
+        r[p] = (region_t){off(in ? io->send : io->recv, (uint64_t)p * blk, t), blk,
+                          in ? expect_move(t, me, p, n) : expect_move(t, p, me, n)};
+    return n;
+}
+
+/* all-to-all-v: the same, at the counts and displacements of io->a2av */
+static int alltoallv_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                            region_t *r)
+{
+    size_t nn = (size_t)g->size;
+    const uint64_t *count = io->a2av + (in ? 0 : 2 * nn), *displ = count + nn;
+    pb_dtype_t t = op->dtype;
+    int n = g->size, me = g->rank;
+    for (int p = 0; p < n; p++)
+        r[p] = (region_t){off(in ? io->send : io->recv, displ[p], t), count[p],
+                          in ? expect_move(t, me, p, n) : expect_move(t, p, me, n)};
+    return n;
+}
+
+/* broadcast: the root's buffer, on every rank afterwards */
+static int broadcast_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                            region_t *r)
+{
+    if (in && g->rank != op->root)
+        return 0;
+    r[0] = (region_t){io->send, op->geom.count, expect_move(op->dtype, op->root, 0, g->size)};
+    return 1;
+}
+
+/* send/recv: to the partner, from the other one (an open chain's ends
+ * send or receive nothing) */
+static int sendrecv_blocks(const pb_group_t *g, const pb_op_t *op, const io_t *io, int in,
+                           region_t *r)
+{
+    int to, from, me = g->rank;
+    pb_op_partners(op, g, &to, &from);
+    if (!in && from < 0)
+        return 0;
+    r[0] = (region_t){in ? io->send : io->recv, op->geom.count,
+                      in ? expect_move(op->dtype, me, to < 0 ? 0 : to, g->size)
+                         : expect_move(op->dtype, from, me, g->size)};
+    return 1;
+}
+
+static const coll_exec_t exec[PB_COLL_COUNT] = {
+    [PB_ALLREDUCE] = {run_allreduce, reduced_blocks},
+    [PB_ALLGATHER] = {run_allgather, allgather_blocks},
+    [PB_REDUCESCATTER] = {run_reducescatter, reduced_blocks},
+    [PB_ALLTOALL] = {run_alltoall, alltoall_blocks},
+    [PB_ALLTOALLV] = {run_alltoallv, alltoallv_blocks},
+    [PB_BROADCAST] = {run_broadcast, broadcast_blocks},
+    [PB_REDUCE] = {run_reduce, reduced_blocks},
+    [PB_SENDRECV] = {run_sendrecv, sendrecv_blocks},
+};
+
+int pb_op_run(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
+{
+    if ((unsigned)op->coll >= PB_COLL_COUNT)
+        return pb_err_set(err, PB_ERUNTIME, "unknown collective");
+    io_t io = io_of(g, op, b);
+    return exec[op->coll].run(g, op, &io, err);
+}
+
+/* One side's blocks (allocated: n regions at most), or NULL with err set. */
+static region_t *side(const pb_group_t *g, const pb_op_t *op, const pb_bufs_t *b, int in, int *k,
+                      pb_err_t *err)
+{
+    region_t *r = malloc((size_t)g->size * sizeof *r);
+    if (r == NULL) {
+        pb_err_set(err, PB_ERUNTIME, "out of memory for verification");
+        return NULL;
     }
-    case PB_COLL_COUNT:
-        break;
+    io_t io = io_of(g, op, b);
+    *k = exec[op->coll].blocks(g, op, &io, in, r);
+    return r;
+}
+
+/* Writes an input block's data: the pattern of moved data, or this rank's
+ * share of a reduction. */
+static int fill_block(pb_group_t *g, const pb_op_t *op, const region_t *r, pb_err_t *err)
+{
+    const pb_backend_ops_t *ops = g->be->ops;
+    if (r->count == 0)
+        return PB_OK;
+    if (r->e.kind == PB_EXPECT_REDUCED) {
+        pb_redparams_t p = {r->e.q, r->e.active};
+        return ops->fill_red(g, r->buf, r->count, op->dtype, p, g->rank, r->e.base, err);
     }
+    return ops->fill(g, r->buf, r->count, op->dtype, r->e.base, r->e.q, err);
+}
+
+int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
+{
+    int k = 0, code = PB_OK;
+    region_t *in = side(g, op, b, 1, &k, err);
+    if (in == NULL)
+        return err->code;
+    for (int i = 0; i < k && code == PB_OK; i++)
+        code = fill_block(g, op, &in[i], err);
+    free(in);
+    return code;
+}
+
+/* Outputs start as all-ones bytes: NaN in every float type and -1 in
+ * every integer type, a value no expected result ever takes, so an output
+ * the operation never wrote is always caught.  Runs before pb_op_fill,
+ * which then rewrites the outputs that are inputs too (in place). */
+static int poison_outputs(pb_group_t *g, const pb_op_t *op, const region_t *out, int k,
+                          pb_err_t *err)
+{
+    uint64_t esz = pb_dtype_size(op->dtype);
+    for (int i = 0; i < k; i++)
+        if (out[i].count && g->be->ops->poison(g, out[i].buf, out[i].count * esz, err))
+            return err->code;
     return PB_OK;
 }
 
-/* The region(s) this rank checks after the operation, with what each
- * must hold.  At most n regions (one per sending peer). */
-typedef struct region {
-    const void *buf;
-    uint64_t count;
-    pb_expect_t e;
-} region_t;
-
-static int regions(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, region_t *r)
+/* The first non-empty output's first element, made wrong. */
+static int corrupt_one(pb_group_t *g, const pb_op_t *op, const region_t *out, int k,
+                       pb_err_t *err)
 {
-    const pb_coll_geom_t *gm = &op->geom;
-    pb_dtype_t t = op->dtype;
-    int n = g->size, me = g->rank, k = 0;
-    size_t nn = (size_t)n;
-    switch (op->coll) {
-    case PB_ALLREDUCE:
-        r[k++] = (region_t){op->in_place ? b->send : b->recv, gm->count, expect_reduced(op, n, 0)};
-        break;
-    case PB_REDUCE:
-        if (me == op->root)
-            r[k++] = (region_t){op->in_place ? b->send : b->recv, gm->count,
-                                expect_reduced(op, n, 0)};
-        break;
-    case PB_REDUCESCATTER:
-        r[k++] = (region_t){op->in_place ? off(b->send, (uint64_t)me * gm->block, t) : b->recv,
-                            gm->block, expect_reduced(op, n, (uint64_t)me * gm->block)};
-        break;
-    case PB_ALLGATHER:
-        for (int s = 0; s < n; s++)
-            r[k++] = (region_t){off(b->recv, (uint64_t)s * gm->block, t), gm->block,
-                                expect_move(t, s, 0, n)};
-        break;
-    case PB_ALLTOALL:
-        for (int s = 0; s < n; s++)
-            r[k++] = (region_t){off(op->in_place ? b->send : b->recv, (uint64_t)s * gm->block, t),
-                                gm->block, expect_move(t, s, me, n)};
-        break;
-    case PB_ALLTOALLV:
-        for (size_t s = 0; s < nn; s++)
-            r[k++] = (region_t){off(b->recv, b->a2av[3 * nn + s], t), b->a2av[2 * nn + s],
-                                expect_move(t, (int)s, me, n)};
-        break;
-    case PB_BROADCAST:
-        r[k++] = (region_t){b->send, gm->count, expect_move(t, op->root, 0, n)};
-        break;
-    case PB_SENDRECV: {
-        int to, from;
-        pb_op_partners(op, g, &to, &from);
-        if (from >= 0) /* an open chain's first rank receives nothing */
-            r[k++] = (region_t){b->recv, gm->count, expect_move(t, from, me, n)};
-        break;
-    }
-    case PB_COLL_COUNT:
-        break;
-    }
-    return k;
-}
-
-/* Outputs that are not also inputs start as all-ones bytes: NaN in every
- * float type and -1 in every integer type, a value no expected result
- * ever takes, so an output the operation never wrote is always caught.
- * Runs after pb_op_fill, so it must spare every input. */
-static int poison_outputs(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
-{
-    const pb_backend_ops_t *ops = g->be->ops;
-    pb_dtype_t t = op->dtype;
-    uint64_t esz = pb_dtype_size(t);
-    const pb_coll_geom_t *gm = &op->geom;
-    switch (op->coll) {
-    case PB_ALLREDUCE:
-    case PB_REDUCE:
-    case PB_REDUCESCATTER:
-    case PB_ALLTOALL:
-        return op->in_place ? PB_OK : ops->poison(g, b->recv, gm->recv_count * esz, err);
-    case PB_ALLGATHER:
-        for (int s = 0; s < g->size; s++)
-            if (!(op->in_place && s == g->rank) &&
-                ops->poison(g, off(b->recv, (uint64_t)s * gm->block, t), gm->block * esz, err))
-                return err->code;
-        return PB_OK;
-    case PB_ALLTOALLV:
-    case PB_SENDRECV:
-        return ops->poison(g, b->recv, gm->recv_count * esz, err);
-    case PB_BROADCAST:
-        return g->rank == op->root ? PB_OK : ops->poison(g, b->send, gm->count * esz, err);
-    case PB_COLL_COUNT:
-        break;
+    for (int i = 0; i < k; i++) {
+        if (out[i].count == 0)
+            continue;
+        uint64_t v = pb_expect_value(&out[i].e, 0);
+        return g->be->ops->poke(g, out[i].buf, 0, op->dtype, v ? v - 1 : 1, err);
     }
     return PB_OK;
 }
@@ -307,39 +388,27 @@ int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, ui
                  pb_err_t *err)
 {
     const pb_backend_ops_t *ops = g->be->ops;
-    region_t *r = malloc((size_t)g->size * sizeof *r);
-    if (r == NULL)
-        return pb_err_set(err, PB_ERUNTIME, "out of memory for verification");
+    int k = 0;
+    region_t *out = side(g, op, b, 0, &k, err);
+    if (out == NULL)
+        return err->code;
     *wrong = 0;
     int code = PB_OK;
-    if (pb_op_fill(g, op, b, err) || poison_outputs(g, op, b, err) || pb_op_run(g, op, b, err) ||
-        ops->sync(g, err)) {
+    if (poison_outputs(g, op, out, k, err) || pb_op_fill(g, op, b, err) ||
+        pb_op_run(g, op, b, err) || ops->sync(g, err) ||
+        (corrupt && corrupt_one(g, op, out, k, err))) {
         code = err->code;
         goto out;
     }
-    int k = regions(g, op, b, r);
-    if (corrupt) {
-        /* the first non-empty region's first element, made wrong */
-        for (int i = 0; i < k; i++) {
-            if (r[i].count == 0)
-                continue;
-            uint64_t v = pb_expect_value(&r[i].e, 0);
-            if (ops->poke(g, (void *)(uintptr_t)r[i].buf, 0, op->dtype, v ? v - 1 : 1, err)) {
-                code = err->code;
-                goto out;
-            }
-            break;
-        }
-    }
     for (int i = 0; i < k; i++) {
         uint64_t w = 0;
-        if (ops->check(g, r[i].buf, r[i].count, op->dtype, &r[i].e, &w, err)) {
+        if (ops->check(g, out[i].buf, out[i].count, op->dtype, &out[i].e, &w, err)) {
             code = err->code;
             goto out;
         }
         *wrong += w;
     }
 out:
-    free(r);
+    free(out);
     return code;
 }

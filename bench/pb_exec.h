@@ -64,7 +64,7 @@ int pb_op_run(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err);
 /* Fills the inputs with the checkable data of this rank. */
 int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err);
 
-/* Fills inputs, poisons outputs, runs once, and counts this rank's wrong
+/* Poisons outputs, fills inputs, runs once, and counts this rank's wrong
  * elements.  With corrupt set, one received element is overwritten after
  * the run (a fault-injection switch: the checker must catch it). */
 int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,

@@ -5,16 +5,6 @@
 
 #include "../reports/pb_csv.h"
 
-static int coll_of(const char *name, pb_pat_coll_t *out)
-{
-    for (int c = PB_PAT_ALLREDUCE; c <= PB_PAT_SENDRECV; c++)
-        if (strcmp(name, pb_pat_coll_name((pb_pat_coll_t)c)) == 0) {
-            *out = (pb_pat_coll_t)c;
-            return 0;
-        }
-    return -1;
-}
-
 int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t *npts,
                       size_t *skipped, pb_err_t *err)
 {
@@ -24,9 +14,9 @@ int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t
     size_t m = 0, skip = 0;
     for (size_t i = 0; i < n; i++) {
         const pb_result_t *r = &rows[i];
-        pb_pat_coll_t c;
-        pb_pat_dtype_t dt = PB_PDT_F32;
-        if (strcmp(r->pattern, "gemm") == 0 || coll_of(r->collective, &c) != 0 ||
+        pb_coll_t c;
+        pb_dtype_t dt = PB_F32;
+        if (strcmp(r->pattern, "gemm") == 0 || pb_calib_coll_parse(r->collective, &c) != 0 ||
             !(r->time_us_median > 0) || r->wrong > 0 || r->group_size < 1) {
             skip++;
             continue;
@@ -34,7 +24,7 @@ int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t
         /* a reduction's time depends on its type: one of an unknown type
          * cannot be placed; the other collectives move bytes, whatever
          * the type (their curves merge every type's points) */
-        if (pb_pat_dtype_from_name(r->dtype, &dt) != 0 && pb_calib_coll_reduces(c)) {
+        if (pb_dtype_parse(r->dtype, &dt) != 0 && pb_coll_reduces(c)) {
             skip++;
             continue;
         }

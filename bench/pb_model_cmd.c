@@ -59,7 +59,7 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
             else
                 snprintf(bw, sizeof bw, "latency-only");
             printf("%-14s %5d %-8s %-9s %5d %12llu %12llu %12.3f %12s %6d %8.2f %8.2f\n",
-                   pb_pat_coll_name(c->coll), c->n, c->link, pb_calib_dtype_label(c), p,
+                   pb_coll_name(c->coll), c->n, c->link, pb_calib_dtype_label(c), p,
                    (unsigned long long)q->lo,
                    (unsigned long long)q->hi, q->alpha_us, bw, q->npts, 100 * q->max_err,
                    100 * q->rms_err);

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../collectives/pb_coll.h"
-#include "../collectives/pb_dtype.h"
+#include "../core/pb_coll.h"
+#include "../core/pb_dtype.h"
 #include "../util/pb_err.h"
 #include "pb_gemm_shapes.h"
 

@@ -75,16 +75,11 @@ static void p2p_peers(pb_p2p_t d, int me, int n, int *to, int *from)
     *to = *from = -1;
 }
 
-int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op, pb_err_t *err)
+int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op)
 {
     memset(op, 0, sizeof *op);
-    /* patterns/ names collectives and types as the backend does */
-    if (pb_coll_parse(pb_pat_coll_name(r->coll), &op->coll) != 0 ||
-        pb_dtype_parse(pb_pat_dtype_name(r->dtype), &op->dtype) != 0) {
-        pb_err_set(err, PB_ERUNTIME, "no backend operation for %s of %s",
-                   pb_pat_coll_name(r->coll), pb_pat_dtype_name(r->dtype));
-        return -1;
-    }
+    op->coll = r->coll;
+    op->dtype = r->dtype;
     op->redop = PB_SUM;
     uint64_t gran = pb_coll_granule(op->coll, g->size, op->dtype);
     op->bytes = r->bytes - r->bytes % gran;
@@ -94,19 +89,15 @@ int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op
     return op->bytes != r->bytes;
 }
 
-static int map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m, pb_err_t *err)
+static void map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m)
 {
-    int rounded = pb_pattern_backend_op(r, g, &m->op, err);
-    if (rounded < 0)
-        return err->code;
-    m->rounded = rounded;
+    m->rounded = pb_pattern_backend_op(r, g, &m->op);
     if (r->p2p != PB_P2P_NONE) {
         m->op.p2p = 1;
         p2p_peers(r->p2p, g->rank, g->size, &m->op.to, &m->op.from);
     }
     m->rec = r;
     m->wrong = PB_RESULT_WRONG_UNCHECKED;
-    return PB_OK;
 }
 
 /* The layout's groups of one kind as a partition of the world. */
@@ -150,9 +141,8 @@ static int build(run_t *r, pb_err_t *err)
         size_t j = 0;
         while (j < r->nmeas && !same_shape(r->meas[j].rec, &ops->ops[i]))
             j++;
-        if (j == r->nmeas && map_op(&ops->ops[i], r->groups[ops->ops[i].group],
-                                    &r->meas[r->nmeas++], err))
-            return err->code;
+        if (j == r->nmeas)
+            map_op(&ops->ops[i], r->groups[ops->ops[i].group], &r->meas[r->nmeas++]);
         r->rec_meas[i] = j;
     }
     return PB_OK;
@@ -252,7 +242,7 @@ static void print_ops(const run_t *r)
         if (m->wrong >= 0)
             snprintf(wr, sizeof wr, "%" PRId64, m->wrong);
         printf("%-9s %-9s %-13s %-5s %5d %-6s %15" PRIu64 " %10s %10" PRIu64 " %12.2f %12.3f %6s  %s%s\n",
-               pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_pat_coll_name(o->coll),
+               pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                pb_gkind_name(o->group), o->group_size, r->link[o->group], m->op.bytes, hb, o->count,
                m->tm.st.median * 1e6, m->tm.st.median * 1e3 * (double)o->count, wr, o->what,
                m->rounded ? " (bytes rounded to the group's granule)" : "");
@@ -276,7 +266,7 @@ static void print_summary(const run_t *r)
             const meas_t *m = &r->meas[r->rec_meas[i]];
             double ti = m->tm.st.median * (double)o->count;
             nops += o->count;
-            wire += pb_pat_wire_bytes(o->coll, o->group_size, m->op.bytes) * o->count;
+            wire += pb_coll_wire_bytes(o->coll, o->group_size, m->op.bytes) * o->count;
             t += ti;
             if (o->overlap)
                 t_ov += ti;

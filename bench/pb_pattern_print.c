@@ -28,7 +28,7 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
             "), ffn %" PRIu64 ", vocab %" PRIu64 ", seq %" PRIu64 ", mbs %" PRIu64 ", gbs %" PRIu64
             "%s, %s, %.2f B parameters",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq, m->mbs,
-            m->gbs, m->gbs ? "" : " (auto)", pb_pat_dtype_name(m->dtype),
+            m->gbs, m->gbs ? "" : " (auto)", pb_dtype_name(m->dtype),
             (double)pb_model_params(m) / 1e9);
     if (m->experts)
         fprintf(f, ", %" PRIu64 " experts top %" PRIu64 " every %" PRIu64 " layer(s)",
@@ -41,7 +41,7 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
             " layers on the busiest stage; dp: %s buckets, ZeRO %d, gradients %s%s\n",
             pb_traffic_micro(m, l), pb_traffic_stage_layers(m, l),
             p->cfg.bucket == PB_BUCKET_DDP ? "DDP 25 MiB" : "Megatron max(40M, 1M x dp) params",
-            p->cfg.zero, pb_pat_dtype_name(p->cfg.grad_dtype),
+            p->cfg.zero, pb_dtype_name(p->cfg.grad_dtype),
             p->cfg.recompute ? "; full recomputation" : "");
 }
 
@@ -56,9 +56,9 @@ void pb_pattern_print_ops(FILE *f, const pb_pattern_plan_t *p)
         char hb[32];
         pb_fmt_bytes(hb, sizeof hb, (double)o->bytes);
         fprintf(f, "%-9s %-9s %-13s %-5s %6d %15" PRIu64 " %11s %12" PRIu64 " %-8s %-7s %s\n",
-                pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_pat_coll_name(o->coll),
+                pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                 pb_gkind_name(o->group), o->group_size, o->bytes, hb, o->count,
-                pb_pat_dtype_name(o->dtype), o->overlap ? "yes" : "no", o->what);
+                pb_dtype_name(o->dtype), o->overlap ? "yes" : "no", o->what);
     }
     if (p->ops.n == 0)
         fprintf(f, "# no operations: every requested strategy has groups of one rank\n");

@@ -58,7 +58,7 @@ static void row(const pb_step_exec_t *s, const char *what, const char *group, co
     snprintf(r->collective, sizeof r->collective, "%s", what);
     snprintf(r->group, sizeof r->group, "%s", group);
     r->group_size = s->ctx->size;
-    snprintf(r->dtype, sizeof r->dtype, "%s", pb_pat_dtype_name(s->plan.model.dtype));
+    snprintf(r->dtype, sizeof r->dtype, "%s", pb_dtype_name(s->plan.model.dtype));
     r->iters = st->n;
     r->time_us_min = st->min * 1e6;
     r->time_us_median = st->median * 1e6;

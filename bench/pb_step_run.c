@@ -89,8 +89,7 @@ static int map_ops(pb_step_exec_t *s, uint64_t most[2], pb_err_t *err)
         const pb_pat_op_t *r = &ops->ops[i];
         pb_group_t *g = s->groups[r->group];
         pb_op_t op;
-        if (pb_pattern_backend_op(r, g, &op, err) < 0)
-            return err->code;
+        pb_pattern_backend_op(r, g, &op);
         if (r->group == PB_GK_PP) {
             int bwd = r->phase != PB_PH_FWD;
             s->pp_bytes[bwd] = op.bytes;

@@ -24,8 +24,8 @@
 #include <stdint.h>
 
 #include "pb_check.h"
-#include "pb_coll.h"
-#include "pb_dtype.h"
+#include "../core/pb_coll.h"
+#include "../core/pb_dtype.h"
 #include "../util/pb_err.h"
 
 typedef struct pb_backend pb_backend_t;

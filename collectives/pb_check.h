@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "pb_coll.h"
-#include "pb_dtype.h"
+#include "../core/pb_coll.h"
+#include "../core/pb_dtype.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../util/pb_err.h"
-#include "pb_dtype.h"
+#include "../core/pb_dtype.h"
 
 typedef struct pb_gemm_dev pb_gemm_dev_t;
 

@@ -29,14 +29,13 @@ int pb_calib_add(pb_calib_t *k, const pb_curve_t *c, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_calib_coll_reduces(pb_pat_coll_t c)
+int pb_calib_coll_parse(const char *s, pb_coll_t *out)
 {
-    return c == PB_PAT_ALLREDUCE || c == PB_PAT_REDUCESCATTER;
-}
-
-int pb_link_is_net(const char *link)
-{
-    return strcmp(link, "NET") == 0;
+    pb_coll_t c;
+    if (pb_coll_parse(s, &c) != 0 || c == PB_BROADCAST || c == PB_REDUCE)
+        return -1;
+    *out = c;
+    return 0;
 }
 
 /* Weighted least squares of alpha*u + beta*v = 1 with u = 1/t, v = x/t:
@@ -200,13 +199,24 @@ int pb_curve_reach(const pb_curve_t *c, uint64_t bytes)
 }
 
 typedef struct key_pt {
-    pb_pat_coll_t coll;
+    pb_coll_t coll;
     int n;
     const char *link;
     int dt; /* the dtype, or -1: any (a collective that does not reduce) */
     uint64_t bytes;
     double t;
 } key_pt_t;
+
+/* A reduction's curves of one key are listed by type in the order
+ * calibration files have always had them (the training types first); the
+ * enum's own order (core/pb_dtype.h) is the command line's. */
+static int dtype_order(int dt)
+{
+    static const int order[PB_DTYPE_COUNT] = {
+        [PB_F32] = 0, [PB_BF16] = 1, [PB_F16] = 2,    [PB_F64] = 3,
+        [PB_I32] = 4, [PB_I8] = 5,   [PB_F8E4M3] = 6, [PB_F8E5M2] = 7};
+    return dt < 0 ? -1 : order[dt];
+}
 
 static int cmp_pt(const void *pa, const void *pb)
 {
@@ -219,7 +229,7 @@ static int cmp_pt(const void *pa, const void *pb)
     if (s)
         return s;
     if (a->dt != b->dt)
-        return a->dt < b->dt ? -1 : 1;
+        return dtype_order(a->dt) < dtype_order(b->dt) ? -1 : 1;
     return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
 }
 
@@ -235,7 +245,7 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (pts[i].time_us > 0 && pts[i].n >= 1) {
-            int dt = pb_calib_coll_reduces(pts[i].coll) ? (int)pts[i].dtype : -1;
+            int dt = pb_coll_reduces(pts[i].coll) ? (int)pts[i].dtype : -1;
             key_pt_t k = {pts[i].coll, pts[i].n, pts[i].link, dt, pts[i].bytes, pts[i].time_us};
             v[m++] = k;
         }
@@ -258,7 +268,7 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
         c.coll = v[i].coll;
         c.n = v[i].n;
         c.any_dtype = v[i].dt < 0;
-        c.dtype = v[i].dt < 0 ? PB_PDT_F32 : (pb_pat_dtype_t)v[i].dt;
+        c.dtype = v[i].dt < 0 ? PB_F32 : (pb_dtype_t)v[i].dt;
         size_t ll = strlen(v[i].link);
         memcpy(c.link, v[i].link, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
         code = pb_curve_fit(x, t, np, tol, &c, err);

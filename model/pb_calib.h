@@ -23,13 +23,14 @@
  *
  * model/ is pure: it takes plain measured points, not CSV rows; bench/
  * converts result rows into pb_meas_t. */
-#ifndef PB_CALIB_H
-#define PB_CALIB_H
+#ifndef PB_MODEL_CALIB_H
+#define PB_MODEL_CALIB_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../patterns/pb_pat_op.h"
+#include "../core/pb_coll.h"
+#include "../core/pb_dtype.h"
 #include "../util/pb_err.h"
 
 #define PB_LINK_STR 16
@@ -38,10 +39,10 @@
 /* One measured point: a collective of `bytes` (nccl-tests' size
  * convention, as in the CSV) on groups of n ranks over `link`. */
 typedef struct pb_meas {
-    pb_pat_coll_t coll;
+    pb_coll_t coll;
     int n;
     char link[PB_LINK_STR]; /* link class as measured: NV12, NET, SYS, ... */
-    pb_pat_dtype_t dtype; /* element type it was measured in */
+    pb_dtype_t dtype; /* element type it was measured in */
     uint64_t bytes;
     double time_us; /* median */
 } pb_meas_t;
@@ -55,14 +56,14 @@ typedef struct pb_piece {
 } pb_piece_t;
 
 typedef struct pb_curve {
-    pb_pat_coll_t coll;
+    pb_coll_t coll;
     int n;
     char link[PB_LINK_STR];
     /* 1: serves every type (a bytes-only collective, or a curve read from a
      * calibration file written before the dtype column); 0: fitted to
      * points of `dtype` only */
     int any_dtype;
-    pb_pat_dtype_t dtype;
+    pb_dtype_t dtype;
     int npieces;
     pb_piece_t p[PB_CURVE_PIECES];
 } pb_curve_t;
@@ -76,9 +77,12 @@ void pb_calib_init(pb_calib_t *k);
 void pb_calib_free(pb_calib_t *k);
 int pb_calib_add(pb_calib_t *k, const pb_curve_t *c, pb_err_t *err);
 
-/* 1 for the collectives whose time depends on the element type: those
- * that reduce (all-reduce, reduce-scatter). */
-int pb_calib_coll_reduces(pb_pat_coll_t c);
+/* A collective a calibration can hold curves of, by name (pb_coll_parse):
+ * those the parallel strategies issue (patterns/), all but broadcast and
+ * reduce.  0 ok, -1 unknown or not one of them.  Of these, the ones whose
+ * time depends on the element type are those that reduce (pb_coll_reduces:
+ * all-reduce, reduce-scatter). */
+int pb_calib_coll_parse(const char *s, pb_coll_t *out);
 
 /* Fits every (coll, n, link, dtype) found in pts, dtype only for the
  * reductions (the others get one curve with any_dtype set).  Repeated
@@ -129,9 +133,5 @@ int pb_curve_reach(const pb_curve_t *c, uint64_t bytes);
 /* The measured range of a curve: its smallest and largest size. */
 uint64_t pb_curve_lo(const pb_curve_t *c);
 uint64_t pb_curve_hi(const pb_curve_t *c);
-
-/* "NET" (between nodes) or within a node: the two categories the step
- * model distinguishes. */
-int pb_link_is_net(const char *link);
 
 #endif

@@ -4,38 +4,25 @@
 #include <stddef.h>
 #include <string.h>
 
-/* bus factor of n ranks (nccl-tests'), as a real number */
-static double bus_factor(pb_pat_coll_t c, int n)
-{
-    if (n < 2)
-        return 0.0;
-    switch (c) {
-    case PB_PAT_ALLREDUCE:
-        return 2.0 * (n - 1) / n;
-    case PB_PAT_SENDRECV:
-        return 1.0;
-    default:
-        return (double)(n - 1) / n;
-    }
-}
+#include "../core/pb_link.h"
 
-static double latency_steps(pb_pat_coll_t c, int n)
+static double latency_steps(pb_coll_t c, int n)
 {
-    if (n < 2 || c == PB_PAT_SENDRECV)
+    if (n < 2 || c == PB_SENDRECV)
         return 1.0;
-    if (c == PB_PAT_ALLREDUCE)
+    if (c == PB_ALLREDUCE)
         return log2((double)n);
     return (double)(n - 1);
 }
 
-double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, uint64_t bytes,
+double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint64_t bytes,
                          double imbalance)
 {
     if (n < 2)
         return 0.0;
     double gbps = net ? pb_hw_net_gbps_per_gpu(hw) * hw->net_eff : hw->nvlink_gbps * hw->nvlink_eff;
     double x = (double)bytes * (imbalance > 1.0 ? imbalance : 1.0);
-    double wire = x * bus_factor(coll, n);
+    double wire = x * pb_busbw_factor(coll, n);
     double lat = net ? hw->lat_net_us : hw->lat_intra_us;
     double depth = log2((double)n) / 3.0;
     return lat * (depth > 1.0 ? depth : 1.0) + wire / (gbps * 1e3);
@@ -45,24 +32,24 @@ double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, 
  * collective that does not reduce all answer equally (they move bytes). */
 enum { RANK_OWN, RANK_UNTYPED, RANK_SAME_SIZE, RANK_OTHER, RANK_NONE };
 
-static int dtype_rank(const pb_curve_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dt)
+static int dtype_rank(const pb_curve_t *c, pb_coll_t coll, pb_dtype_t dt)
 {
-    if (!pb_calib_coll_reduces(coll))
+    if (!pb_coll_reduces(coll))
         return RANK_OWN;
     if (c->any_dtype)
         return RANK_UNTYPED;
     if (c->dtype == dt)
         return RANK_OWN;
-    return pb_pat_dtype_size(c->dtype) == pb_pat_dtype_size(dt) ? RANK_SAME_SIZE : RANK_OTHER;
+    return pb_dtype_size(c->dtype) == pb_dtype_size(dt) ? RANK_SAME_SIZE : RANK_OTHER;
 }
 
 /* curves of one type form a family over group sizes: the family key */
-static int family(const pb_curve_t *c, pb_pat_coll_t coll)
+static int family(const pb_curve_t *c, pb_coll_t coll)
 {
-    return !pb_calib_coll_reduces(coll) || c->any_dtype ? PB_PDT_COUNT : (int)c->dtype;
+    return !pb_coll_reduces(coll) || c->any_dtype ? PB_DTYPE_COUNT : (int)c->dtype;
 }
 
-static int usable(const pb_curve_t *c, pb_pat_coll_t coll, int net)
+static int usable(const pb_curve_t *c, pb_coll_t coll, int net)
 {
     return c->coll == coll && pb_link_is_net(c->link) == net && c->n >= 2;
 }
@@ -71,7 +58,7 @@ static int usable(const pb_curve_t *c, pb_pat_coll_t coll, int net)
  * same collective and link, among those whose measured range reaches x
  * (pb_curve_reach): a curve that does not reach it gives way to the next
  * one, never a guess */
-static const pb_curve_t *nearest(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt,
+static const pb_curve_t *nearest(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t dt,
                                  int rank, int fam, int n, int net, uint64_t x)
 {
     const pb_curve_t *best = NULL;
@@ -89,13 +76,13 @@ static const pb_curve_t *nearest(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat
 }
 
 /* the curve's time at x for n ranks, scaled from its own group size */
-static double scaled(const pb_curve_t *k, pb_pat_coll_t coll, int n, uint64_t x)
+static double scaled(const pb_curve_t *k, pb_coll_t coll, int n, uint64_t x)
 {
     double a, b;
     pb_curve_eval(k, x, &a, &b);
     if (k->n != n) {
         a *= latency_steps(coll, n) / latency_steps(coll, k->n);
-        b *= bus_factor(coll, n) / bus_factor(coll, k->n);
+        b *= pb_busbw_factor(coll, n) / pb_busbw_factor(coll, k->n);
     }
     return a + b;
 }
@@ -104,7 +91,7 @@ static double scaled(const pb_curve_t *k, pb_pat_coll_t coll, int n, uint64_t x)
  * among equals); *near: one of them extrapolated; *passed: a better rank
  * had curves, none reaching x.  RANK_NONE when no curve of coll on that
  * link reaches x. */
-static int lookup(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt, int n, int net,
+static int lookup(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t dt, int n, int net,
                   uint64_t x, double *t, int *near, int *passed)
 {
     int best = RANK_NONE;
@@ -115,7 +102,7 @@ static int lookup(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt, in
     for (int rank = best; rank < RANK_NONE; rank++) {
         int found = 0;
         *t = 0, *near = 0;
-        for (int fam = 0; fam <= PB_PDT_COUNT; fam++) {
+        for (int fam = 0; fam <= PB_DTYPE_COUNT; fam++) {
             const pb_curve_t *c = nearest(k, coll, dt, rank, fam, n, net, x);
             if (c) {
                 double tc = scaled(c, coll, n, x);
@@ -134,7 +121,7 @@ static int lookup(const pb_calib_t *k, pb_pat_coll_t coll, pb_pat_dtype_t dt, in
 
 /* The measured sizes of every curve of coll on that link, smallest to
  * largest; 0 when there is none. */
-static int span(const pb_calib_t *k, pb_pat_coll_t coll, int net, uint64_t *lo, uint64_t *hi)
+static int span(const pb_calib_t *k, pb_coll_t coll, int net, uint64_t *lo, uint64_t *hi)
 {
     int any = 0;
     for (size_t i = 0; i < k->n; i++) {
@@ -158,7 +145,7 @@ static uint64_t hottest(uint64_t bytes, double imbalance)
     return x < 1.8e19 ? (uint64_t)x : UINT64_MAX;
 }
 
-double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n,
+double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n,
                       int net, uint64_t bytes, double imbalance, pb_cost_src_t *src)
 {
     pb_cost_src_t dummy;
@@ -175,11 +162,11 @@ double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dty
         double t = 0;
         int near = 0, passed = 0;
         int rank = lookup(k, coll, dtype, n, net, x, &t, &near, &passed);
-        if (rank == RANK_NONE && coll == PB_PAT_ALLTOALLV) {
+        if (rank == RANK_NONE && coll == PB_ALLTOALLV) {
             uint64_t lo, hi;
             int own = span(k, coll, net, &lo, &hi); /* its own curves, not reaching */
             x = hottest(bytes, imbalance);
-            rank = lookup(k, PB_PAT_ALLTOALL, dtype, n, net, x, &t, &near, &passed);
+            rank = lookup(k, PB_ALLTOALL, dtype, n, net, x, &t, &near, &passed);
             passed |= own;
         }
         if (rank != RANK_NONE) {
@@ -192,7 +179,7 @@ double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dty
         /* measured, but not at this size: the preset, said so */
         if (span(k, coll, net, &src->lo, &src->hi)) {
             src->out_of_range = 1;
-        } else if (coll == PB_PAT_ALLTOALLV && span(k, PB_PAT_ALLTOALL, net, &src->lo, &src->hi)) {
+        } else if (coll == PB_ALLTOALLV && span(k, PB_ALLTOALL, net, &src->lo, &src->hi)) {
             src->out_of_range = 1;
             src->asked = hottest(bytes, imbalance);
         }
@@ -200,7 +187,7 @@ double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dty
     return pb_cost_preset_us(c->hw, coll, n, net, bytes, imbalance);
 }
 
-double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n, int net,
+double pb_cost_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
                   uint64_t bytes, double imbalance, int *calibrated)
 {
     pb_cost_src_t src;

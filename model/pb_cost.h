@@ -60,7 +60,7 @@ enum { PB_CAL_PRESET = 0, PB_CAL_OWN = 1, PB_CAL_OTHER = 2 };
 /* Microseconds for one operation of element type `dtype`; *calibrated
  * (may be NULL) is set to a PB_CAL_* (non-zero: a measured curve
  * answered). */
-double pb_cost_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n, int net,
+double pb_cost_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
                   uint64_t bytes, double imbalance, int *calibrated);
 
 /* Where one answer of pb_cost_src_us came from: what a prediction counts
@@ -79,11 +79,11 @@ typedef struct pb_cost_src {
 } pb_cost_src_t;
 
 /* pb_cost_us, saying where the time came from (src may be NULL). */
-double pb_cost_src_us(const pb_cost_t *c, pb_pat_coll_t coll, pb_pat_dtype_t dtype, int n,
+double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n,
                       int net, uint64_t bytes, double imbalance, pb_cost_src_t *src);
 
 /* The same from the preset alone. */
-double pb_cost_preset_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int net, uint64_t bytes,
+double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint64_t bytes,
                          double imbalance);
 
 #endif

@@ -21,7 +21,7 @@ typedef struct pb_model {
     uint64_t seq;
     uint64_t mbs; /* micro-batch, sequences */
     uint64_t gbs; /* global batch, sequences; 0 = 2*pp micro-batches per replica */
-    pb_pat_dtype_t dtype;
+    pb_dtype_t dtype;
     int gated; /* SwiGLU MLP: three matrices instead of two */
     /* mixture of experts: experts = 0 is a dense model */
     uint64_t experts;

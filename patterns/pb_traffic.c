@@ -10,7 +10,7 @@ void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
     c->zero = 0;
     /* gradients reduced in fp32: PyTorch AMP keeps fp32 gradients, and
      * Megatron with --accumulate-allreduce-grads-in-fp32 */
-    c->grad_dtype = PB_PDT_F32;
+    c->grad_dtype = PB_F32;
     c->imbalance = 1.0;
 }
 
@@ -34,8 +34,8 @@ int pb_tr_push(pb_op_list_t *l, const pb_pat_op_t *op, pb_err_t *err)
     return PB_OK;
 }
 
-pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_pat_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
-                     pb_pat_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
+pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
+                     pb_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
                      const char *what)
 {
     int layerwise = (g == PB_GK_TP || g == PB_GK_EP || g == PB_GK_CP) && ph != PB_PH_OPT;
@@ -43,10 +43,10 @@ pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_pat_coll_t c, pb_gkind_t g, int gsize, 
     return o;
 }
 
-uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_pat_dtype_t grad_dtype)
+uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)
 {
     if (k == PB_BUCKET_DDP)
-        return PB_DDP_BUCKET_BYTES / pb_pat_dtype_size(grad_dtype);
+        return PB_DDP_BUCKET_BYTES / pb_dtype_size(grad_dtype);
     /* Megatron-LM distributed.DistributedDataParallel:
      * bucket_size = max(40000000, 1000000 * dp_size) parameters */
     uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;
@@ -75,7 +75,7 @@ int pb_traffic_gen(const pb_model_t *m, const pb_layout_t *l, const pb_traffic_c
     in.l = l;
     in.cfg = cfg;
     in.tp_strategy = l->sp ? PB_STRAT_SP : PB_STRAT_TP;
-    in.e = pb_pat_dtype_size(m->dtype);
+    in.e = pb_dtype_size(m->dtype);
     in.act = m->mbs * (m->seq / (uint64_t)l->size[PB_DIM_CP]) * m->hidden * in.e;
     in.micro = pb_traffic_micro(m, l);
     in.layers = pb_traffic_stage_layers(m, l);
@@ -105,7 +105,7 @@ pb_traffic_total_t pb_traffic_total(const pb_op_list_t *l, pb_strategy_t s)
             continue;
         t.ops += o->count;
         t.msg_bytes += o->bytes * o->count;
-        t.wire_bytes += pb_pat_wire_bytes(o->coll, o->group_size, o->bytes) * o->count;
+        t.wire_bytes += pb_coll_wire_bytes(o->coll, o->group_size, o->bytes) * o->count;
     }
     return t;
 }

@@ -42,7 +42,7 @@ typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP } pb_bucket_t;
 typedef struct pb_traffic_cfg {
     pb_bucket_t bucket;
     int zero; /* 0: all-reduce; 1, 2: distributed optimizer; 3: per-layer */
-    pb_pat_dtype_t grad_dtype;
+    pb_dtype_t grad_dtype;
     int recompute; /* full activation recomputation */
     double imbalance; /* EP: hottest destination / mean; <= 1 balanced */
 } pb_traffic_cfg_t;
@@ -58,7 +58,7 @@ void pb_op_list_free(pb_op_list_t *l);
 
 /* Bucket sizes in elements. */
 #define PB_DDP_BUCKET_BYTES (UINT64_C(25) << 20) /* torch bucket_cap_mb = 25 */
-uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_pat_dtype_t grad_dtype);
+uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);
 
 /* Micro-batches per step and the busiest stage's layers. */
 uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l);
@@ -74,7 +74,7 @@ int pb_traffic_gen(const pb_model_t *m, const pb_layout_t *l, const pb_traffic_c
 typedef struct pb_traffic_total {
     uint64_t ops;        /* operations per step */
     uint64_t msg_bytes;  /* sum of bytes x count */
-    uint64_t wire_bytes; /* sum of wire bytes x count (pb_pat_wire_bytes) */
+    uint64_t wire_bytes; /* sum of wire bytes x count (pb_coll_wire_bytes) */
 } pb_traffic_total_t;
 
 pb_traffic_total_t pb_traffic_total(const pb_op_list_t *l, pb_strategy_t s);

@@ -17,7 +17,7 @@ int pb_traffic_cp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
                   (m->kv_heads / (uint64_t)l->size[PB_DIM_TP]) * (m->hidden / m->heads) * in->e;
     uint64_t count = (uint64_t)(cp - 1) * in->layers * in->micro;
     /* each step's transfer hides behind the attention of the block in hand */
-    pb_pat_op_t o = pb_tr_op(PB_STRAT_CP, PB_PAT_SENDRECV, PB_GK_CP, cp, kv, m->dtype, count,
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_CP, PB_SENDRECV, PB_GK_CP, cp, kv, m->dtype, count,
                              PB_PH_FWD, 1, PB_P2P_RING_NEXT, "K,V ring step");
     if (pb_tr_push(out, &o, err))
         return err->code;

@@ -22,8 +22,8 @@ static uint64_t pad(uint64_t x, uint64_t n)
 static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems, int sharded,
                       pb_op_list_t *out, pb_err_t *err)
 {
-    pb_pat_dtype_t gt = in->cfg->grad_dtype;
-    uint64_t ge = pb_pat_dtype_size(gt);
+    pb_dtype_t gt = in->cfg->grad_dtype;
+    uint64_t ge = pb_dtype_size(gt);
     uint64_t b = pb_bucket_elems(in->cfg->bucket, n, gt);
     uint64_t sizes[2] = {b, elems % b}, counts[2] = {elems / b, 1};
     for (int i = 0; i < 2; i++) {
@@ -31,7 +31,7 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
             continue;
         pb_pat_op_t o;
         if (!sharded) {
-            o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLREDUCE, g, n, sizes[i] * ge, gt, counts[i],
+            o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, g, n, sizes[i] * ge, gt, counts[i],
                          PB_PH_BWD, 1, PB_P2P_NONE,
                          g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
             if (pb_tr_push(out, &o, err))
@@ -39,12 +39,12 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
             continue;
         }
         uint64_t el = pad(sizes[i], (uint64_t)n);
-        o = pb_tr_op(PB_STRAT_DP, PB_PAT_REDUCESCATTER, g, n, el * ge, gt, counts[i], PB_PH_BWD,
+        o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, g, n, el * ge, gt, counts[i], PB_PH_BWD,
                      1, PB_P2P_NONE,
                      g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
         if (pb_tr_push(out, &o, err))
             return err->code;
-        o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLGATHER, g, n, el * in->e, in->m->dtype, counts[i],
+        o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, g, n, el * in->e, in->m->dtype, counts[i],
                      PB_PH_OPT, 1, PB_P2P_NONE,
                      g == PB_GK_EDP ? "updated expert parameters" : "updated parameters");
         if (pb_tr_push(out, &o, err))
@@ -58,8 +58,8 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
     uint64_t unit = pad(pb_model_dense_layer_params(in->m) / (uint64_t)in->l->size[PB_DIM_TP],
                         (uint64_t)n);
     uint64_t count = in->layers * in->micro;
-    pb_pat_dtype_t gt = in->cfg->grad_dtype;
-    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_PAT_ALLGATHER, PB_GK_DP, n, unit * in->e,
+    pb_dtype_t gt = in->cfg->grad_dtype;
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, unit * in->e,
                              in->m->dtype, count, PB_PH_FWD, 1, PB_P2P_NONE,
                              "layer parameters (ZeRO-3)");
     o.per_pass = 1; /* every layer of every micro-batch gathers its weights */
@@ -69,7 +69,7 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
     o.what = "layer parameters again (ZeRO-3)";
     if (pb_tr_push(out, &o, err))
         return err->code;
-    o = pb_tr_op(PB_STRAT_DP, PB_PAT_REDUCESCATTER, PB_GK_DP, n, unit * pb_pat_dtype_size(gt), gt,
+    o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, PB_GK_DP, n, unit * pb_dtype_size(gt), gt,
                  count, PB_PH_BWD, 1, PB_P2P_NONE, "layer gradients (ZeRO-3)");
     o.per_pass = 1;
     return pb_tr_push(out, &o, err);

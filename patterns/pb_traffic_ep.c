@@ -22,7 +22,7 @@ int pb_traffic_ep(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
                       (l->sp ? (uint64_t)l->size[PB_DIM_TP] : 1u);
     uint64_t bytes = tokens * m->topk * m->hidden * in->e;
     uint64_t count = 2 * in->moe * in->micro; /* dispatch + combine */
-    pb_pat_coll_t c = imb > 1.0 ? PB_PAT_ALLTOALLV : PB_PAT_ALLTOALL;
+    pb_coll_t c = imb > 1.0 ? PB_ALLTOALLV : PB_ALLTOALL;
     pb_pat_op_t o = pb_tr_op(PB_STRAT_EP, c, PB_GK_EP, ep, bytes, m->dtype, count, PB_PH_FWD, 0,
                              PB_P2P_NONE, "token dispatch + combine");
     o.imbalance = imb > 1.0 ? imb : 0.0;

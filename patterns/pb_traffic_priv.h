@@ -19,8 +19,8 @@ typedef struct pb_tr_in {
 int pb_tr_push(pb_op_list_t *l, const pb_pat_op_t *op, pb_err_t *err);
 
 /* An operation record; imbalance 0 (not all-to-all-v). */
-pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_pat_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
-                     pb_pat_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
+pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
+                     pb_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
                      const char *what);
 
 int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err);

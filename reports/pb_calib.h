@@ -21,8 +21,8 @@
  *
  * So a piece predicts  time_us(size) = latency_us + size / (bandwidth_gbps * 1e3).
  * The report draws these curves over the measured ones. */
-#ifndef PB_CALIB_H
-#define PB_CALIB_H
+#ifndef PB_REPORTS_CALIB_H
+#define PB_REPORTS_CALIB_H
 
 #include <stddef.h>
 #include <stdint.h>

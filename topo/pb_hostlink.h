@@ -7,7 +7,7 @@
 
 #include <hwloc.h>
 
-#include "pb_link.h"
+#include "../core/pb_link.h"
 
 /* CORE, L3, NODE (one NUMA node), SOCKET (one package) or SYS. */
 pb_link_class_t pb_hostlink_class(hwloc_topology_t t, hwloc_const_cpuset_t a,

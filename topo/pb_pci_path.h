@@ -9,7 +9,7 @@
 
 #include <hwloc.h>
 
-#include "pb_link.h"
+#include "../core/pb_link.h"
 
 pb_link_class_t pb_pci_path_class(hwloc_obj_t a, hwloc_obj_t b);
 

@@ -9,7 +9,7 @@
 #define PB_PLACE_H
 
 #include "../util/pb_err.h"
-#include "pb_link.h"
+#include "../core/pb_link.h"
 
 typedef enum pb_group_kind { PB_PK_TP, PB_PK_CP, PB_PK_EP, PB_PK_DP, PB_PK_PP, PB_PK_COUNT } pb_group_kind_t;
 

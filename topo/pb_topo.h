@@ -12,7 +12,7 @@
 #include <hwloc.h>
 
 #include "../util/pb_err.h"
-#include "pb_link.h"
+#include "../core/pb_link.h"
 
 #define PB_TOPO_NAME 48
 

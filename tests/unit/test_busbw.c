@@ -1,4 +1,4 @@
-/* test_busbw.c - collectives/pb_coll: bus-bandwidth factors, size granules
+/* test_busbw.c - core/pb_coll: bus-bandwidth factors, size granules
  * and buffer geometry, names, and the skewed all-to-all-v counts.
  *
  * Bus bandwidth (nccl-tests doc/PERFORMANCE.md, and DESIGN.md "Formulas
@@ -6,7 +6,7 @@
  *   allreduce                               2(n-1)/n
  *   allgather, reducescatter, alltoall(v)   (n-1)/n
  *   broadcast, reduce, sendrecv             1 */
-#include "collectives/pb_coll.h"
+#include "core/pb_coll.h"
 
 #include <stdint.h>
 #include <string.h>

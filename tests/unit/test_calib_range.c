@@ -25,14 +25,14 @@ static double preset_ar2(uint64_t x)
     return 10.0 + (double)x / 240e3;
 }
 
-static void one_piece(pb_curve_t *c, pb_pat_coll_t coll, pb_pat_dtype_t t, uint64_t lo,
+static void one_piece(pb_curve_t *c, pb_coll_t coll, pb_dtype_t t, uint64_t lo,
                       uint64_t hi, double alpha, double beta)
 {
     memset(c, 0, sizeof *c);
     c->coll = coll;
     c->n = 2;
     c->dtype = t;
-    c->any_dtype = !pb_calib_coll_reduces(coll);
+    c->any_dtype = !pb_coll_reduces(coll);
     snprintf(c->link, sizeof c->link, "L3");
     c->npieces = 1;
     c->p[0].lo = lo, c->p[0].hi = hi, c->p[0].alpha_us = alpha, c->p[0].beta_us_b = beta;
@@ -49,7 +49,7 @@ static void single_size(void)
 {
     pb_meas_t pt;
     memset(&pt, 0, sizeof pt);
-    pt.coll = PB_PAT_ALLREDUCE, pt.n = 2, pt.dtype = PB_PDT_BF16, pt.bytes = MIB;
+    pt.coll = PB_ALLREDUCE, pt.n = 2, pt.dtype = PB_BF16, pt.bytes = MIB;
     pt.time_us = 424.644;
     snprintf(pt.link, sizeof pt.link, "L3");
     pb_calib_t k;
@@ -88,21 +88,21 @@ static void single_size(void)
     pb_cost_t cost = {&hw, &k};
     pb_cost_src_t s;
     /* the size measured: the measurement */
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, MIB, 0, &s), 424.644,
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, MIB, 0, &s), 424.644,
                1e-12);
     CHECK(s.cal == PB_CAL_OWN && !s.extrapolated && !s.out_of_range && !s.passed);
     /* 8 MiB: preset 10 + 8388608 / 240e3 = 44.9525333 us, not 424.644 */
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 8 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 8 * MIB, 0, &s),
                preset_ar2(8 * MIB), 1e-12);
     CHECK_NEAR(preset_ar2(8 * MIB), 44.952533333333333, 1e-12);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range);
     CHECK(s.asked == 8 * MIB && s.lo == MIB && s.hi == MIB);
     /* 512 KiB, below: the preset too (10 + 524288 / 240e3 = 12.18453 us) */
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 512 * KIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 512 * KIB, 0, &s),
                12.184533333333333, 1e-12);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range);
     /* a collective never measured: the preset, not an out-of-range case */
-    pb_cost_src_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, MIB, 0, &s);
+    pb_cost_src_us(&cost, PB_ALLGATHER, PB_BF16, 2, 0, MIB, 0, &s);
     CHECK(s.cal == PB_CAL_PRESET && !s.out_of_range);
     pb_calib_free(&k);
 }
@@ -122,28 +122,28 @@ static void bandwidth_curve(void)
     pb_err_t err;
     pb_err_clear(&err);
     pb_curve_t c;
-    one_piece(&c, PB_PAT_ALLREDUCE, PB_PDT_BF16, KIB, MIB, 10.0, 1e-3);
+    one_piece(&c, PB_ALLREDUCE, PB_BF16, KIB, MIB, 10.0, 1e-3);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
     pb_cost_t cost = {&hw, &k};
     pb_cost_src_t s;
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 512 * KIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 512 * KIB, 0, &s),
                534.288, 1e-12);
     CHECK(s.cal == PB_CAL_OWN && !s.extrapolated && !s.out_of_range);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 2 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 2 * MIB, 0, &s),
                2107.152, 1e-12);
     CHECK(s.cal == PB_CAL_OWN && s.extrapolated);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 512, 0, &s), 10.512,
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 512, 0, &s), 10.512,
                1e-12);
     CHECK(s.cal == PB_CAL_OWN && s.extrapolated);
     /* one byte past 2x: out */
     CHECK(pb_curve_reach(&k.c[0], 2 * MIB + 1) == PB_REACH_OUT);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 100 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 100 * MIB, 0, &s),
                446.90666666666667, 1e-12);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range && s.lo == KIB && s.hi == MIB &&
           s.asked == 100 * MIB);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 256, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 256, 0, &s),
                10.001066666666667, 1e-12);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range);
 
@@ -176,21 +176,21 @@ static void next_curve(void)
     pb_err_t err;
     pb_err_clear(&err);
     pb_curve_t c;
-    one_piece(&c, PB_PAT_ALLREDUCE, PB_PDT_BF16, MIB, MIB, 424.644, 0.0);
+    one_piece(&c, PB_ALLREDUCE, PB_BF16, MIB, MIB, 424.644, 0.0);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
-    one_piece(&c, PB_PAT_ALLREDUCE, PB_PDT_F32, KIB, 16 * MIB, 10.0, 1e-3);
+    one_piece(&c, PB_ALLREDUCE, PB_F32, KIB, 16 * MIB, 10.0, 1e-3);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
     pb_cost_t cost = {&hw, &k};
     pb_cost_src_t s;
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, MIB, 0, &s), 424.644,
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, MIB, 0, &s), 424.644,
                1e-12);
     CHECK(s.cal == PB_CAL_OWN && !s.passed);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 8 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 8 * MIB, 0, &s),
                8398.608, 1e-12);
     CHECK(s.cal == PB_CAL_OTHER && s.passed && !s.extrapolated);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 64 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 64 * MIB, 0, &s),
                289.62026666666667, 1e-12);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range && s.lo == KIB && s.hi == 16 * MIB);
     /* another group size of the same type comes before another type: a
@@ -198,10 +198,10 @@ static void next_curve(void)
      * us/B) answers the 2-rank bf16 all-reduce, scaled to 2 ranks:
      * latency x log2 2 / log2 8 = 1/3, bandwidth x (2*1/2)/(2*7/8) = 4/7:
      * 10/3 + 6e-3 x 8388608 x 4/7 = 3.3333 + 28760.9417 = 28764.275 us */
-    one_piece(&c, PB_PAT_ALLREDUCE, PB_PDT_BF16, KIB, 16 * MIB, 10.0, 6e-3);
+    one_piece(&c, PB_ALLREDUCE, PB_BF16, KIB, 16 * MIB, 10.0, 6e-3);
     c.n = 8;
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 8 * MIB, 0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 8 * MIB, 0, &s),
                10.0 / 3.0 + 6e-3 * 8388608.0 * 4.0 / 7.0, 1e-12);
     CHECK(s.cal == PB_CAL_OWN && !s.passed);
     pb_calib_free(&k);
@@ -211,13 +211,13 @@ static void next_curve(void)
      * imbalance 2 = 1 MiB: 5 + 104.8576 = 109.8576 us; x 200 = 100 MiB:
      * out of range, the preset, the size asked being 100 MiB */
     pb_calib_init(&k);
-    one_piece(&c, PB_PAT_ALLTOALL, PB_PDT_BF16, KIB, MIB, 5.0, 1e-4);
+    one_piece(&c, PB_ALLTOALL, PB_BF16, KIB, MIB, 5.0, 1e-4);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     cost.calib = &k;
-    CHECK_NEAR(pb_cost_src_us(&cost, PB_PAT_ALLTOALLV, PB_PDT_BF16, 2, 0, 512 * KIB, 2.0, &s),
+    CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLTOALLV, PB_BF16, 2, 0, 512 * KIB, 2.0, &s),
                109.8576, 1e-12);
     CHECK(s.cal == PB_CAL_OWN && s.asked == MIB);
-    pb_cost_src_us(&cost, PB_PAT_ALLTOALLV, PB_PDT_BF16, 2, 0, 512 * KIB, 200.0, &s);
+    pb_cost_src_us(&cost, PB_ALLTOALLV, PB_BF16, 2, 0, 512 * KIB, 200.0, &s);
     CHECK(s.cal == PB_CAL_PRESET && s.out_of_range && s.asked == 100 * MIB && s.hi == MIB);
     pb_calib_free(&k);
 }
@@ -238,7 +238,7 @@ static void step_counts(void)
     pb_err_t err;
     pb_err_clear(&err);
     pb_curve_t c;
-    one_piece(&c, PB_PAT_ALLREDUCE, PB_PDT_BF16, MIB, MIB, 424.644, 0.0);
+    one_piece(&c, PB_ALLREDUCE, PB_BF16, MIB, MIB, 424.644, 0.0);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     pb_model_t m;

@@ -8,7 +8,7 @@
  * binary32 24-bit and binary64 53-bit significands.  Every integer in
  * [0, 2^p] is exact with a p-bit significand, 2^p + 1 is not. */
 #include "collectives/pb_check.h"
-#include "collectives/pb_dtype.h"
+#include "core/pb_dtype.h"
 #include "collectives/pb_half.h"
 
 #include <math.h>

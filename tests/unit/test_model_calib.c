@@ -87,7 +87,7 @@ static void measured(void)
     pb_meas_t *pts = NULL;
     CHECK(pb_meas_from_rows(rows, nrows, &pts, &npts, &skipped, &err) == PB_OK);
     CHECK(npts == 66 && skipped == 0);
-    for (int coll = PB_PAT_ALLREDUCE; coll <= PB_PAT_SENDRECV; coll++) {
+    for (int coll = PB_ALLREDUCE; coll <= PB_SENDRECV; coll++) {
         pb_meas_t train[64], test[64];
         size_t ntr = 0, nte = 0;
         for (size_t i = 0; i < npts; i++) {
@@ -112,7 +112,7 @@ static void measured(void)
         }
         double med = median(e, nte);
         printf("%s: %zu pieces from %zu sizes; held-back %zu sizes: median error %.1f %%\n",
-               pb_pat_coll_name((pb_pat_coll_t)coll), (size_t)k.c[0].npieces, ntr, nte,
+               pb_coll_name((pb_coll_t)coll), (size_t)k.c[0].npieces, ntr, nte,
                100 * med);
         CHECK(med < 0.10);
         pb_calib_free(&k);
@@ -156,7 +156,7 @@ static void scaling(void)
 {
     pb_curve_t c;
     memset(&c, 0, sizeof c);
-    c.coll = PB_PAT_ALLGATHER;
+    c.coll = PB_ALLGATHER;
     c.n = 2;
     snprintf(c.link, sizeof c.link, "NV18");
     c.npieces = 1;
@@ -166,26 +166,26 @@ static void scaling(void)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
-    c.coll = PB_PAT_ALLREDUCE;
+    c.coll = PB_ALLREDUCE;
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
     pb_cost_t cost = {&hw, &k};
     int cal = 0;
     uint64_t x = 1000000;
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 2, 0, x, 0, &cal), 10.0 + 10.0, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_F32, 2, 0, x, 0, &cal), 10.0 + 10.0, 1e-12);
     CHECK(cal);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 8, 0, x, 0, &cal), 70.0 + 17.5, 1e-12);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 8, 0, x, 0, &cal), 30.0 + 17.5, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_F32, 8, 0, x, 0, &cal), 70.0 + 17.5, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F32, 8, 0, x, 0, &cal), 30.0 + 17.5, 1e-12);
     /* across nodes nothing was measured: the preset, 8 NICs of 400 Gb/s
      * for 8 GPUs = 50 GB/s x 0.92; 1 MB all-gather on 8 ranks sends
      * 7/8 MB: 20 us + 875000 / 46e3 us */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F32, 8, 1, x, 0, &cal), 20.0 + 875000.0 / 46e3,
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_F32, 8, 1, x, 0, &cal), 20.0 + 875000.0 / 46e3,
                1e-12);
     CHECK(!cal);
     /* all-to-all-v without its own curve: not measured here, preset with
      * the hottest share: 1 MB x 2 x 7/8 over NVLink 450 x 0.8 */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLTOALLV, PB_PDT_F32, 8, 0, x, 2.0, &cal),
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLTOALLV, PB_F32, 8, 0, x, 2.0, &cal),
                10.0 + 2.0 * 875000.0 / 360e3, 1e-12);
     pb_calib_free(&k);
 }
@@ -201,11 +201,11 @@ typedef struct step_fix {
     pb_step_cfg_t sc;
 } step_fix_t;
 
-static void step_fix(step_fix_t *f, pb_pat_dtype_t t, int dim)
+static void step_fix(step_fix_t *f, pb_dtype_t t, int dim)
 {
     pb_curve_t c;
     memset(&c, 0, sizeof c);
-    c.coll = PB_PAT_ALLREDUCE;
+    c.coll = PB_ALLREDUCE;
     c.n = 2;
     c.dtype = t;
     snprintf(c.link, sizeof c.link, "L3");
@@ -231,7 +231,7 @@ static void step_fix(step_fix_t *f, pb_pat_dtype_t t, int dim)
 static void step_uses_calibration(void)
 {
     step_fix_t f;
-    step_fix(&f, PB_PDT_BF16 /* tiny's activations */, PB_DIM_TP);
+    step_fix(&f, PB_BF16 /* tiny's activations */, PB_DIM_TP);
     pb_cost_t cost = {&f.hw, &f.k};
     pb_err_t err;
     pb_err_clear(&err);
@@ -241,11 +241,11 @@ static void step_uses_calibration(void)
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
     /* the same law measured in float only: the bf16 all-reduces borrow
      * it (the same time) and both kinds are counted as another type */
-    f.k.c[0].dtype = PB_PDT_F32;
+    f.k.c[0].dtype = PB_F32;
     CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
     CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 2);
     CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
-    f.k.c[0].dtype = PB_PDT_BF16;
+    f.k.c[0].dtype = PB_BF16;
     /* half of it hidden with --tp-overlap 0.5 */
     f.sc.tp_overlap = 0.5;
     CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
@@ -263,7 +263,7 @@ static void step_uses_calibration(void)
 static void step_dp_last_bucket(void)
 {
     step_fix_t f;
-    step_fix(&f, PB_PDT_F32 /* gradients in float */, PB_DIM_DP);
+    step_fix(&f, PB_F32 /* gradients in float */, PB_DIM_DP);
     f.sc.compute_tflops = 1e-6;
     pb_cost_t cost = {&f.hw, &f.k};
     pb_err_t err;
@@ -286,7 +286,7 @@ static void step_dp_last_bucket(void)
     pb_calib_free(&f.k);
 }
 
-static void add_pt(pb_meas_t *p, size_t *n, pb_pat_coll_t c, pb_pat_dtype_t t, uint64_t b,
+static void add_pt(pb_meas_t *p, size_t *n, pb_coll_t c, pb_dtype_t t, uint64_t b,
                    double us)
 {
     memset(&p[*n], 0, sizeof p[*n]);
@@ -295,8 +295,8 @@ static void add_pt(pb_meas_t *p, size_t *n, pb_pat_coll_t c, pb_pat_dtype_t t, u
     (*n)++;
 }
 
-static const pb_curve_t *find_curve(const pb_calib_t *k, pb_pat_coll_t c, int any,
-                                    pb_pat_dtype_t t)
+static const pb_curve_t *find_curve(const pb_calib_t *k, pb_coll_t c, int any,
+                                    pb_dtype_t t)
 {
     for (size_t i = 0; i < k->n; i++)
         if (k->c[i].coll == c && k->c[i].any_dtype == any && (any || k->c[i].dtype == t))
@@ -317,18 +317,18 @@ static void dtype_curves(pb_calib_t *k)
     pb_meas_t pts[64];
     size_t n = 0;
     for (uint64_t b = 1024; b <= (UINT64_C(16) << 20); b *= 4) {
-        add_pt(pts, &n, PB_PAT_ALLREDUCE, PB_PDT_F32, b, 10.0 + 1e-3 * (double)b);
-        add_pt(pts, &n, PB_PAT_ALLREDUCE, PB_PDT_BF16, b, 10.0 + 6e-3 * (double)b);
-        add_pt(pts, &n, PB_PAT_ALLGATHER, PB_PDT_BF16, b, 10.0 + 6e-3 * (double)b);
-        add_pt(pts, &n, PB_PAT_ALLGATHER, PB_PDT_F32, b, 10.0 + 1e-3 * (double)b);
+        add_pt(pts, &n, PB_ALLREDUCE, PB_F32, b, 10.0 + 1e-3 * (double)b);
+        add_pt(pts, &n, PB_ALLREDUCE, PB_BF16, b, 10.0 + 6e-3 * (double)b);
+        add_pt(pts, &n, PB_ALLGATHER, PB_BF16, b, 10.0 + 6e-3 * (double)b);
+        add_pt(pts, &n, PB_ALLGATHER, PB_F32, b, 10.0 + 1e-3 * (double)b);
     }
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_calib_fit(pts, n, 0.05, k, &err) == PB_OK);
     CHECK(k->n == 3);
-    const pb_curve_t *f = find_curve(k, PB_PAT_ALLREDUCE, 0, PB_PDT_F32);
-    const pb_curve_t *h = find_curve(k, PB_PAT_ALLREDUCE, 0, PB_PDT_BF16);
-    const pb_curve_t *g = find_curve(k, PB_PAT_ALLGATHER, 1, PB_PDT_F32);
+    const pb_curve_t *f = find_curve(k, PB_ALLREDUCE, 0, PB_F32);
+    const pb_curve_t *h = find_curve(k, PB_ALLREDUCE, 0, PB_BF16);
+    const pb_curve_t *g = find_curve(k, PB_ALLGATHER, 1, PB_F32);
     CHECK(f && h && g);
     if (!f || !h || !g)
         return;
@@ -343,25 +343,25 @@ static void dtype_curves(pb_calib_t *k)
     pb_cost_t cost = {&hw, k};
     int cal = -1;
     uint64_t x = 1000000;
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
     CHECK(cal == PB_CAL_OWN);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F32, 2, 0, x, 0, &cal), 1010.0, 1e-9);
     CHECK(cal == PB_CAL_OWN);
     /* half was not measured: bfloat16, the same 2 bytes per element, not
      * float; counted as another type */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F16, 2, 0, x, 0, &cal), 6010.0, 1e-9);
     CHECK(cal == PB_CAL_OTHER);
     /* fp8 (1 byte) has no type of its size: the slower of float and bf16 */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F8E4M3, 2, 0, x, 0, &cal), 6010.0,
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F8E4M3, 2, 0, x, 0, &cal), 6010.0,
                1e-9);
     CHECK(cal == PB_CAL_OTHER);
     /* double (8 bytes) likewise */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F64, 2, 0, x, 0, &cal), 6010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F64, 2, 0, x, 0, &cal), 6010.0, 1e-9);
     CHECK(cal == PB_CAL_OTHER);
     /* the type does not matter to an all-gather: its one curve, own */
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_BF16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
     CHECK(cal == PB_CAL_OWN);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_F16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_F16, 2, 0, x, 0, &cal), 1010.0, 1e-9);
     CHECK(cal == PB_CAL_OWN);
     /* a type measured at another group size is preferred to another type
      * at this one: bf16 at n=2 scaled to n=8 by the all-reduce rules
@@ -369,11 +369,11 @@ static void dtype_curves(pb_calib_t *k)
     pb_curve_t f8 = *f;
     f8.n = 8;
     CHECK(pb_calib_add(k, &f8, &err) == PB_OK);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 8, 0, x, 0, &cal), 10530.0, 1e-9);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_BF16, 8, 0, x, 0, &cal), 10530.0, 1e-9);
     CHECK(cal == PB_CAL_OWN);
     k->n--;
     /* reduce-scatter was not measured in any type: the preset */
-    pb_cost_us(&cost, PB_PAT_REDUCESCATTER, PB_PDT_BF16, 2, 0, x, 0, &cal);
+    pb_cost_us(&cost, PB_REDUCESCATTER, PB_BF16, 2, 0, x, 0, &cal);
     CHECK(cal == PB_CAL_PRESET);
 }
 
@@ -427,7 +427,7 @@ static void dtype_files(void)
     CHECK(old.n == 3 && now.n == 3);
     for (size_t i = 0; i < old.n && i < now.n; i++) {
         CHECK(old.c[i].any_dtype == 1);
-        CHECK(now.c[i].any_dtype == (now.c[i].coll != PB_PAT_ALLREDUCE));
+        CHECK(now.c[i].any_dtype == (now.c[i].coll != PB_ALLREDUCE));
         CHECK(now.c[i].coll == old.c[i].coll && now.c[i].npieces == old.c[i].npieces);
         for (int p = 0; p < old.c[i].npieces && p < now.c[i].npieces; p++)
             CHECK(now.c[i].p[p].alpha_us == old.c[i].p[p].alpha_us &&
@@ -441,12 +441,12 @@ static void dtype_files(void)
     int cal = -1;
     uint64_t x = UINT64_C(1) << 20;
     double want = old.n ? pb_curve_eval(&old.c[0], x, NULL, NULL) : 0;
-    CHECK(old.n && old.c[0].coll == PB_PAT_ALLREDUCE);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, x, 0, &cal), want, 1e-12);
+    CHECK(old.n && old.c[0].coll == PB_ALLREDUCE);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, x, 0, &cal), want, 1e-12);
     CHECK(cal == PB_CAL_OTHER);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, x, 0, &cal), want, 1e-12);
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F32, 2, 0, x, 0, &cal), want, 1e-12);
     CHECK(cal == PB_CAL_OTHER);
-    pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, x, 0, &cal);
+    pb_cost_us(&cost, PB_ALLGATHER, PB_BF16, 2, 0, x, 0, &cal);
     CHECK(cal == PB_CAL_OWN);
     free(pts);
     free(rows);
@@ -462,15 +462,15 @@ static void dtype_files(void)
           PB_OK);
     CHECK(typed.n == 3);
     cost.calib = &typed;
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, 1000000, 0, &cal), 6010.0,
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 1000000, 0, &cal), 6010.0,
                1e-12);
     CHECK(cal == PB_CAL_OWN);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_BF16, 2, 0, UINT64_C(4) << 20, 0, &cal),
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, UINT64_C(4) << 20, 0, &cal),
                29360.128, 1e-12);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLREDUCE, PB_PDT_F32, 2, 0, UINT64_C(4) << 20, 0, &cal),
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLREDUCE, PB_F32, 2, 0, UINT64_C(4) << 20, 0, &cal),
                4204.304, 1e-12);
     CHECK(cal == PB_CAL_OWN);
-    CHECK_NEAR(pb_cost_us(&cost, PB_PAT_ALLGATHER, PB_PDT_BF16, 2, 0, 1000000, 0, &cal), 1010.0,
+    CHECK_NEAR(pb_cost_us(&cost, PB_ALLGATHER, PB_BF16, 2, 0, 1000000, 0, &cal), 1010.0,
                1e-12);
     CHECK(cal == PB_CAL_OWN);
     pb_calib_free(&typed);

@@ -13,7 +13,7 @@ static pb_model_t gpt(uint64_t l, uint64_t h, uint64_t a, uint64_t V, uint64_t s
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "gpt");
     m.layers = l, m.hidden = h, m.heads = a, m.kv_heads = a, m.ffn = 4 * h, m.vocab = V;
-    m.seq = s, m.mbs = b, m.gbs = b, m.dtype = PB_PDT_BF16, m.moe_every = 1, m.topk = 1;
+    m.seq = s, m.mbs = b, m.gbs = b, m.dtype = PB_BF16, m.moe_every = 1, m.topk = 1;
     return m;
 }
 

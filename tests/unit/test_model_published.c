@@ -16,7 +16,7 @@ static pb_model_t model_22b(void)
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "22b");
     m.layers = 48, m.hidden = 6144, m.heads = 64, m.kv_heads = 64, m.ffn = 4 * 6144;
-    m.vocab = 51200, m.seq = 2048, m.mbs = 4, m.gbs = 4, m.dtype = PB_PDT_F16, m.moe_every = 1;
+    m.vocab = 51200, m.seq = 2048, m.mbs = 4, m.gbs = 4, m.dtype = PB_F16, m.moe_every = 1;
     m.topk = 1;
     return m;
 }

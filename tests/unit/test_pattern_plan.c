@@ -61,7 +61,7 @@ static void test_parse_and_layout(void)
     /* model flags override the preset in command-line order */
     CHECK(PLAN(&p, &err, 8, "--pattern", "dp", "--preset", "llama2-7b", "--dtype", "fp16",
                "--kv-heads", "8", "--gbs", "16") == PB_OK);
-    CHECK(p.model.hidden == 4096 && p.model.kv_heads == 8 && p.model.dtype == PB_PDT_F16);
+    CHECK(p.model.hidden == 4096 && p.model.kv_heads == 8 && p.model.dtype == PB_F16);
     pb_pattern_plan_free(&p);
 
     /* the layout must fill the world */

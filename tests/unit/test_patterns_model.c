@@ -43,7 +43,7 @@ static void test_set(void)
     CHECK(pb_model_set(&m, "size", "2048", &err) == PB_OK && m.hidden == 2048);
     CHECK(pb_model_set(&m, "kv-heads", "4", &err) == PB_OK && m.kv_heads == 4);
     CHECK(pb_model_set(&m, "kv_heads", "8", &err) == PB_OK && m.kv_heads == 8);
-    CHECK(pb_model_set(&m, "dtype", "fp32", &err) == PB_OK && m.dtype == PB_PDT_F32);
+    CHECK(pb_model_set(&m, "dtype", "fp32", &err) == PB_OK && m.dtype == PB_F32);
     CHECK(pb_model_set(&m, "seq", "99999999999", &err) == PB_OK && m.seq == UINT64_C(99999999999));
     CHECK(pb_model_set(&m, "layers", "0", &err) == PB_EINPUT);
     CHECK(strstr(err.msg, "bad value '0' for layers") != NULL);
@@ -100,7 +100,7 @@ static void test_file(void)
     pb_err_clear(&err);
     pb_model_preset("tiny", &m, &err);
     CHECK(pb_model_load(path, &m, &err) == PB_OK);
-    CHECK(m.layers == 24 && m.hidden == 2048 && m.ffn == 8192 && m.dtype == PB_PDT_F16);
+    CHECK(m.layers == 24 && m.hidden == 2048 && m.ffn == 8192 && m.dtype == PB_F16);
     CHECK(m.seq == 512); /* untouched: the preset's */
     remove(path);
 

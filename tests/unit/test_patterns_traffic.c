@@ -47,7 +47,7 @@ static pb_op_list_t gen(const pb_model_t *m, const pb_layout_t *l, const pb_traf
 }
 
 /* The n-th record of a collective in a phase (NULL if none). */
-static const pb_pat_op_t *find(const pb_op_list_t *l, pb_pat_coll_t c, pb_phase_t ph, int nth)
+static const pb_pat_op_t *find(const pb_op_list_t *l, pb_coll_t c, pb_phase_t ph, int nth)
 {
     for (size_t i = 0; i < l->n; i++)
         if (l->ops[i].coll == c && l->ops[i].phase == ph && nth-- == 0)
@@ -66,8 +66,8 @@ static void test_tp_70b(void)
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_TP);
     CHECK(ops.n == 2);
-    const pb_pat_op_t *f = find(&ops, PB_PAT_ALLREDUCE, PB_PH_FWD, 0);
-    const pb_pat_op_t *b = find(&ops, PB_PAT_ALLREDUCE, PB_PH_BWD, 0);
+    const pb_pat_op_t *f = find(&ops, PB_ALLREDUCE, PB_PH_FWD, 0);
+    const pb_pat_op_t *b = find(&ops, PB_ALLREDUCE, PB_PH_BWD, 0);
     CHECK(f && b);
     if (f && b) {
         /* one all-reduce: b*s*h*2 B = 1*4096*8192*2 = 64 MiB */
@@ -75,7 +75,7 @@ static void test_tp_70b(void)
         /* 2 per layer each way, 80/4 = 20 layers on a stage: 40 + 40 = 4 per layer */
         CHECK(f->count == 40 && b->count == 40);
         CHECK(f->group == PB_GK_TP && f->group_size == 8 && f->strategy == PB_STRAT_TP);
-        CHECK(f->dtype == PB_PDT_BF16 && !f->overlap);
+        CHECK(f->dtype == PB_BF16 && !f->overlap);
     }
     pb_traffic_total_t t = pb_traffic_total(&ops, PB_STRAT_TP);
     CHECK(t.ops == 80);
@@ -104,8 +104,8 @@ static void test_sp_70b(void)
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_SP);
     CHECK(ops.n == 4);
     for (int ph = PB_PH_FWD; ph <= PB_PH_BWD; ph++) {
-        const pb_pat_op_t *ag = find(&ops, PB_PAT_ALLGATHER, (pb_phase_t)ph, 0);
-        const pb_pat_op_t *rs = find(&ops, PB_PAT_REDUCESCATTER, (pb_phase_t)ph, 0);
+        const pb_pat_op_t *ag = find(&ops, PB_ALLGATHER, (pb_phase_t)ph, 0);
+        const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, (pb_phase_t)ph, 0);
         CHECK(ag && rs);
         if (ag && rs) {
             CHECK(ag->bytes == 64 * MiB && rs->bytes == 64 * MiB);
@@ -130,8 +130,8 @@ static void test_pp_70b(void)
     pb_traffic_cfg_t c;
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_PP);
-    const pb_pat_op_t *f = find(&ops, PB_PAT_SENDRECV, PB_PH_FWD, 0);
-    const pb_pat_op_t *b = find(&ops, PB_PAT_SENDRECV, PB_PH_BWD, 0);
+    const pb_pat_op_t *f = find(&ops, PB_SENDRECV, PB_PH_FWD, 0);
+    const pb_pat_op_t *b = find(&ops, PB_SENDRECV, PB_PH_BWD, 0);
     CHECK(ops.n == 2 && f && b);
     if (f && b) {
         CHECK(f->bytes == 64 * MiB && f->count == 16 && f->p2p == PB_P2P_NEXT);
@@ -142,7 +142,7 @@ static void test_pp_70b(void)
     l.sp = 1;
     l.vp = 2; /* 80 % (4*2) == 0 */
     ops = gen(&m, &l, &c, PB_STRAT_PP);
-    f = find(&ops, PB_PAT_SENDRECV, PB_PH_FWD, 0);
+    f = find(&ops, PB_SENDRECV, PB_PH_FWD, 0);
     CHECK(f != NULL);
     if (f)
         CHECK(f->bytes == 8 * MiB && f->count == 32 && f->p2p == PB_P2P_RING_NEXT);
@@ -166,7 +166,7 @@ static void test_dp_buckets(void)
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_DP);
     CHECK(ops.n == 2);
     if (ops.n == 2) {
-        CHECK(ops.ops[0].coll == PB_PAT_ALLREDUCE && ops.ops[0].bytes == 25 * MiB &&
+        CHECK(ops.ops[0].coll == PB_ALLREDUCE && ops.ops[0].bytes == 25 * MiB &&
               ops.ops[0].count == 1028);
         CHECK(ops.ops[1].bytes == UINT64_C(1314816) * 4 && ops.ops[1].count == 1);
         CHECK(ops.ops[0].group == PB_GK_DP && ops.ops[0].group_size == 8 && ops.ops[0].overlap);
@@ -199,13 +199,13 @@ static void test_dp_buckets(void)
     c.zero = 1;
     ops = gen(&m, &l, &c, PB_STRAT_DP);
     CHECK(ops.n == 4);
-    const pb_pat_op_t *rs = find(&ops, PB_PAT_REDUCESCATTER, PB_PH_BWD, 0);
-    const pb_pat_op_t *ag = find(&ops, PB_PAT_ALLGATHER, PB_PH_OPT, 0);
-    const pb_pat_op_t *ag2 = find(&ops, PB_PAT_ALLGATHER, PB_PH_OPT, 1);
+    const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, PB_PH_BWD, 0);
+    const pb_pat_op_t *ag = find(&ops, PB_ALLGATHER, PB_PH_OPT, 0);
+    const pb_pat_op_t *ag2 = find(&ops, PB_ALLGATHER, PB_PH_OPT, 1);
     CHECK(rs && ag && ag2);
     if (rs && ag && ag2) {
-        CHECK(rs->bytes == UINT64_C(160000000) && rs->count == 168 && rs->dtype == PB_PDT_F32);
-        CHECK(ag->bytes == UINT64_C(80000000) && ag->count == 168 && ag->dtype == PB_PDT_BF16);
+        CHECK(rs->bytes == UINT64_C(160000000) && rs->count == 168 && rs->dtype == PB_F32);
+        CHECK(ag->bytes == UINT64_C(80000000) && ag->count == 168 && ag->dtype == PB_BF16);
         CHECK(ag2->bytes == UINT64_C(18415616) * 2 && ag2->count == 1);
     }
     pb_op_list_free(&ops);
@@ -236,8 +236,8 @@ static void test_zero3(void)
     CHECK(pb_model_dense_layer_params(&m) == UINT64_C(855654400));
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_DP);
     CHECK(ops.n == 3);
-    const pb_pat_op_t *f = find(&ops, PB_PAT_ALLGATHER, PB_PH_FWD, 0);
-    const pb_pat_op_t *rs = find(&ops, PB_PAT_REDUCESCATTER, PB_PH_BWD, 0);
+    const pb_pat_op_t *f = find(&ops, PB_ALLGATHER, PB_PH_FWD, 0);
+    const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, PB_PH_BWD, 0);
     CHECK(f && rs);
     if (f && rs) {
         CHECK(f->bytes == UINT64_C(106956800) * 2 && f->count == 320);
@@ -257,8 +257,8 @@ static void test_ep_mixtral(void)
     pb_traffic_cfg_t c;
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_EP);
-    const pb_pat_op_t *f = find(&ops, PB_PAT_ALLTOALL, PB_PH_FWD, 0);
-    const pb_pat_op_t *b = find(&ops, PB_PAT_ALLTOALL, PB_PH_BWD, 0);
+    const pb_pat_op_t *f = find(&ops, PB_ALLTOALL, PB_PH_FWD, 0);
+    const pb_pat_op_t *b = find(&ops, PB_ALLTOALL, PB_PH_BWD, 0);
     CHECK(ops.n == 2 && f && b);
     if (f && b) {
         CHECK(f->bytes == 64 * MiB && f->count == 64 && b->count == 64);
@@ -271,7 +271,7 @@ static void test_ep_mixtral(void)
     /* a skewed router: all-to-all-v with the factor carried along */
     c.imbalance = 2.0;
     ops = gen(&m, &l, &c, PB_STRAT_EP);
-    CHECK(ops.n == 2 && ops.ops[0].coll == PB_PAT_ALLTOALLV && ops.ops[0].imbalance == 2.0);
+    CHECK(ops.n == 2 && ops.ops[0].coll == PB_ALLTOALLV && ops.ops[0].imbalance == 2.0);
     pb_op_list_free(&ops);
 
     /* more than all tokens to one destination is refused */
@@ -314,7 +314,7 @@ static void test_cp_llama3(void)
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_CP);
     CHECK(ops.n == 3);
-    const pb_pat_op_t *f = find(&ops, PB_PAT_SENDRECV, PB_PH_FWD, 0);
+    const pb_pat_op_t *f = find(&ops, PB_SENDRECV, PB_PH_FWD, 0);
     CHECK(f != NULL);
     if (f) {
         CHECK(f->bytes == 4 * MiB && f->count == 96 && f->p2p == PB_P2P_RING_NEXT);
@@ -330,13 +330,13 @@ static void test_cp_llama3(void)
 /* Wire bytes: the nccl-tests factors, exactly, and 64-bit. */
 static void test_wire(void)
 {
-    CHECK(pb_pat_wire_bytes(PB_PAT_ALLREDUCE, 8, 64 * MiB) == 112 * MiB);
-    CHECK(pb_pat_wire_bytes(PB_PAT_ALLGATHER, 4, 4096) == 3072);
-    CHECK(pb_pat_wire_bytes(PB_PAT_SENDRECV, 4, 4096) == 4096);
-    CHECK(pb_pat_wire_bytes(PB_PAT_ALLREDUCE, 1, 4096) == 0);
+    CHECK(pb_coll_wire_bytes(PB_ALLREDUCE, 8, 64 * MiB) == 112 * MiB);
+    CHECK(pb_coll_wire_bytes(PB_ALLGATHER, 4, 4096) == 3072);
+    CHECK(pb_coll_wire_bytes(PB_SENDRECV, 4, 4096) == 4096);
+    CHECK(pb_coll_wire_bytes(PB_ALLREDUCE, 1, 4096) == 0);
     /* 1 TiB on 3 ranks: 2/3 TiB, no overflow */
     uint64_t tib = UINT64_C(1) << 40;
-    CHECK(pb_pat_wire_bytes(PB_PAT_ALLGATHER, 3, 3 * tib) == 2 * tib);
+    CHECK(pb_coll_wire_bytes(PB_ALLGATHER, 3, 3 * tib) == 2 * tib);
 }
 
 int main(void)

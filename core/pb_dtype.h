@@ -1,4 +1,6 @@
-/* pb_dtype.h - element types and reduction operators.
+/* pb_dtype.h - element types and reduction operators: the one list every
+ * layer uses (the backends measure in these types, the traffic generators
+ * and the cost model size and price operations in them).
  *
  * The names printed are the ones nccl-tests prints (float, half, bfloat16,
  * ...) so a user's eye finds them where it expects; the parser also takes

@@ -1,6 +1,7 @@
 #include "pb_link.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const names[PB_LINK_COUNT] = {
     "X", "NV", "CORE", "L3", "PIX", "PXB", "PHB", "NODE", "SOCKET", "SYS", "NET",
@@ -44,4 +45,9 @@ pb_link_t pb_link_from_rank(int rank)
 pb_link_t pb_link_slower(pb_link_t a, pb_link_t b)
 {
     return pb_link_rank(a) >= pb_link_rank(b) ? a : b;
+}
+
+int pb_link_is_net(const char *link)
+{
+    return strcmp(link, names[PB_LINK_NET]) == 0;
 }

@@ -46,4 +46,9 @@ pb_link_t pb_link_from_rank(int rank);
 /* The slower of two links. */
 pb_link_t pb_link_slower(pb_link_t a, pb_link_t b);
 
+/* Whether a link class as written (pb_link_format: "NV12", "SYS", "NET")
+ * is the network: the step model tells links within a node from links
+ * between nodes by it. */
+int pb_link_is_net(const char *link);
+
 #endif
