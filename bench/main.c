@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         return code;
     }
     /* a plan needs no ranks: a 16,384-GPU layout prints on a laptop */
-    if (opt.cmd == PB_CMD_PATTERN && opt.dry_run) {
+    if (opt.cmd == PB_CMD_PATTERN && opt.main.dry_run) {
         int rank0 = pb_launch_rank_hint() == 0;
         int code = pb_pattern_dry_run(&opt, rank0, &err);
         if (code != PB_OK && rank0)
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     }
     /* a dump describes another machine: no MPI, no launch, so a layout
      * for a thousand GPUs can be checked from a laptop */
-    if (opt.cmd == PB_CMD_TOPO && opt.topo_xml != NULL) {
+    if (opt.cmd == PB_CMD_TOPO && opt.topo.xml != NULL) {
         if (pb_launch_rank_hint() != 0)
             return 0;
         int code = pb_topo_cmd_offline(&opt, &err);
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     /* gemm times this machine's GPU from one process; under a launcher
      * each rank takes its own GPU, but it never starts mpirun itself (more
      * ranks than GPUs would only be refused) */
-    if (!opt.no_launch && opt.cmd != PB_CMD_GEMM && !pb_launch_under_launcher()) {
+    if (!opt.run.no_launch && opt.cmd != PB_CMD_GEMM && !pb_launch_under_launcher()) {
         int np = 0;
         int code = pb_launch_world(&opt, &np, &err);
         if (code == PB_OK)

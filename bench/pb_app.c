@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pb_coll_cmd.h"
 #include "pb_ctx.h"
@@ -15,12 +16,12 @@
 
 /* The main job's output folder, made by rank 0 before the context opens
  * results.csv inside it; every rank learns whether that worked. */
-static int prepare_main(pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
+static int prepare_main(const pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
 {
     int rank = 0, code;
     if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_rank failed");
-    code = pb_main_job_prepare(o, p, rank, err);
+    code = pb_main_job_prepare(o->main.output, o->run.csv_path, p, rank, err);
     if (pb_share(&code, (int)sizeof code, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI exchange of the output folder's state failed");
     if (code != PB_OK && rank == 0)
@@ -28,7 +29,7 @@ static int prepare_main(pb_options_t *o, pb_main_paths_t *p, pb_err_t *err)
     return code;
 }
 
-int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
+int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
 {
     /* before MPI starts its threads, so that none of them takes SIGINT
      * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
@@ -48,24 +49,25 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt_in)
         fprintf(stderr, "parbench: MPI_Init_thread failed\n");
         return PB_ERUNTIME;
     }
-    pb_options_t o = *opt_in; /* the main job points its outputs at its folder */
-    const pb_options_t *opt = &o;
     pb_main_paths_t paths;
     pb_ctx_t ctx;
     pb_err_t err;
     pb_err_clear(&err);
     pb_watchdog_t *wd = NULL;
-    if (pb_watchdog_start(&wd, MPI_COMM_WORLD, opt->timeout_s, &err) != PB_OK) {
+    if (pb_watchdog_start(&wd, MPI_COMM_WORLD, opt->run.timeout_s, &err) != PB_OK) {
         fprintf(stderr, "parbench: %s\n", err.msg);
         MPI_Abort(MPI_COMM_WORLD, PB_ERUNTIME);
         return PB_ERUNTIME;
     }
-    if (o.cmd == PB_CMD_MAIN && prepare_main(&o, &paths, &err) != PB_OK) {
+    memset(&paths, 0, sizeof paths);
+    if (opt->cmd == PB_CMD_MAIN && prepare_main(opt, &paths, &err) != PB_OK) {
         pb_watchdog_stop(wd);
         MPI_Finalize();
         return err.code ? err.code : PB_EINPUT;
     }
-    int code = pb_ctx_init(&ctx, opt, wd, &err);
+    /* the main job's rows go to its folder (rank 0 made it) */
+    const char *csv = paths.results[0] ? paths.results : opt->run.csv_path;
+    int code = pb_ctx_init(&ctx, opt, csv, wd, &err);
     if (code == PB_OK) {
         if (opt->cmd == PB_CMD_MAIN)
             code = pb_main_job_run(&ctx, &paths, &err);

@@ -65,9 +65,9 @@ static int sizes_for(const sweep_t *s, pb_coll_t c, pb_dtype_t t, uint64_t *out,
 static int build_sizes(sweep_t *s, pb_err_t *err)
 {
     const pb_options_t *o = s->ctx->opt;
-    if (o->size_list) {
+    if (o->meas.size_list) {
         s->from_range = 0;
-        if (pb_size_list(o->size_list, &s->sizes, &s->nsizes, err) != PB_OK)
+        if (pb_size_list(o->meas.size_list, &s->sizes, &s->nsizes, err) != PB_OK)
             return err->code;
         for (size_t i = 0; i < s->nsizes; i++)
             if (s->sizes[i] == 0)
@@ -75,9 +75,9 @@ static int build_sizes(sweep_t *s, pb_err_t *err)
         return PB_OK;
     }
     /* a single size (-b alone, or -b == -e) is an explicit one */
-    s->from_range = o->size_min != o->size_max;
-    return pb_size_range(o->size_min, o->size_max, o->size_step ? 0.0 : o->size_factor,
-                         o->size_step, &s->sizes, &s->nsizes, err);
+    s->from_range = o->meas.size_min != o->meas.size_max;
+    return pb_size_range(o->meas.size_min, o->meas.size_max, o->meas.size_step ? 0.0 : o->meas.size_factor,
+                         o->meas.size_step, &s->sizes, &s->nsizes, err);
 }
 
 /* Measurements the sweep will make: the progress line's total. */
@@ -89,18 +89,18 @@ static uint64_t count_measurements(const sweep_t *s)
     uint64_t total = 0;
     pb_err_t err;
     pb_err_clear(&err);
-    for (int ci = 0; ci < o->ncolls && tmp; ci++) {
-        pb_coll_t c = o->colls[ci];
+    for (int ci = 0; ci < o->meas.ncolls && tmp; ci++) {
+        pb_coll_t c = o->meas.colls[ci];
         int in_ok = pb_coll_has_in_place(c) &&
                     (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
-        uint64_t places = (uint64_t)(o->in_place && in_ok) +
-                          (uint64_t)(o->out_of_place && pb_coll_has_out_of_place(c));
-        uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->nredops : 1;
-        for (int di = 0; di < o->ndtypes; di++) {
+        uint64_t places = (uint64_t)(o->meas.in_place && in_ok) +
+                          (uint64_t)(o->meas.out_of_place && pb_coll_has_out_of_place(c));
+        uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->meas.nredops : 1;
+        for (int di = 0; di < o->meas.ndtypes; di++) {
             size_t n = 0, skipped;
             int rounded;
-            if (sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &skipped, &err) == PB_OK)
-                total += (uint64_t)n * places * nred * (uint64_t)o->nmodes;
+            if (sizes_for(s, c, o->meas.dtypes[di], tmp, &n, &rounded, &skipped, &err) == PB_OK)
+                total += (uint64_t)n * places * nred * (uint64_t)o->meas.nmodes;
         }
     }
     free(tmp);
@@ -117,29 +117,29 @@ static int validate(sweep_t *s, pb_err_t *err)
     int code = PB_OK;
     size_t usable = 0; /* (collective, type, size) combinations left */
     const pb_backend_ops_t *ops = s->ctx->be.ops;
-    for (int mi = 0; mi < o->nmodes; mi++)
-        if (o->modes[mi] == PB_MODE_GRAPH && ops->graph_launch == NULL)
+    for (int mi = 0; mi < o->meas.nmodes; mi++)
+        if (o->meas.modes[mi] == PB_MODE_GRAPH && ops->graph_launch == NULL)
             code = pb_err_set(err, PB_EINPUT,
                               "graph mode needs a backend with graphs (nccl); %s has none",
                               ops->name);
-    if (o->fault == PB_FAULT_STALL && ops->inject_stall == NULL && code == PB_OK)
+    if (o->run.fault == PB_FAULT_STALL && ops->inject_stall == NULL && code == PB_OK)
         code = pb_err_set(err, PB_EINPUT, "--fault stall needs a backend that detects hangs (nccl); %s does not yet",
                           ops->name);
-    if (o->fault == PB_FAULT_HANG && o->timeout_s <= 0.0 && code == PB_OK)
+    if (o->run.fault == PB_FAULT_HANG && o->run.timeout_s <= 0.0 && code == PB_OK)
         code = pb_err_set(err, PB_EINPUT, "--fault hang needs a watchdog: -T S with S > 0");
-    for (int ci = 0; ci < o->ncolls && code == PB_OK; ci++) {
-        pb_coll_t c = o->colls[ci];
-        if (pb_coll_rooted(c) && o->root >= s->g->size)
+    for (int ci = 0; ci < o->meas.ncolls && code == PB_OK; ci++) {
+        pb_coll_t c = o->meas.colls[ci];
+        if (pb_coll_rooted(c) && o->meas.root >= s->g->size)
             code = pb_err_set(err, PB_EINPUT, "--root %d is not a rank of a %d-rank group",
-                              o->root, s->g->size);
-        for (int di = 0; di < o->ndtypes && code == PB_OK; di++) {
+                              o->meas.root, s->g->size);
+        for (int di = 0; di < o->meas.ndtypes && code == PB_OK; di++) {
             size_t n, skipped;
             int rounded;
-            code = sizes_for(s, c, o->dtypes[di], tmp, &n, &rounded, &skipped, err);
+            code = sizes_for(s, c, o->meas.dtypes[di], tmp, &n, &rounded, &skipped, err);
             usable += n;
-            for (int ri = 0; ri < o->nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
+            for (int ri = 0; ri < o->meas.nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
                 char why[160];
-                if (!s->ctx->be.ops->supports(&s->ctx->be, o->dtypes[di], o->redops[ri], why,
+                if (!s->ctx->be.ops->supports(&s->ctx->be, o->meas.dtypes[di], o->meas.redops[ri], why,
                                               sizeof why))
                     code = pb_err_set(err, PB_EINPUT, "%s", why);
             }
@@ -175,15 +175,15 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
         printf("#   timing: barrier, then a batch of back-to-back operations between two clocks, / batch; slowest rank\n");
     else
         printf("#   timing: barrier, then %" PRIu64 " replays of a graph of back-to-back operations, / operations; slowest rank\n",
-               o->graph_replays);
-    if (o->iters)
-        printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->iters,
-               o->warmup);
+               o->meas.graph_replays);
+    if (o->meas.iters)
+        printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->meas.iters,
+               o->meas.warmup);
     else
         printf("#   samples: at least %" PRIu64 ", then until the median's 95%% CI is within "
                "+-%.3g%%, %.3g s are spent or %" PRIu64 " are taken; %" PRIu64
                " warm-up operations\n",
-               o->min_iters, o->precision * 100.0, o->time_budget, o->max_iters, o->warmup);
+               o->meas.min_iters, o->meas.precision * 100.0, o->meas.time_budget, o->meas.max_iters, o->meas.warmup);
     printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
            pb_coll_desc(c)->size_is, pb_busbw_factor_text(c));
     if (rounded)
@@ -231,16 +231,16 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     const pb_options_t *o = ctx->opt;
     pb_err_t err;
     pb_err_clear(&err);
-    pb_harness_cfg_t cfg = {mode, o->warmup, o->iters, o->min_iters, o->max_iters, o->batch,
-                            o->graph_replays, o->precision, o->time_budget, ctx->wd};
-    if (o->fault == PB_FAULT_HANG && o->fault_rank == ctx->rank)
+    pb_harness_cfg_t cfg = {mode, o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters, o->meas.batch,
+                            o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd};
+    if (o->run.fault == PB_FAULT_HANG && o->run.fault_rank == ctx->rank)
         pb_watchdog_hang_forever(); /* the others' watchdogs must name this rank */
     snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
              pb_coll_name(op->coll), op->bytes, pb_dtype_name(op->dtype),
              op->in_place ? " in place" : "", s->group_name, s->g->size, pb_mode_name(mode));
     pb_watch_begin(ctx->wd, "%s", s->g->doing);
     pb_timing_t tm;
-    if (o->fault == PB_FAULT_STALL && o->fault_rank == ctx->rank && !s->stalled) {
+    if (o->run.fault == PB_FAULT_STALL && o->run.fault_rank == ctx->rank && !s->stalled) {
         s->stalled = 1; /* an hour: far past any --timeout */
         if (s->g->be->ops->inject_stall(s->g, 3600.0, &err))
             pb_ctx_abort(ctx, &err);
@@ -254,10 +254,10 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         return 0;
     }
     int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
-    if (o->check) {
+    if (o->meas.check) {
         uint64_t w = 0;
         pb_watch_begin(ctx->wd, "verification of %s", s->g->doing);
-        int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
+        int corrupt = o->run.fault == PB_FAULT_CORRUPT && o->run.fault_rank == ctx->rank;
         if (pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
             pb_ctx_abort(ctx, &err);
         int64_t lw = (int64_t)w;
@@ -284,7 +284,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
         pb_ctx_abort(s->ctx, &err);
     }
     const char *redop = pb_coll_reduces(c) ? pb_redop_name(op_red) : "none";
-    if (s->ctx->rank == 0 && !o->quiet) {
+    if (s->ctx->rank == 0 && !o->run.quiet) {
         pb_progress_clear(&s->progress);
         print_table_head(s, c, t, redop, mode, rounded, skipped);
     }
@@ -297,11 +297,11 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
             const pb_backend_ops_t *ops = s->ctx->be.ops;
             int in_ok = pb_coll_has_in_place(c) &&
                         (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
-            int want = place ? o->in_place && in_ok
-                             : o->out_of_place && pb_coll_has_out_of_place(c);
+            int want = place ? o->meas.in_place && in_ok
+                             : o->meas.out_of_place && pb_coll_has_out_of_place(c);
             if (!want)
                 continue;
-            pb_op_t op = {c, t, op_red, o->root, place, sizes[i], {0, 0, 0, 0}, 0, 0, 0, 0.0};
+            pb_op_t op = {c, t, op_red, o->meas.root, place, sizes[i], {0, 0, 0, 0}, 0, 0, 0, 0.0};
             char what[96], hb[32];
             pb_fmt_bytes(hb, sizeof hb, (double)sizes[i]);
             snprintf(what, sizeof what, "%s %s %s%s %s", pb_coll_name(c), hb, pb_dtype_name(t),
@@ -313,14 +313,14 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
             shown[place] = &res[place];
             pb_table_account(&sum, &res[place]);
         }
-        if (s->ctx->rank == 0 && !o->quiet && (shown[0] || shown[1])) {
+        if (s->ctx->rank == 0 && !o->run.quiet && (shown[0] || shown[1])) {
             pb_progress_clear(&s->progress);
             pb_table_line_t l = {sizes[i], sizes[i] / pb_dtype_size(t), pb_dtype_name(t),
-                                 redop, pb_coll_rooted(c) ? o->root : -1, shown[0], shown[1]};
+                                 redop, pb_coll_rooted(c) ? o->meas.root : -1, shown[0], shown[1]};
             pb_table_line(stdout, &l);
         }
     }
-    if (s->ctx->rank == 0 && !o->quiet && !s->ctx->stopped_by)
+    if (s->ctx->rank == 0 && !o->run.quiet && !s->ctx->stopped_by)
         pb_table_footer(stdout, &sum);
     free(sizes);
 }
@@ -328,7 +328,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
 static int make_group(sweep_t *s, pb_err_t *err)
 {
     pb_ctx_t *ctx = s->ctx;
-    int k = ctx->opt->group_size;
+    int k = ctx->opt->meas.group_size;
     /* every rank holds the whole map: the same answer everywhere */
     pb_link_format(pb_nodemap_block_slowest(&ctx->map, k), s->link_class, sizeof s->link_class);
     if (k == 0 || k == ctx->size) {
@@ -361,7 +361,7 @@ static void print_run_head(const sweep_t *s)
             all = NULL;
         }
     }
-    if (ctx->rank != 0 || ctx->opt->quiet) {
+    if (ctx->rank != 0 || ctx->opt->run.quiet) {
         free(all);
         return;
     }
@@ -376,10 +376,10 @@ static void print_run_head(const sweep_t *s)
     pb_ctx_print_oversub(ctx, stdout);
     for (int r = 0; all && r < ctx->size; r++)
         printf("#   rank %d: %s\n", r, all + (size_t)r * INFO);
-    if (ctx->opt->check)
+    if (ctx->opt->meas.check)
         printf("# check: every output compared with its exact expected value after timing\n");
-    if (ctx->opt->csv_path)
-        printf("# csv: %s\n", ctx->opt->csv_path);
+    if (ctx->csv_path)
+        printf("# csv: %s\n", ctx->csv_path);
     fflush(stdout);
     free(all);
 }
@@ -393,7 +393,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     int code = make_group(&s, err);
     if (code == PB_OK)
         code = build_sizes(&s, err);
-    s.skip_indivisible = !s.from_range && (o->ncolls > 1 || o->ndtypes > 1);
+    s.skip_indivisible = !s.from_range && (o->meas.ncolls > 1 || o->meas.ndtypes > 1);
     if (code == PB_OK)
         code = validate(&s, err);
     /* input problems are found identically on every rank; allocation can
@@ -410,15 +410,15 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
     print_run_head(&s);
-    pb_progress_start(&s.progress, pb_progress_wanted(ctx->rank, o->quiet),
+    pb_progress_start(&s.progress, pb_progress_wanted(ctx->rank, o->run.quiet),
                       count_measurements(&s));
-    for (int ci = 0; ci < o->ncolls; ci++) {
-        pb_coll_t c = o->colls[ci];
-        for (int di = 0; di < o->ndtypes; di++) {
-            int nred = pb_coll_reduces(c) ? o->nredops : 1;
+    for (int ci = 0; ci < o->meas.ncolls; ci++) {
+        pb_coll_t c = o->meas.colls[ci];
+        for (int di = 0; di < o->meas.ndtypes; di++) {
+            int nred = pb_coll_reduces(c) ? o->meas.nredops : 1;
             for (int ri = 0; ri < nred; ri++)
-                for (int mi = 0; mi < o->nmodes && !ctx->stopped_by; mi++)
-                    run_table(&s, c, o->dtypes[di], o->redops[ri], o->modes[mi]);
+                for (int mi = 0; mi < o->meas.nmodes && !ctx->stopped_by; mi++)
+                    run_table(&s, c, o->meas.dtypes[di], o->meas.redops[ri], o->meas.modes[mi]);
         }
     }
     pb_progress_clear(&s.progress);
@@ -426,8 +426,8 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (s.wrong_total > 0)
         code = pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",
                           s.wrong_total);
-    if (ctx->rank == 0 && !o->quiet && o->csv_path && !ctx->stopped_by)
-        printf("# results appended to %s\n", o->csv_path);
+    if (ctx->rank == 0 && !o->run.quiet && ctx->csv_path && !ctx->stopped_by)
+        printf("# results appended to %s\n", ctx->csv_path);
 out:
     if (s.bufs.a2av || s.bufs.send)
         pb_bufs_free(s.g, &s.bufs);

@@ -107,10 +107,10 @@ static int map_nodes(pb_ctx_t *ctx, pb_err_t *err)
 static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)
 {
     int code = PB_OK;
-    if (ctx->rank == 0 && ctx->opt->csv_path)
-        code = pb_csv_open(ctx->opt->csv_path, &ctx->csv, err);
-    if (code == PB_OK && ctx->rank == 0 && ctx->opt->json_path)
-        code = pb_json_open(ctx->opt->json_path, &ctx->json, err);
+    if (ctx->rank == 0 && ctx->csv_path)
+        code = pb_csv_open(ctx->csv_path, &ctx->csv, err);
+    if (code == PB_OK && ctx->rank == 0 && ctx->opt->run.json_path)
+        code = pb_json_open(ctx->opt->run.json_path, &ctx->json, err);
     return pb_ctx_agree(ctx, code, err);
 }
 
@@ -156,10 +156,12 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_ops_
     return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: %s)", name, names);
 }
 
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err)
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb_watchdog_t *wd,
+                pb_err_t *err)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->opt = opt;
+    ctx->csv_path = csv_path;
     ctx->wd = wd;
     if (MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup of the world failed");
@@ -186,11 +188,11 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_er
         return open_outputs(ctx, err);
 
     const pb_backend_ops_t *ops = NULL;
-    if (select_backend(ctx, opt->backend, &ops, err) != PB_OK)
+    if (select_backend(ctx, opt->run.backend, &ops, err) != PB_OK)
         return err->code;
     ctx->be.ops = ops;
-    pb_backend_config_t cfg = {&ctx->world, opt->memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
-                               opt->chunk_bytes, opt->timeout_s};
+    pb_backend_config_t cfg = {&ctx->world, opt->run.memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
+                               opt->run.chunk_bytes, opt->run.timeout_s};
     pb_watch_begin(wd, "set-up: %s backend init (communicators)", ops->name);
     int code = ops->init(&ctx->be, &cfg, err);
     pb_watch_end(wd);
@@ -208,8 +210,8 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_er
     ops->version(&ctx->be, ctx->version, sizeof ctx->version);
     /* a backend that polls with its own deadline (nccl) names the hung
      * operation more precisely: it speaks first, the watchdog later */
-    if (ops->inject_stall != NULL && opt->timeout_s > 0.0)
-        pb_watchdog_set_timeout(wd, opt->timeout_s + 10.0);
+    if (ops->inject_stall != NULL && opt->run.timeout_s > 0.0)
+        pb_watchdog_set_timeout(wd, opt->run.timeout_s + 10.0);
     return open_outputs(ctx, err);
 }
 
@@ -236,9 +238,9 @@ void pb_ctx_report_stop(const pb_ctx_t *ctx)
     if (ctx->rank != 0 || !ctx->stopped_by)
         return;
     const char *sig = ctx->stopped_by == SIGINT ? "SIGINT" : "SIGTERM";
-    if (ctx->opt->csv_path)
+    if (ctx->csv_path)
         fprintf(stderr, "parbench: stopped by %s: %llu complete row%s in %s (the measurement under way was dropped)\n",
-                sig, (unsigned long long)ctx->rows, ctx->rows == 1 ? "" : "s", ctx->opt->csv_path);
+                sig, (unsigned long long)ctx->rows, ctx->rows == 1 ? "" : "s", ctx->csv_path);
     else
         fprintf(stderr, "parbench: stopped by %s: results so far are printed above (--csv FILE keeps them as rows)\n",
                 sig);
@@ -329,7 +331,7 @@ void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)
     r->nodes = ctx->nodes;
     r->world = ctx->size;
     snprintf(r->backend, sizeof r->backend, "%s", ctx->be.ops ? ctx->be.ops->name : "");
-    snprintf(r->label, sizeof r->label, "%s", ctx->opt->label ? ctx->opt->label : "");
+    snprintf(r->label, sizeof r->label, "%s", ctx->opt->run.label ? ctx->opt->run.label : "");
     r->wrong = PB_RESULT_WRONG_UNCHECKED;
     r->slowest_rank = -1;
 }

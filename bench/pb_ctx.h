@@ -16,6 +16,7 @@
 
 typedef struct pb_ctx {
     const pb_options_t *opt;
+    const char *csv_path; /* where rows go (rank 0; NULL: no CSV) */
     MPI_Comm world;
     int rank;
     int size;
@@ -39,7 +40,8 @@ typedef struct pb_ctx {
 
 /* Collective.  On failure every rank returns the same code, and err holds
  * the message of the lowest failing rank. */
-int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, pb_watchdog_t *wd, pb_err_t *err);
+int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb_watchdog_t *wd,
+                pb_err_t *err);
 
 /* Collective, between measurements: has any rank received SIGINT or
  * SIGTERM?  Then every rank returns that signal (and ctx->stopped_by

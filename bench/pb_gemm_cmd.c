@@ -92,7 +92,7 @@ static void print_head(const pb_ctx_t *ctx, const pb_gemm_dev_t *dev, const pb_g
     /* a failed gather only costs the per-rank GPU lines */
     int ok = MPI_Gather(mine, PB_GEMM_DESC, MPI_CHAR, all, PB_GEMM_DESC, MPI_CHAR, 0,
                         ctx->world) == MPI_SUCCESS;
-    if (ctx->rank != 0 || ctx->opt->quiet) {
+    if (ctx->rank != 0 || ctx->opt->run.quiet) {
         free(all);
         return;
     }
@@ -145,10 +145,10 @@ static void fill_row(const pb_ctx_t *ctx, const pb_gemm_shape_t *sh, pb_dtype_t 
     snprintf(r->pattern, sizeof r->pattern, "gemm");
     snprintf(r->collective, sizeof r->collective, "%s", sh->name);
     snprintf(r->group, sizeof r->group, "tp");
-    r->group_size = (int)o->gemm.tp; /* tp divides heads, an int-sized count */
+    r->group_size = (int)o->gemm.layer.tp; /* tp divides heads, an int-sized count */
     r->bytes = (sh->m * sh->k + sh->k * sh->n + sh->m * sh->n) * pb_dtype_size(t);
     snprintf(r->dtype, sizeof r->dtype, "%s", pb_dtype_name(t));
-    r->iters = o->iters;
+    r->iters = o->gemm.iters;
     r->time_us_min = st->min;
     r->time_us_median = st->median;
     r->time_us_p99 = st->p99;
@@ -158,27 +158,27 @@ static void fill_row(const pb_ctx_t *ctx, const pb_gemm_shape_t *sh, pb_dtype_t 
     r->tflops = st->median > 0.0 ? (double)sh->flops / (st->median * 1e-6) / 1e12 : 0.0;
     /* the shape first: a user label can only shorten what follows it */
     snprintf(r->label, sizeof r->label, "M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 "%s%.40s",
-             sh->m, sh->n, sh->k, o->label ? " " : "", o->label ? o->label : "");
+             sh->m, sh->n, sh->k, o->run.label ? " " : "", o->run.label ? o->run.label : "");
 }
 
 static int run_shape(pb_ctx_t *ctx, pb_gemm_dev_t *dev, const pb_gemm_shape_t *sh,
                      pb_dtype_t t, double *times, double *scratch, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
-    int code = pb_gemm_time(dev, t, sh->m, sh->n, sh->k, o->warmup, o->iters, times, err);
+    int code = pb_gemm_time(dev, t, sh->m, sh->n, sh->k, o->gemm.warmup, o->gemm.iters, times, err);
     /* a shape too large for one rank's GPU stops every rank */
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     pb_stats_t mine, st;
     int slowest = 0;
-    pb_stats_compute(times, (size_t)o->iters, scratch, &mine);
+    pb_stats_compute(times, (size_t)o->gemm.iters, scratch, &mine);
     if (reduce_stats(ctx, &mine, &st, &slowest, err) != PB_OK)
         return err->code;
     if (ctx->rank != 0)
         return PB_OK;
     pb_result_t r;
     fill_row(ctx, sh, t, &st, slowest, &r);
-    if (!o->quiet) {
+    if (!o->run.quiet) {
         printf("  %-20s %9s %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %12.2f %12.2f %9.1f\n",
                sh->name, pb_dtype_name(t), sh->m, sh->n, sh->k, st.median, st.p99, r.tflops);
         fflush(stdout);
@@ -197,23 +197,23 @@ int pb_gemm_cmd(pb_ctx_t *ctx, pb_err_t *err)
     double *times = NULL;
     /* the shapes were checked while parsing; this cannot fail on one rank
      * only, but the agreement keeps that an invariant rather than a hope */
-    int code = pb_gemm_layer_shapes(&o->gemm, o->gemm_backward, shapes, &nshapes, err);
+    int code = pb_gemm_layer_shapes(&o->gemm.layer, o->gemm.backward, shapes, &nshapes, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     if (open_device(ctx, &dev, err) != PB_OK)
         goto out;
-    times = malloc(2 * (size_t)o->iters * sizeof *times);
+    times = malloc(2 * (size_t)o->gemm.iters * sizeof *times);
     code = times ? PB_OK : pb_err_set(err, PB_ERUNTIME, "out of memory");
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
-    print_head(ctx, dev, &o->gemm);
-    for (int d = 0; d < o->ndtypes; d++)
+    print_head(ctx, dev, &o->gemm.layer);
+    for (int d = 0; d < o->gemm.ndtypes; d++)
         for (int i = 0; i < nshapes; i++)
-            if (run_shape(ctx, dev, &shapes[i], o->dtypes[d], times, times + o->iters, err) !=
+            if (run_shape(ctx, dev, &shapes[i], o->gemm.dtypes[d], times, times + o->gemm.iters, err) !=
                 PB_OK)
                 goto out;
-    if (ctx->rank == 0 && !o->quiet && o->csv_path)
-        printf("# results appended to %s\n", o->csv_path);
+    if (ctx->rank == 0 && !o->run.quiet && o->run.csv_path)
+        printf("# results appended to %s\n", o->run.csv_path);
 out:
     free(times);
     pb_gemm_close(dev);

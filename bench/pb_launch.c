@@ -58,26 +58,26 @@ int pb_launch_local_gpus(void)
 int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err)
 {
     int gpus = pb_launch_local_gpus();
-    int base = o->np ? o->np : gpus > 0 ? gpus : 2;
+    int base = o->run.np ? o->run.np : gpus > 0 ? gpus : 2;
     *np = base;
     if (o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_STEP)
         return PB_OK;
     int given = 0;
     for (int d = 0; d < PB_DIM_COUNT; d++)
-        given |= o->layout[d] != 0;
+        given |= o->model.layout[d] != 0;
     pb_pattern_plan_t p;
-    if (!o->np && given) {
+    if (!o->run.np && given) {
         /* world 0: the layout alone (dp as given, else 1) */
-        int code = pb_pattern_plan(o, 0, &p, err);
+        int code = pb_pattern_plan(&o->model, o->main.pattern_mask, 0, o->run.np, &p, err);
         int prod = p.world;
         pb_pattern_plan_free(&p);
         if (code != PB_OK)
             return code;
-        *np = o->layout[PB_DIM_DP] || base % prod != 0 ? prod : base;
+        *np = o->model.layout[PB_DIM_DP] || base % prod != 0 ? prod : base;
     }
     /* the model and layout on that world, as every rank will build them:
      * a mistake is one line here, before mpirun starts anything */
-    int code = pb_pattern_plan(o, *np, &p, err);
+    int code = pb_pattern_plan(&o->model, o->main.pattern_mask, *np, o->run.np, &p, err);
     pb_pattern_plan_free(&p);
     return code;
 }

@@ -36,16 +36,17 @@ static int fill_paths(pb_main_paths_t *p, const char *csv, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_main_job_prepare(pb_options_t *o, pb_main_paths_t *p, int rank, pb_err_t *err)
+int pb_main_job_prepare(const char *output, const char *csv, pb_main_paths_t *p, int rank,
+                        pb_err_t *err)
 {
     memset(p, 0, sizeof *p);
     if (rank != 0)
         return PB_OK;
     int rc;
-    if (o->output) {
-        if (strlen(o->output) >= sizeof p->dir)
+    if (output) {
+        if (strlen(output) >= sizeof p->dir)
             return pb_err_set(err, PB_EINPUT, "output folder name too long");
-        snprintf(p->dir, sizeof p->dir, "%s", o->output);
+        snprintf(p->dir, sizeof p->dir, "%s", output);
         if ((rc = make_dir(p->dir, 1, err)) != PB_OK)
             return rc;
     } else {
@@ -71,11 +72,7 @@ int pb_main_job_prepare(pb_options_t *o, pb_main_paths_t *p, int rank, pb_err_t 
                        ? pb_err_set(err, PB_EINPUT, "cannot find a free folder name in parbench-out")
                        : rc;
     }
-    if ((rc = fill_paths(p, o->csv_path, err)) != PB_OK)
-        return rc;
-    o->csv_path = p->results;
-    o->out_dir = p->dir;
-    return PB_OK;
+    return fill_paths(p, csv, err);
 }
 
 /* ---- the steps ---------------------------------------------------- */
@@ -87,7 +84,7 @@ static int step_topology(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
     int code = PB_OK;
     if (ctx->rank == 0) {
         code = pb_topo_write_pairs(p->pairs, &ctx->topo, err);
-        if (code == PB_OK && !ctx->opt->quiet) {
+        if (code == PB_OK && !ctx->opt->run.quiet) {
             char src[160];
             snprintf(src, sizeof src, "this node (%s, live)", ctx->map.ranks[0].host);
             pb_topo_print_matrix(stdout, &ctx->topo, src);
@@ -116,12 +113,8 @@ static int step_calibration(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *e
 {
     int code = PB_OK;
     if (ctx->rank == 0) {
-        pb_options_t o = *ctx->opt;
-        o.cmd = PB_CMD_CALIBRATE;
-        o.inputs[0] = p->results;
-        o.ninputs = 1;
-        o.output = p->calib;
-        code = pb_calibrate_cmd(&o, err);
+        const char *in = p->results;
+        code = pb_calibrate_files(&in, 1, p->calib, PB_FIT_TOL_DEFAULT, err);
         fflush(stdout);
     }
     return pb_ctx_agree(ctx, code, err);
@@ -152,14 +145,17 @@ static int step_reference(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err
 {
     int code = PB_OK;
     if (ctx->rank == 0) {
-        pb_options_t o = *ctx->opt;
-        o.calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
+        const pb_options_t *o = ctx->opt;
+        pb_predict_opts_t hw; /* the a100 preset, this run's calibration */
+        memset(&hw, 0, sizeof hw);
+        hw.calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
         pb_pattern_plan_t plan;
         pb_step_t st;
         int calibrated = 0;
-        code = pb_pattern_plan(&o, ctx->size, &plan, err);
+        code = pb_pattern_plan(&o->model, 0, ctx->size, o->run.np, &plan, err);
         if (code == PB_OK)
-            code = pb_model_predict(&o, &plan.model, &plan.layout, 0.0, &st, &calibrated, err);
+            code = pb_model_predict(&plan.model, &plan.layout, &hw, &o->model.train, 0.0, &st,
+                                    &calibrated, err);
         if (code == PB_OK) {
             const pb_layout_t *l = &plan.layout;
             char label[64];
@@ -171,15 +167,15 @@ static int step_reference(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err
             model_row(ctx, "mem_weights", 0.0, (uint64_t)st.mem.weights, label, err);
             model_row(ctx, "mem_activations", 0.0, (uint64_t)st.mem.act_layers, label, err);
             model_row(ctx, "mem_embedding_output", 0.0, (uint64_t)st.mem.act_extra, label, err);
-            if (!ctx->opt->quiet)
+            if (!ctx->opt->run.quiet)
                 printf("# reference step of %s on %s: %.3f ms predicted (collectives from %s), "
                        "%.2f GiB per GPU; rows with pattern model\n",
                        plan.model.name, label, st.total * 1e3,
                        calibrated ? "this run's calibration" : "the A100 preset",
                        st.mem.total / 1073741824.0);
-            if (!ctx->opt->quiet && calibrated) {
+            if (!ctx->opt->run.quiet && calibrated) {
                 char note[512];
-                pb_step_calib_note(&st, o.hw ? o.hw : "a100", note, sizeof note);
+                pb_step_calib_note(&st, "a100", note, sizeof note);
                 printf("# %s\n", note);
             }
             fflush(stdout);
@@ -223,7 +219,7 @@ int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         if (stopped && steps[i].measures)
             continue;
-        if (ctx->rank == 0 && !ctx->opt->quiet) {
+        if (ctx->rank == 0 && !ctx->opt->run.quiet) {
             printf("#\n# ==== main job, step %zu of %zu: %s%s ====\n", i + 1,
                    sizeof steps / sizeof steps[0], steps[i].name,
                    stopped ? " (of what finished before the stop)" : "");

@@ -20,10 +20,11 @@ typedef struct pb_main_paths {
     char report[600];  /* report.html */
 } pb_main_paths_t;
 
-/* Rank 0: makes the folder (-o DIR, default parbench-out/<date-time>)
- * and points o->csv_path (unless --csv was given) and o->out_dir at it.
- * Other ranks write nothing and leave o as it is. */
-int pb_main_job_prepare(pb_options_t *o, pb_main_paths_t *p, int rank, pb_err_t *err);
+/* Rank 0: makes the folder (output, the -o DIR; NULL: parbench-out/
+ * <date-time>) and names its files; results is csv (--csv) when given.
+ * Other ranks make nothing and leave p empty. */
+int pb_main_job_prepare(const char *output, const char *csv, pb_main_paths_t *p, int rank,
+                        pb_err_t *err);
 
 /* Runs the steps in order; stops at the first failure. */
 int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err);

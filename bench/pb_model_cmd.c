@@ -10,12 +10,13 @@
 #include "pb_meas_rows.h"
 #include "pb_pattern_plan.h"
 
-int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
+int pb_calibrate_files(const char *const *inputs, int ninputs, const char *output,
+                       double fit_tol, pb_err_t *err)
 {
     pb_result_t *rows = NULL;
     size_t nrows = 0, npts = 0, skipped = 0;
     pb_meas_t *pts = NULL;
-    if (pb_meas_read_files(o->inputs, o->ninputs, &rows, &nrows, err) != PB_OK)
+    if (pb_meas_read_files(inputs, ninputs, &rows, &nrows, err) != PB_OK)
         return err->code;
     int code = pb_meas_from_rows(rows, nrows, &pts, &npts, &skipped, err);
     size_t ngemm = 0;
@@ -26,12 +27,12 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
     if (npts == 0) {
         free(pts);
         return pb_err_set(err, PB_EINPUT,
-                          "no communication rows to fit in %s%s (%zu rows skipped)", o->inputs[0],
-                          o->ninputs > 1 ? " ..." : "", skipped);
+                          "no communication rows to fit in %s%s (%zu rows skipped)", inputs[0],
+                          ninputs > 1 ? " ..." : "", skipped);
     }
     pb_calib_t k;
     pb_calib_init(&k);
-    code = pb_calib_fit(pts, npts, o->fit_tol, &k, err);
+    code = pb_calib_fit(pts, npts, fit_tol, &k, err);
     free(pts);
     if (code != PB_OK) {
         pb_calib_free(&k);
@@ -39,7 +40,7 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
     }
     printf("# parbench calibrate: %zu points, %zu rows skipped, %zu curves; a piece of 4+ "
            "sizes misses by at most %.1f %%\n",
-           npts, skipped, k.n, 100.0 * o->fit_tol);
+           npts, skipped, k.n, 100.0 * fit_tol);
     printf("# time(bytes) = latency + bytes / bandwidth per piece; err = |fit/measured - 1|\n");
     printf("# reductions have a curve per data type; the other collectives one for any type\n");
     printf("%-14s %5s %-8s %-9s %5s %12s %12s %12s %12s %6s %8s %8s\n", "collective", "n",
@@ -73,13 +74,19 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
         printf("# gemm rows: %zu, GEMM rate %.1f TFLOP/s (pass them to model/plan with "
                "--gemm-csv)\n",
                ngemm, gemm);
-    if (o->output) {
-        code = pb_calib_csv_write(o->output, &k, err);
+    if (output) {
+        code = pb_calib_csv_write(output, &k, err);
         if (code == PB_OK)
-            printf("# written: %s\n", o->output);
+            printf("# written: %s\n", output);
     }
     pb_calib_free(&k);
     return code;
+}
+
+int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    const pb_calibrate_opts_t *c = &o->calibrate;
+    return pb_calibrate_files(c->inputs, c->ninputs, c->output, c->fit_tol, err);
 }
 
 /* what model and plan share: hardware, calibration, compute rate */
@@ -91,68 +98,75 @@ typedef struct env {
     char rate_src[128];
 } env_t;
 
-static int env_init(const pb_options_t *o, env_t *e, pb_err_t *err)
+static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t *e, pb_err_t *err)
 {
     memset(e, 0, sizeof *e);
     pb_calib_init(&e->calib);
-    if (pb_hw_preset(o->hw ? o->hw : "a100", &e->hw, err))
+    if (pb_hw_preset(h->hw ? h->hw : "a100", &e->hw, err))
         return err->code;
-    for (int i = 0; i < o->nhw_set; i++) {
+    for (int i = 0; i < h->nhw_set; i++) {
         char key[64];
-        const char *eq = strchr(o->hw_set[i], '=');
-        size_t kl = (size_t)(eq - o->hw_set[i]);
+        const char *eq = strchr(h->hw_set[i], '=');
+        size_t kl = (size_t)(eq - h->hw_set[i]);
         if (kl >= sizeof key)
-            return pb_err_set(err, PB_EINPUT, "--hw-set: key too long in '%s'", o->hw_set[i]);
-        memcpy(key, o->hw_set[i], kl);
+            return pb_err_set(err, PB_EINPUT, "--hw-set: key too long in '%s'", h->hw_set[i]);
+        memcpy(key, h->hw_set[i], kl);
         key[kl] = '\0';
         if (pb_hw_set(&e->hw, key, eq + 1, err))
             return err->code;
     }
-    if (o->gpus_per_node) {
+    if (h->gpus_per_node) {
         /* NICs scale with the node unless --hw-set named their count */
         int named = 0;
-        for (int i = 0; i < o->nhw_set; i++)
-            named |= strncmp(o->hw_set[i], "nics_per_node=", 14) == 0;
+        for (int i = 0; i < h->nhw_set; i++)
+            named |= strncmp(h->hw_set[i], "nics_per_node=", 14) == 0;
         if (named)
-            e->hw.gpus_per_node = o->gpus_per_node;
+            e->hw.gpus_per_node = h->gpus_per_node;
         else
-            pb_hw_set_gpus_per_node(&e->hw, o->gpus_per_node);
+            pb_hw_set_gpus_per_node(&e->hw, h->gpus_per_node);
     }
     if (pb_hw_check(&e->hw, err))
         return err->code;
-    if (o->calib) {
-        if (pb_calib_csv_read(o->calib, &e->calib, err))
+    if (h->calib) {
+        if (pb_calib_csv_read(h->calib, &e->calib, err))
             return err->code;
         e->have_calib = 1;
     }
     pb_step_cfg_default(&e->step);
-    e->step.recomp = o->recompute ? PB_RECOMP_FULL : o->selective ? PB_RECOMP_SELECTIVE
+    e->step.recomp = t->recompute ? PB_RECOMP_FULL : h->selective ? PB_RECOMP_SELECTIVE
                                                                   : PB_RECOMP_NONE;
-    e->step.flash = o->flash;
-    e->step.causal = o->causal;
-    e->step.tp_overlap = o->tp_overlap;
+    e->step.flash = h->flash;
+    e->step.causal = h->causal;
+    e->step.tp_overlap = h->tp_overlap;
     e->step.gpus_per_node = e->hw.gpus_per_node;
-    e->step.traffic.bucket = o->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
-    e->step.traffic.zero = o->zero;
-    e->step.traffic.imbalance = o->imbalance;
-    if (o->grad_dtype && pb_pat_dtype_parse(o->grad_dtype, &e->step.traffic.grad_dtype) != 0)
+    e->step.traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    e->step.traffic.zero = t->zero;
+    e->step.traffic.imbalance = t->imbalance;
+    if (t->grad_dtype && pb_pat_dtype_parse(t->grad_dtype, &e->step.traffic.grad_dtype) != 0)
         return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
-                          o->grad_dtype);
+                          t->grad_dtype);
+    return PB_OK;
+}
+
+/* model and plan: the compute rate, from --tflops, else --gemm-csv's
+ * GEMM rows, else the hardware's peak x achievable */
+static int env_rate(const pb_predict_opts_t *h, env_t *e, pb_err_t *err)
+{
     double peak = e->hw.bf16_tflops;
     snprintf(e->rate_src, sizeof e->rate_src, "bf16 peak %.0f x achievable %.2f", peak,
              e->hw.achievable);
-    if (o->tflops > 0) {
-        e->step.compute_tflops = o->tflops;
+    if (h->tflops > 0) {
+        e->step.compute_tflops = h->tflops;
         snprintf(e->rate_src, sizeof e->rate_src, "--tflops");
-    } else if (o->gemm_csv) {
+    } else if (h->gemm_csv) {
         pb_result_t *rows = NULL;
         size_t n = 0, ng = 0;
-        if (pb_meas_read_files(&o->gemm_csv, 1, &rows, &n, err))
+        if (pb_meas_read_files(&h->gemm_csv, 1, &rows, &n, err))
             return err->code;
         double g = pb_meas_gemm_tflops(rows, n, &ng);
         free(rows);
         if (ng == 0)
-            return pb_err_set(err, PB_EINPUT, "%s has no parbench gemm rows", o->gemm_csv);
+            return pb_err_set(err, PB_EINPUT, "%s has no parbench gemm rows", h->gemm_csv);
         e->step.compute_tflops = g * e->hw.achievable / PB_GEMM_PEAK_SHARE;
         snprintf(e->rate_src, sizeof e->rate_src,
                  "%zu GEMM rows: %.1f TFLOP/s x %.2f / %.2f (layer share)", ng, g,
@@ -244,14 +258,13 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
 int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
 {
     env_t e;
-    int code = env_init(o, &e, err);
+    int code = env_init(&o->predict, &o->model.train, &e, err);
+    if (code == PB_OK)
+        code = env_rate(&o->predict, &e, err);
     pb_pattern_plan_t p;
     memset(&p, 0, sizeof p);
-    if (code == PB_OK) {
-        pb_options_t po = *o;
-        po.cmd = PB_CMD_PATTERN; /* the model's --dtype applies */
-        code = pb_pattern_plan(&po, o->gpus, &p, err);
-    }
+    if (code == PB_OK)
+        code = pb_pattern_plan(&o->model, 0, o->predict.gpus, 0, &p, err);
     pb_step_t st;
     if (code == PB_OK) {
         pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
@@ -264,11 +277,12 @@ int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
     return code;
 }
 
-int pb_model_predict(const pb_options_t *o, const pb_model_t *m, const pb_layout_t *l,
-                     double tflops, pb_step_t *out, int *calibrated, pb_err_t *err)
+int pb_model_predict(const pb_model_t *m, const pb_layout_t *l, const pb_predict_opts_t *hw,
+                     const pb_train_opts_t *train, double tflops, pb_step_t *out,
+                     int *calibrated, pb_err_t *err)
 {
     env_t e;
-    int code = env_init(o, &e, err);
+    int code = env_init(hw, train, &e, err);
     if (code == PB_OK) {
         e.step.compute_tflops = tflops;
         pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
@@ -282,16 +296,18 @@ int pb_model_predict(const pb_options_t *o, const pb_model_t *m, const pb_layout
 int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
 {
     env_t e;
-    int code = env_init(o, &e, err);
+    int code = env_init(&o->predict, &o->model.train, &e, err);
+    if (code == PB_OK)
+        code = env_rate(&o->predict, &e, err);
     pb_pattern_plan_t p;
     memset(&p, 0, sizeof p);
     pb_model_t m;
     if (code == PB_OK) {
-        /* the model only: the layout is what the search decides */
-        pb_options_t po = *o;
-        po.cmd = PB_CMD_PATTERN;
-        po.layout[PB_LAYOUT_DP] = 1;
-        code = pb_pattern_plan(&po, 1, &p, err);
+        /* the model only (on a layout of one GPU): the layout is what the
+         * search decides */
+        pb_model_opts_t one = o->model;
+        one.layout[PB_LAYOUT_DP] = 1;
+        code = pb_pattern_plan(&one, 0, 1, 0, &p, err);
         m = p.model;
         pb_pattern_plan_free(&p);
     }
@@ -302,14 +318,14 @@ int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
-    pb_plan_cfg_t pc = {o->gpus, e.step};
+    pb_plan_cfg_t pc = {o->predict.gpus, e.step};
     pb_plan_result_t r;
     code = pb_plan(&m, &pc, &cost, &r, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (code == PB_OK) {
         printf("plan: %s (%.2f B parameters) on %d GPUs, %d per node; gbs %llu, seq %llu\n",
-               m.name, (double)pb_model_params(&m) / 1e9, o->gpus, e.hw.gpus_per_node,
+               m.name, (double)pb_model_params(&m) / 1e9, o->predict.gpus, e.hw.gpus_per_node,
                (unsigned long long)m.gbs, (unsigned long long)m.seq);
         print_hw(&e.hw);
         printf("compute rate %.1f TFLOP/s per GPU (%s); collectives from %s\n",
@@ -325,7 +341,7 @@ int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
             code = pb_err_set(err, PB_EINPUT,
                               "no layout of %s fits %d GPUs of %.0f GiB (more GPUs, or a "
                               "smaller batch or sequence)",
-                              m.name, o->gpus, e.hw.hbm_gib);
+                              m.name, o->predict.gpus, e.hw.hbm_gib);
         size_t top = r.n < (size_t)o->top ? r.n : (size_t)o->top;
         if (top)
             printf("%4s %9s %6s %6s %6s %8s  %-58s %s\n", "rank", "step_s", "MFU%", "bubbl%",
@@ -338,7 +354,7 @@ int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
                 pb_plan_reason(&r.e[i - 1], en, why, sizeof why);
             printf("%4zu %9.3f %6.1f %6.1f %6.1f %8.0f  %-58s %s\n", i + 1, en->st.total,
                    100 * en->st.mfu, 100 * en->st.bubble_frac, en->st.mem.total / PB_GIB,
-                   en->st.tokens_per_s / o->gpus, desc, why);
+                   en->st.tokens_per_s / o->predict.gpus, desc, why);
         }
     }
     pb_plan_free(&r);

@@ -10,14 +10,24 @@ int pb_calibrate_cmd(const pb_options_t *o, pb_err_t *err);
 int pb_model_cmd(const pb_options_t *o, pb_err_t *err);
 int pb_plan_cmd(const pb_options_t *o, pb_err_t *err);
 
-/* The model's prediction of one step of (m, l) with the options' hardware
- * (--hw, --hw-set), calibration (--calib) and settings, at a given
- * compute rate (TFLOP/s per GPU) - what `parbench step` prints beside its
- * measurement.  *calibrated tells whether the collectives came from a
- * calibration. */
+/* parbench calibrate's work: the rows of the results files fitted,
+ * printed, and written to `output` (NULL: printed only); a piece of 4+
+ * sizes may miss by at most fit_tol (a fraction).  The main job calls it
+ * on its own results.csv. */
+#define PB_FIT_TOL_DEFAULT 0.05 /* --fit-tol 5 */
+int pb_calibrate_files(const char *const *inputs, int ninputs, const char *output,
+                       double fit_tol, pb_err_t *err);
+
+/* The model's prediction of one step of (m, l) on the hardware `hw`
+ * names (--hw, --hw-set, --gpus-per-node), with its calibration (--calib)
+ * and compute settings, and the training settings, at a given compute
+ * rate (TFLOP/s per GPU; 0: the hardware's) - what `parbench step`
+ * prints beside its measurement and the main job's reference step.
+ * *calibrated tells whether the collectives came from a calibration. */
 #include "../model/pb_step.h"
-int pb_model_predict(const pb_options_t *o, const pb_model_t *m, const pb_layout_t *l,
-                     double tflops, pb_step_t *out, int *calibrated, pb_err_t *err);
+int pb_model_predict(const pb_model_t *m, const pb_layout_t *l, const pb_predict_opts_t *hw,
+                     const pb_train_opts_t *train, double tflops, pb_step_t *out,
+                     int *calibrated, pb_err_t *err);
 
 /* A large GEMM's share of the dense peak that the presets' achievable
  * fraction assumes (cuBLAS bf16 on A100 reaches about 250 of 312

@@ -14,7 +14,7 @@ int pb_pattern_dry_run(const pb_options_t *o, int print, pb_err_t *err)
 {
     pb_pattern_plan_t p;
     /* the world is --np when given (dp then fills it), else the layout's */
-    int code = pb_pattern_plan(o, o->np, &p, err);
+    int code = pb_pattern_plan(&o->model, o->main.pattern_mask, o->run.np, o->run.np, &p, err);
     if (code == PB_OK && print) {
         pb_pattern_print_head(stdout, &p, "patterns, dry run (nothing launched)");
         pb_pattern_print_ops(stdout, &p);
@@ -152,7 +152,7 @@ static void fill_row(const run_t *r, const meas_t *m, pb_result_t *row)
 {
     const pb_group_t *g = r->groups[m->rec->group];
     pb_ctx_result_base(r->ctx, row);
-    snprintf(row->mode, sizeof row->mode, "%s", pb_mode_name(r->ctx->opt->modes[0]));
+    snprintf(row->mode, sizeof row->mode, "%s", pb_mode_name(r->ctx->opt->meas.modes[0]));
     snprintf(row->pattern, sizeof row->pattern, "%s", pb_strategy_name(m->rec->strategy));
     snprintf(row->collective, sizeof row->collective, "%s", pb_coll_name(m->op.coll));
     snprintf(row->group, sizeof row->group, "%s", pb_gkind_name(m->rec->group));
@@ -190,8 +190,8 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     code = pb_bufs_alloc(g, need, &b, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
-    pb_harness_cfg_t cfg = {o->modes[0], o->warmup, o->iters, o->min_iters, o->max_iters,
-                            o->batch, o->graph_replays, o->precision, o->time_budget, ctx->wd};
+    pb_harness_cfg_t cfg = {o->meas.modes[0], o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters,
+                            o->meas.batch, o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd};
     snprintf(g->doing, sizeof g->doing, "%s pattern: %s of %" PRIu64 " B %s, group of %d ranks",
              pb_strategy_name(m->rec->strategy), pb_coll_name(m->op.coll), m->op.bytes,
              pb_dtype_name(m->op.dtype), g->size);
@@ -205,10 +205,10 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
         pb_bufs_free(g, &b);
         return PB_OK;
     }
-    if (o->check) {
+    if (o->meas.check) {
         uint64_t w = 0;
         pb_watch_begin(ctx->wd, "verification of %s", g->doing);
-        int corrupt = o->fault == PB_FAULT_CORRUPT && o->fault_rank == ctx->rank;
+        int corrupt = o->run.fault == PB_FAULT_CORRUPT && o->run.fault_rank == ctx->rank;
         if (pb_op_verify(g, &m->op, &b, corrupt, &w, err))
             pb_ctx_abort(ctx, err);
         int64_t lw = (int64_t)w;
@@ -305,24 +305,25 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
     memset(&r, 0, sizeof r);
     r.ctx = ctx;
     /* the plan is the same on every rank: input errors need no agreement */
-    int code = pb_pattern_plan(o, ctx->size, &r.plan, err);
+    int code = pb_pattern_plan(&o->model, o->main.pattern_mask, ctx->size, o->run.np, &r.plan,
+                               err);
     if (code != PB_OK)
         goto out;
     code = build(&r, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
-    if (ctx->rank == 0 && !o->quiet) {
+    if (ctx->rank == 0 && !o->run.quiet) {
         char what[160];
         snprintf(what, sizeof what, "%s | backend %s | run %s | mode %s%s",
                  o->cmd == PB_CMD_MAIN ? "main job: pattern suite" : "patterns", ctx->be.ops->name,
-                 ctx->run_id, pb_mode_name(o->modes[0]), o->check ? " | checked" : "");
+                 ctx->run_id, pb_mode_name(o->meas.modes[0]), o->meas.check ? " | checked" : "");
         pb_pattern_print_head(stdout, &r.plan, what);
         pb_ctx_print_oversub(ctx, stdout);
         print_skipped(&r);
         fflush(stdout);
     }
     pb_progress_t prog;
-    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->quiet), r.nmeas);
+    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->run.quiet), r.nmeas);
     /* SIGINT/SIGTERM: stop between measurements, all ranks alike */
     for (size_t i = 0; i < r.nmeas && !pb_ctx_stopping(ctx); i++) {
         char what[96], hb[32];
@@ -336,11 +337,11 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
         }
     }
     pb_progress_clear(&prog);
-    if (ctx->rank == 0 && !o->quiet && r.plan.ops.n > 0 && !ctx->stopped_by) {
+    if (ctx->rank == 0 && !o->run.quiet && r.plan.ops.n > 0 && !ctx->stopped_by) {
         print_ops(&r);
         print_summary(&r);
-        if (o->csv_path)
-            printf("# results appended to %s\n", o->csv_path);
+        if (ctx->csv_path)
+            printf("# results appended to %s\n", ctx->csv_path);
         fflush(stdout);
     }
     code = PB_OK;

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-static int flag_given(const pb_options_t *o, const char *key)
+static int flag_given(const pb_model_opts_t *o, const char *key)
 {
     for (int i = 0; i < o->nmodel_kv; i++)
         if (strcmp(o->model_kv[i][0], key) == 0)
@@ -15,7 +15,7 @@ static int flag_given(const pb_options_t *o, const char *key)
  * dimension and the GQA groups their size, unless given too.  A user who
  * types `--preset tiny --size 8192` means a bigger tiny, not hidden 8192
  * with tiny's 4096-wide MLP. */
-static void keep_family(const pb_options_t *o, const pb_model_t *base, pb_model_t *m)
+static void keep_family(const pb_model_opts_t *o, const pb_model_t *base, pb_model_t *m)
 {
     if (m->hidden == base->hidden || base->hidden == 0)
         return;
@@ -32,7 +32,7 @@ static void keep_family(const pb_options_t *o, const pb_model_t *base, pb_model_
     }
 }
 
-static int build_model(const pb_options_t *o, pb_model_t *m, pb_err_t *err)
+static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
 {
     if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
         return err->code;
@@ -46,9 +46,9 @@ static int build_model(const pb_options_t *o, pb_model_t *m, pb_err_t *err)
             return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
     }
     keep_family(o, &base, m);
-    /* --dtype is the model's type only with --pattern; the main job's
-     * --dtype is its sweep's list */
-    if (o->cmd == PB_CMD_PATTERN && o->dtype_arg && pb_model_set(m, "dtype", o->dtype_arg, err))
+    /* the model's type: --dtype with --pattern, model and plan (the main
+     * job's --dtype is its sweep's list, and leaves this NULL) */
+    if (o->dtype && pb_model_set(m, "dtype", o->dtype, err))
         return err->code;
     return pb_model_check(m, err);
 }
@@ -64,7 +64,7 @@ static int largest_divisor_upto(uint64_t a, uint64_t b)
 /* No layout flags: one strategy gets every rank; several (the main job,
  * `all`) get tp 2, pp 2 where the world allows, dp the rest, and ep as
  * large as dp and the experts allow. */
-static void default_layout(const pb_options_t *o, unsigned mask, int world, const pb_model_t *m,
+static void default_layout(const pb_model_opts_t *o, unsigned mask, int world, const pb_model_t *m,
                            pb_layout_t *l)
 {
     (void)o;
@@ -96,8 +96,8 @@ static void default_layout(const pb_options_t *o, unsigned mask, int world, cons
         l->size[PB_DIM_EP] = largest_divisor_upto((uint64_t)rest, m->experts);
 }
 
-static int build_layout(const pb_options_t *o, unsigned mask, int world, const pb_model_t *m,
-                        pb_layout_t *l, pb_err_t *err)
+static int build_layout(const pb_model_opts_t *o, unsigned mask, int world, int np,
+                        const pb_model_t *m, pb_layout_t *l, pb_err_t *err)
 {
     pb_layout_default(l);
     if (o->order && pb_layout_parse_order(l, o->order, err))
@@ -108,7 +108,7 @@ static int build_layout(const pb_options_t *o, unsigned mask, int world, const p
     for (int d = 0; d < PB_DIM_COUNT; d++)
         given |= o->layout[d] != 0;
     if (!given && world == 0)
-        world = o->np ? o->np : 8;
+        world = np ? np : 8;
     if (!given) {
         default_layout(o, mask, world, m, l);
         return PB_OK;
@@ -129,24 +129,25 @@ static int build_layout(const pb_options_t *o, unsigned mask, int world, const p
     return PB_OK;
 }
 
-int pb_pattern_plan(const pb_options_t *o, int world, pb_pattern_plan_t *p, pb_err_t *err)
+int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
+                    pb_pattern_plan_t *p, pb_err_t *err)
 {
     memset(p, 0, sizeof *p);
-    p->mask = o->pattern_mask ? o->pattern_mask : ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
+    p->mask = mask ? mask : ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
     if (build_model(o, &p->model, err) ||
-        build_layout(o, p->mask, world, &p->model, &p->layout, err))
+        build_layout(o, p->mask, world, np, &p->model, &p->layout, err))
         return err->code;
     if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))
         return err->code;
     p->world = (int)pb_layout_world(&p->layout);
     pb_traffic_cfg_default(&p->cfg);
-    p->cfg.bucket = o->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
-    p->cfg.zero = o->zero;
-    p->cfg.recompute = o->recompute;
-    p->cfg.imbalance = o->imbalance;
-    if (o->grad_dtype && pb_pat_dtype_parse(o->grad_dtype, &p->cfg.grad_dtype) != 0)
+    p->cfg.bucket = o->train.dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    p->cfg.zero = o->train.zero;
+    p->cfg.recompute = o->train.recompute;
+    p->cfg.imbalance = o->train.imbalance;
+    if (o->train.grad_dtype && pb_pat_dtype_parse(o->train.grad_dtype, &p->cfg.grad_dtype) != 0)
         return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
-                          o->grad_dtype);
+                          o->train.grad_dtype);
     return pb_traffic_gen(&p->model, &p->layout, &p->cfg, p->mask, &p->ops, err);
 }
 

@@ -19,10 +19,13 @@ typedef struct pb_pattern_plan {
     pb_op_list_t ops;
 } pb_pattern_plan_t;
 
-/* world: the launched ranks (0 with --dry-run: the layout decides).
- * Without --pattern (the main job) every strategy of the tiny model runs
- * on a layout sized to the world.  PB_EINPUT with one line on bad input. */
-int pb_pattern_plan(const pb_options_t *o, int world, pb_pattern_plan_t *p, pb_err_t *err);
+/* The model and layout options, the strategies asked for (0: the main
+ * job's, every one of the tiny model), on `world` launched ranks (0 with
+ * --dry-run: the layout decides, else np, the ranks --np asked for, else
+ * 8).  A plain function of typed options, so the main job, model, plan
+ * and step call it with theirs.  PB_EINPUT with one line on bad input. */
+int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
+                    pb_pattern_plan_t *p, pb_err_t *err);
 void pb_pattern_plan_free(pb_pattern_plan_t *p);
 
 #endif

@@ -40,10 +40,10 @@ int pb_report_files(const char *results, const char *calib, const char *pairs,
 
 int pb_report_cmd(const pb_options_t *o, pb_err_t *err)
 {
-    int rc = pb_report_files(o->args[0], o->nargs > 1 ? o->args[1] : NULL, o->pairs_path,
-                             o->output, NULL, NULL, err);
-    if (rc == PB_OK && !o->quiet)
-        printf("# report written to %s\n", o->output);
+    int rc = pb_report_files(o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL, o->files.pairs_path,
+                             o->files.output, NULL, NULL, err);
+    if (rc == PB_OK && !o->run.quiet)
+        printf("# report written to %s\n", o->files.output);
     return rc;
 }
 
@@ -51,12 +51,12 @@ int pb_compare_cmd(const pb_options_t *o, pb_err_t *err)
 {
     pb_result_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    int rc = pb_csv_read(o->args[0], &a, &na, err);
+    int rc = pb_csv_read(o->files.args[0], &a, &na, err);
     if (rc == PB_OK)
-        rc = pb_csv_read(o->args[1], &b, &nb, err);
+        rc = pb_csv_read(o->files.args[1], &b, &nb, err);
     pb_compare_sum_t sum;
     if (rc == PB_OK)
-        rc = pb_compare_rows(a, na, o->args[0], b, nb, o->args[1], o->threshold, stdout, &sum,
+        rc = pb_compare_rows(a, na, o->files.args[0], b, nb, o->files.args[1], o->files.threshold, stdout, &sum,
                              err);
     free(a);
     free(b);
@@ -68,10 +68,10 @@ int pb_compare_cmd(const pb_options_t *o, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT,
                           "compare: no row of %s matches a row of %s (pattern, collective, group, "
                           "size, dtype, backend and world must agree): nothing was compared",
-                          o->args[1], o->args[0]);
+                          o->files.args[1], o->files.args[0]);
     if (sum.regressed > 0)
         return pb_err_set(err, PB_EVERIFY, "%zu of %zu matched rows regressed by more than %g %% "
-                          "(worst %+.1f %%)", sum.regressed, sum.matched, o->threshold * 100.0,
+                          "(worst %+.1f %%)", sum.regressed, sum.matched, o->files.threshold * 100.0,
                           sum.worst * 100.0);
     return PB_OK;
 }

@@ -94,9 +94,9 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
                     span_event(s, r, &sp[(size_t)displs[r] / sizeof *sp + (size_t)j], shift,
                                &ev[k]);
             }
-            code = pb_trace_write(ctx->opt->trace_path, ev, k, (const char(*)[32])label, R, err);
+            code = pb_trace_write(ctx->opt->step.trace_path, ev, k, (const char(*)[32])label, R, err);
             if (code == PB_OK)
-                printf("# trace of the last step: %s\n", ctx->opt->trace_path);
+                printf("# trace of the last step: %s\n", ctx->opt->step.trace_path);
         }
         free(ev);
         free(label);
@@ -112,12 +112,12 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
  * step runs, not after them. */
 static int trace_writable(const pb_ctx_t *ctx, pb_err_t *err)
 {
-    if (ctx->rank != 0 || ctx->opt->trace_path == NULL)
+    if (ctx->rank != 0 || ctx->opt->step.trace_path == NULL)
         return PB_OK;
-    FILE *f = fopen(ctx->opt->trace_path, "w");
+    FILE *f = fopen(ctx->opt->step.trace_path, "w");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot write the trace '%s': %s",
-                          ctx->opt->trace_path, strerror(errno));
+                          ctx->opt->step.trace_path, strerror(errno));
     fclose(f);
     return PB_OK;
 }
@@ -127,7 +127,7 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
     const pb_options_t *o = ctx->opt;
     pb_step_exec_t s;
     memset(&s, 0, sizeof s);
-    int n = (int)(o->steps > 1 ? o->steps - 1 : 1);
+    int n = (int)(o->step.steps > 1 ? o->step.steps - 1 : 1);
     double *mine = calloc((size_t)n * PB_STEP_COLS, sizeof *mine);
     double *all = ctx->rank == 0 ? calloc((size_t)n * PB_STEP_COLS * (size_t)ctx->size,
                                           sizeof *all)
@@ -162,10 +162,10 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (MPI_Gather(mine, n * PB_STEP_COLS, MPI_DOUBLE, all, n * PB_STEP_COLS, MPI_DOUBLE, 0,
                    ctx->world) != MPI_SUCCESS)
         pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "MPI_Gather of the step times failed"});
-    if (o->trace_path && (code = write_trace(&s, err)) != PB_OK)
+    if (o->step.trace_path && (code = write_trace(&s, err)) != PB_OK)
         goto out;
     int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
-    if (o->check && !ctx->stopped_by && pb_step_verify(&s, &wrong, err))
+    if (o->step.check && !ctx->stopped_by && pb_step_verify(&s, &wrong, err))
         pb_ctx_abort(ctx, err);
     if (ctx->rank == 0) {
         if (done < n) /* a stop: report the whole steps only */
@@ -174,8 +174,8 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
                         &all[(size_t)r * (size_t)n * PB_STEP_COLS],
                         (size_t)done * PB_STEP_COLS * sizeof *all);
         pb_step_report(&s, all, done, wrong);
-        if (o->csv_path)
-            printf("# results appended to %s\n", o->csv_path);
+        if (ctx->csv_path)
+            printf("# results appended to %s\n", ctx->csv_path);
     }
     code = wrong > 0 ? pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",
                                   wrong)

@@ -97,8 +97,8 @@ static void header(const pb_step_exec_t *s, int n, int slowest)
         printf("%d layers per stage\n", s->layers);
     printf("# compute stand-in: %.3g ms forward, %.3g ms backward per layer and micro-batch "
            "(the model's busiest stage at %.4g TFLOP/s x compute scale %g)%s\n",
-           s->t_fwd * 1e3, s->t_bwd * 1e3, pb_step_tflops(o), o->compute_scale,
-           o->step_no_comm ? " | communication off (test switch)" : "");
+           s->t_fwd * 1e3, s->t_bwd * 1e3, pb_step_tflops(o), o->step.compute_scale,
+           o->step.no_comm ? " | communication off (test switch)" : "");
     printf("# DP buckets and parameter gathers: %s\n",
            s->async ? "launched without waiting, overlapped with compute (the wait is exposed DP)"
                     : "this backend cannot overlap them: they block, exposed whole");
@@ -150,7 +150,7 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
         char rel[16] = "-";
         if (pred > 0.0)
             snprintf(rel, sizeof rel, "%+.0f%%", 100.0 * (st.median - pred) / pred);
-        if (o->step_no_comm && c != PB_SC_COMPUTE && c != PB_SC_PP && c < PB_SC_COUNT)
+        if (o->step.no_comm && c != PB_SC_COMPUTE && c != PB_SC_PP && c < PB_SC_COUNT)
             continue; /* nothing ran */
         printf("%-14s %13.3f %13.3f %12.3f %8s\n", name, st.median * 1e3, pred * 1e3,
                (st.median - pred) * 1e3, rel);
@@ -189,7 +189,7 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
                s->pred.ops_other_dtype);
     if (s->calibrated) {
         char note[512];
-        pb_step_calib_note(&s->pred, o->hw ? o->hw : "a100", note, sizeof note);
+        pb_step_calib_note(&s->pred, o->predict.hw ? o->predict.hw : "a100", note, sizeof note);
         printf("# %s\n", note);
     }
 

@@ -35,7 +35,7 @@ const char *pb_step_cat_name(int c) { return cat_names[c]; }
 
 double pb_step_tflops(const pb_options_t *o)
 {
-    return o->tflops > 0.0 ? o->tflops : PB_STEP_DEFAULT_TFLOPS;
+    return o->predict.tflops > 0.0 ? o->predict.tflops : PB_STEP_DEFAULT_TFLOPS;
 }
 
 static double now_s(void)
@@ -163,7 +163,7 @@ static int find_last_bwd(pb_step_exec_t *s, pb_err_t *err)
  * size). */
 static int pick_schedule(pb_step_exec_t *s, pb_err_t *err)
 {
-    int asked = s->ctx->opt->schedule;
+    int asked = s->ctx->opt->step.schedule;
     int vp = s->plan.layout.vp;
     if (asked < 0)
         s->kind = vp > 1 ? PB_SCHED_INTERLEAVED : PB_SCHED_1F1B;
@@ -184,14 +184,13 @@ static int pick_schedule(pb_step_exec_t *s, pb_err_t *err)
 static int predict(pb_step_exec_t *s, pb_err_t *err)
 {
     const pb_options_t *o = s->ctx->opt;
-    pb_options_t po = *o;
-    po.tflops = 0.0; /* the rate is passed explicitly */
-    if (pb_model_predict(&po, &s->plan.model, &s->plan.layout, pb_step_tflops(o) / o->compute_scale,
-                         &s->pred, &s->calibrated, err))
+    if (pb_model_predict(&s->plan.model, &s->plan.layout, &o->predict, &o->model.train,
+                         pb_step_tflops(o) / o->step.compute_scale, &s->pred, &s->calibrated,
+                         err))
         return err->code;
     /* Adam's update is memory-bound, not FLOP-bound: it is shrunk by the
      * compute scale like everything the stand-in replaces */
-    s->opt_s = o->step_no_comm ? 0.0 : s->pred.part[PB_PART_OPT] * o->compute_scale;
+    s->opt_s = o->step.no_comm ? 0.0 : s->pred.part[PB_PART_OPT] * o->step.compute_scale;
     return PB_OK;
 }
 
@@ -204,7 +203,7 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
     if (bo->busy == NULL || bo->p2p_batch == NULL)
         return pb_err_set(err, PB_EINPUT, "the %s backend cannot run a step (no compute stand-in "
                           "or batched exchanges)", bo->name);
-    if (pb_pattern_plan(o, ctx->size, &s->plan, err))
+    if (pb_pattern_plan(&o->model, 0, ctx->size, o->run.np, &s->plan, err))
         return err->code;
     const pb_model_t *m = &s->plan.model;
     const pb_layout_t *l = &s->plan.layout;
@@ -230,7 +229,7 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
     uint64_t most[2] = {8, 8};
     if (split_groups(s, err) || map_ops(s, most, err) || find_last_bwd(s, err))
         return err->code;
-    if (o->step_no_comm) { /* the bubble test: only the schedule's order remains */
+    if (o->step.no_comm) { /* the bubble test: only the schedule's order remains */
         s->nops = 0;
         s->pp_bytes[0] = s->pp_bytes[1] = 4;
         s->pp_dtype = PB_F32;
@@ -258,7 +257,7 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
         if (so->overlapped && so->phase == PB_PH_BWD)
             s->nbuckets += so->per_mb;
     }
-    s->tracing = o->trace_path != NULL;
+    s->tracing = o->step.trace_path != NULL;
     return PB_OK;
 }
 
@@ -551,7 +550,7 @@ int pb_step_verify(pb_step_exec_t *s, int64_t *wrong, pb_err_t *err)
 {
     pb_ctx_t *ctx = s->ctx;
     uint64_t w = 0;
-    int corrupt = ctx->opt->fault == PB_FAULT_CORRUPT && ctx->opt->fault_rank == ctx->rank;
+    int corrupt = ctx->opt->run.fault == PB_FAULT_CORRUPT && ctx->opt->run.fault_rank == ctx->rank;
     for (size_t i = 0; i < s->nops; i++) {
         pb_step_op_t *so = &s->ops[i];
         uint64_t one = 0;

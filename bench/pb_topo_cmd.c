@@ -9,17 +9,17 @@
 static void layout_of(const pb_options_t *o, pb_place_layout_t *l)
 {
     for (int k = 0; k < PB_PK_COUNT; k++)
-        l->size[k] = o->layout[k];
+        l->size[k] = o->model.layout[k];
 }
 
 int pb_topo_cmd_offline(const pb_options_t *o, pb_err_t *err)
 {
     pb_topo_t tp;
-    int code = pb_topo_load(&tp, o->topo_xml, 1, err);
+    int code = pb_topo_load(&tp, o->topo.xml, 1, err);
     if (code != PB_OK)
         return code;
     pb_cluster_t c = {0, 0, 0, NULL};
-    int nodes = o->topo_nodes ? o->topo_nodes : 1;
+    int nodes = o->topo.nodes ? o->topo.nodes : 1;
     code = pb_cluster_init(&c, &tp, nodes, err);
     long long world = (long long)nodes * c.per_node;
     pb_place_layout_t l;
@@ -28,18 +28,18 @@ int pb_topo_cmd_offline(const pb_options_t *o, pb_err_t *err)
         code = pb_err_set(err, PB_EINPUT, "%lld ranks are too many to place", world);
     if (code == PB_OK)
         code = pb_place_layout_fit(&l, (int)world, err);
-    if (code == PB_OK && o->csv_path)
-        code = pb_topo_write_pairs(o->csv_path, &tp, err);
+    if (code == PB_OK && o->run.csv_path)
+        code = pb_topo_write_pairs(o->run.csv_path, &tp, err);
     if (code == PB_OK) {
-        pb_topo_print_matrix(stdout, &tp, o->topo_xml);
+        pb_topo_print_matrix(stdout, &tp, o->topo.xml);
         printf("\n# %s cluster: %d node%s x %d %s = %lld ranks; node k holds ranks %d*k .. "
                "%d*k+%d (ranks fill a node first)\n",
-               o->topo_nodes ? "hypothetical" : "one-node", nodes, nodes == 1 ? "" : "s",
+               o->topo.nodes ? "hypothetical" : "one-node", nodes, nodes == 1 ? "" : "s",
                c.per_node, c.gpus ? "GPUs" : "cores", world, c.per_node, c.per_node,
                c.per_node - 1);
         pb_topo_print_layout(stdout, &l, (int)world, pb_cluster_link, &c, c.gpus);
-        if (o->csv_path)
-            printf("# pairs written to %s\n", o->csv_path);
+        if (o->run.csv_path)
+            printf("# pairs written to %s\n", o->run.csv_path);
     }
     pb_cluster_free(&c);
     pb_topo_free(&tp);
@@ -90,8 +90,8 @@ int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err)
     int code = pb_place_layout_fit(&l, ctx->size, err);
     if (code != PB_OK)
         return code;
-    if (ctx->rank == 0 && o->csv_path)
-        code = pb_topo_write_pairs(o->csv_path, &ctx->topo, err);
+    if (ctx->rank == 0 && o->run.csv_path)
+        code = pb_topo_write_pairs(o->run.csv_path, &ctx->topo, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     if (ctx->rank != 0)
@@ -104,7 +104,7 @@ int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err)
     print_nodes(ctx);
     int gpus = ctx->map.ranks[0].gpu >= 0;
     pb_topo_print_layout(stdout, &l, ctx->size, pb_nodemap_link, &ctx->map, gpus);
-    if (o->csv_path)
-        printf("# pairs written to %s\n", o->csv_path);
+    if (o->run.csv_path)
+        printf("# pairs written to %s\n", o->run.csv_path);
     return PB_OK;
 }

@@ -90,9 +90,9 @@ static int quiet_barrier(MPI_Comm c)
  * for the pair --fault slow names. */
 static int exchanges_per_count(const pb_options_t *o, const vpair_t *p)
 {
-    int slowed = o->fault == PB_FAULT_SLOW &&
-                 ((o->fault_rank == p->a && o->fault_peer == p->b) ||
-                  (o->fault_rank == p->b && o->fault_peer == p->a));
+    int slowed = o->run.fault == PB_FAULT_SLOW &&
+                 ((o->run.fault_rank == p->a && o->run.fault_peer == p->b) ||
+                  (o->run.fault_rank == p->b && o->run.fault_peer == p->a));
     return 1 + (slowed ? PB_VALIDATE_SLOWDOWN : 0);
 }
 
@@ -161,7 +161,7 @@ static int judge(const pb_ctx_t *ctx, vpair_t *p, size_t n, const double *sec, u
      * the exchange) cannot be told from nothing: 0, judged slow, shown */
     for (size_t k = 0; k < rounds * n; k++)
         bw[k] = sec[k] > 0.0 ? (double)bytes / sec[k] / 1e9 : 0.0;
-    if ((code = pb_outlier_judge(bw, n, rounds, cls, ctx->opt->min_ratio, o, err)) != PB_OK)
+    if ((code = pb_outlier_judge(bw, n, rounds, cls, ctx->opt->validate.min_ratio, o, err)) != PB_OK)
         goto out;
     for (size_t i = 0; i < n; i++) {
         for (size_t r = 0; r < rounds; r++)
@@ -214,7 +214,7 @@ static void write_row(pb_ctx_t *ctx, const vpair_t *p, uint64_t bytes, pb_err_t 
 static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint64_t bytes,
                   pb_err_t *err)
 {
-    int print = ctx->rank == 0 && !ctx->opt->quiet;
+    int print = ctx->rank == 0 && !ctx->opt->run.quiet;
     const pb_options_t *o = ctx->opt;
     const pb_nodemap_t *m = &ctx->map;
     size_t flagged = 0, alone = 0;
@@ -229,12 +229,12 @@ static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint6
                PB_VALIDATE_REPS);
         pb_ctx_print_oversub(ctx, stdout);
         if (n < total)
-            printf("# --max-pairs %" PRIu64 " leaves %zu pairs unmeasured\n", o->max_pairs,
+            printf("# --max-pairs %" PRIu64 " leaves %zu pairs unmeasured\n", o->validate.max_pairs,
                    total - n);
         printf("# GB/s per direction (1e9 B), median of the rounds; ratio per round = GB/s / "
                "median of the other pairs of the class, shown: the rounds' upper median\n");
         printf("# flagged: ratio below %.2f in most rounds (slow = rounds below)\n",
-               o->min_ratio);
+               o->validate.min_ratio);
         printf("%-9s %-8s %-29s %10s %7s %6s  %s\n", "pair", "class", "bus ids", "GB/s", "ratio",
                "slow", "");
         for (size_t i = 0; i < n; i++) {
@@ -261,7 +261,7 @@ static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint6
         write_row(ctx, &p[i], bytes, err);
     if (flagged == 0) {
         if (print)
-            printf("# every pair judged within %.2f of its class median%s\n", o->min_ratio,
+            printf("# every pair judged within %.2f of its class median%s\n", o->validate.min_ratio,
                    alone ? " (pairs not judged: see above)" : "");
         return PB_OK;
     }
@@ -273,7 +273,7 @@ static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint6
                                     len ? ", " : "", p[i].a, p[i].b, p[i].cls,
                                     m->ranks[p[i].a].busid, m->ranks[p[i].b].busid);
     return pb_err_set(err, PB_EVERIFY, "validate: %zu of %zu pairs below %.2f x their class median: %s",
-                      flagged, n, o->min_ratio, list);
+                      flagged, n, o->validate.min_ratio, list);
 }
 
 /* Buffers through the backend (device memory on NCCL), filled by it: the
@@ -295,15 +295,15 @@ static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_e
 int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
-    uint64_t bytes = (o->sizes_given & 1) ? o->size_min : UINT64_C(1) << 20;
+    uint64_t bytes = o->validate.bytes;
     if (ctx->size < 2)
         return pb_err_set(err, PB_EINPUT, "validate needs at least 2 ranks");
-    if (o->fault == PB_FAULT_SLOW && (o->fault_rank >= ctx->size || o->fault_peer >= ctx->size))
+    if (o->run.fault == PB_FAULT_SLOW && (o->run.fault_rank >= ctx->size || o->run.fault_peer >= ctx->size))
         return pb_err_set(err, PB_EINPUT, "--fault slow:%d-%d names a rank outside the %d launched",
-                          o->fault_rank, o->fault_peer, ctx->size);
+                          o->run.fault_rank, o->run.fault_peer, ctx->size);
     if (bytes == 0)
         return pb_err_set(err, PB_EINPUT, "validate needs a message of at least 1 B");
-    size_t cap = (size_t)o->max_pairs, total = 0;
+    size_t cap = (size_t)o->validate.max_pairs, total = 0;
     size_t all = (size_t)ctx->size * (size_t)(ctx->size - 1) / 2;
     if (cap > all)
         cap = all;

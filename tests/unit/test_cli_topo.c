@@ -33,25 +33,25 @@ int main(void)
 
     /* topo defaults: live, no layout, one node */
     CHECK(PARSE(&o, &err, "topo") == PB_OK);
-    CHECK(o.cmd == PB_CMD_TOPO && o.topo_xml == NULL && o.topo_nodes == 0 && !o.layout_given);
+    CHECK(o.cmd == PB_CMD_TOPO && o.topo.xml == NULL && o.topo.nodes == 0 && !o.model.layout_given);
     for (int k = 0; k < PB_LAYOUT_DIMS; k++)
-        CHECK(o.layout[k] == 0);
+        CHECK(o.model.layout[k] == 0);
 
     CHECK(PARSE(&o, &err, "topo", "--topo-xml", "x.xml", "--nodes", "128", "--tp", "8", "--pp",
                 "4", "--cp=2", "--ep", "2", "--dp", "4") == PB_OK);
-    CHECK(strcmp(o.topo_xml, "x.xml") == 0 && o.topo_nodes == 128);
-    CHECK(o.layout[PB_LAYOUT_TP] == 8 && o.layout[PB_LAYOUT_PP] == 4 &&
-          o.layout[PB_LAYOUT_CP] == 2 && o.layout[PB_LAYOUT_EP] == 2 &&
-          o.layout[PB_LAYOUT_DP] == 4 && o.layout_given);
+    CHECK(strcmp(o.topo.xml, "x.xml") == 0 && o.topo.nodes == 128);
+    CHECK(o.model.layout[PB_LAYOUT_TP] == 8 && o.model.layout[PB_LAYOUT_PP] == 4 &&
+          o.model.layout[PB_LAYOUT_CP] == 2 && o.model.layout[PB_LAYOUT_EP] == 2 &&
+          o.model.layout[PB_LAYOUT_DP] == 4 && o.model.layout_given);
 
     /* validate defaults: 256 pairs, ratio 0.8, no fault */
     CHECK(PARSE(&o, &err, "validate") == PB_OK);
-    CHECK(o.cmd == PB_CMD_VALIDATE && o.max_pairs == 256 && o.min_ratio == 0.8 &&
-          o.fault == PB_FAULT_NONE);
+    CHECK(o.cmd == PB_CMD_VALIDATE && o.validate.max_pairs == 256 && o.validate.min_ratio == 0.8 &&
+          o.run.fault == PB_FAULT_NONE);
     CHECK(PARSE(&o, &err, "validate", "--fault", "slow:3-1", "--max-pairs", "5", "--min-ratio",
                 "0.5") == PB_OK);
-    CHECK(o.fault == PB_FAULT_SLOW && o.fault_rank == 3 && o.fault_peer == 1);
-    CHECK(o.max_pairs == 5 && o.min_ratio == 0.5);
+    CHECK(o.run.fault == PB_FAULT_SLOW && o.run.fault_rank == 3 && o.run.fault_peer == 1);
+    CHECK(o.validate.max_pairs == 5 && o.validate.min_ratio == 0.5);
 
     int rc;
     rc = PARSE(&o, &err, "topo", "--nodes", "2");

@@ -39,13 +39,13 @@ static void test_defaults(void)
     CHECK(PARSE(&o, &err, "gemm") == PB_OK);
     CHECK(o.cmd == PB_CMD_GEMM);
     /* "bf16 (default)", "-n ... (default 50)", "-w ... (default 5)" */
-    CHECK(o.ndtypes == 1 && o.dtypes[0] == PB_BF16);
-    CHECK(o.iters == 50 && o.warmup == 5);
+    CHECK(o.gemm.ndtypes == 1 && o.gemm.dtypes[0] == PB_BF16);
+    CHECK(o.gemm.iters == 50 && o.gemm.warmup == 5);
     /* "h 4096, 32 heads, MHA, f = 4h, seq 4096, mbs 1, tp 1", resolved */
-    CHECK(o.gemm.hidden == 4096 && o.gemm.heads == 32 && o.gemm.kv_heads == 32);
-    CHECK(o.gemm.ffn == 16384 && o.gemm.seq == 4096 && o.gemm.mbs == 1 && o.gemm.tp == 1);
-    CHECK(o.gemm.gated == 0 && o.gemm_backward == 0);
-    CHECK(o.csv_path == NULL); /* rows only when asked for */
+    CHECK(o.gemm.layer.hidden == 4096 && o.gemm.layer.heads == 32 && o.gemm.layer.kv_heads == 32);
+    CHECK(o.gemm.layer.ffn == 16384 && o.gemm.layer.seq == 4096 && o.gemm.layer.mbs == 1 && o.gemm.layer.tp == 1);
+    CHECK(o.gemm.layer.gated == 0 && o.gemm.backward == 0);
+    CHECK(o.run.csv_path == NULL); /* rows only when asked for */
 }
 
 static void test_values(void)
@@ -55,16 +55,16 @@ static void test_values(void)
     CHECK(PARSE(&o, &err, "gemm", "--hidden", "8192", "--seq=4096", "--mbs", "2", "--tp", "8",
                 "--heads", "64", "--kv-heads", "8", "--ffn", "28672", "--gated", "--backward",
                 "-d", "fp16,fp32", "-n", "7", "-w", "0", "--csv", "g.csv") == PB_OK);
-    CHECK(o.gemm.hidden == 8192 && o.gemm.seq == 4096 && o.gemm.mbs == 2 && o.gemm.tp == 8);
-    CHECK(o.gemm.heads == 64 && o.gemm.kv_heads == 8 && o.gemm.ffn == 28672);
-    CHECK(o.gemm.gated == 1 && o.gemm_backward == 1);
-    CHECK(o.ndtypes == 2 && o.dtypes[0] == PB_F16 && o.dtypes[1] == PB_F32);
-    CHECK(o.iters == 7 && o.warmup == 0);
-    CHECK(o.csv_path != NULL && strcmp(o.csv_path, "g.csv") == 0);
+    CHECK(o.gemm.layer.hidden == 8192 && o.gemm.layer.seq == 4096 && o.gemm.layer.mbs == 2 && o.gemm.layer.tp == 8);
+    CHECK(o.gemm.layer.heads == 64 && o.gemm.layer.kv_heads == 8 && o.gemm.layer.ffn == 28672);
+    CHECK(o.gemm.layer.gated == 1 && o.gemm.backward == 1);
+    CHECK(o.gemm.ndtypes == 2 && o.gemm.dtypes[0] == PB_F16 && o.gemm.dtypes[1] == PB_F32);
+    CHECK(o.gemm.iters == 7 && o.gemm.warmup == 0);
+    CHECK(o.run.csv_path != NULL && strcmp(o.run.csv_path, "g.csv") == 0);
 
     /* --size is --hidden; ffn follows the hidden size when not given */
     CHECK(PARSE(&o, &err, "gemm", "--size", "1024", "--heads", "8") == PB_OK);
-    CHECK(o.gemm.hidden == 1024 && o.gemm.ffn == 4096 && o.gemm.kv_heads == 8);
+    CHECK(o.gemm.layer.hidden == 1024 && o.gemm.layer.ffn == 4096 && o.gemm.layer.kv_heads == 8);
 
     /* help for gemm is its own text */
     CHECK(PARSE(&o, &err, "gemm", "--help") == PB_OK);

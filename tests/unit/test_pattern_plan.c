@@ -18,7 +18,7 @@ static int plan_v(char **argv, int world, pb_pattern_plan_t *p, pb_err_t *err)
     memset(p, 0, sizeof *p);
     if (pb_cli_parse(argc, argv, &o, err) != PB_OK)
         return err->code;
-    return pb_pattern_plan(&o, world, p, err);
+    return pb_pattern_plan(&o.model, o.main.pattern_mask, world, o.run.np, p, err);
 }
 #define PLAN(p, err, world, ...) plan_v((char *[]){"parbench", __VA_ARGS__, NULL}, world, p, err)
 
