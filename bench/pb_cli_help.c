@@ -140,8 +140,10 @@ static void man_group(FILE *f, const pb_opt_group_t *g, const pb_cmd_desc_t *own
     fputs(".SS ", f);
     if (title[0])
         man_text(f, title);
-    else
+    else if (owner->name[0])
         fprintf(f, "parbench %s", owner->name);
+    else
+        fputs("parbench (the main job)", f);
     fputs("\nfor ", f);
     man_takers(f, g);
     fputs(".\n", f);

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# docs_agree.sh SRC PARBENCH: the man page, bash completion and help name
-# only what the program has, and every command it has.  Until help, man
-# page and completion come from one table, this keeps them from drifting:
+# docs_agree.sh SRC PARBENCH [PB_DOCGEN]: help, man page and bash
+# completion come from one table (bench/pb_commands.c), so they cannot
+# drift:
+# - doc/parbench.bash-completion is exactly what pb_docgen writes from the
+#   table, and so is the OPTIONS part of doc/parbench.1 (after a change to
+#   the table: `cmake --build build --target docs`);
 # - every command `parbench --help` lists is in the completion's command
 #   list and has a SYNOPSIS line in the man page;
-# - every --option the completion or the man page offers is accepted by
-#   the program (it is in the option table of bench/pb_cli.c);
+# - every --option the man page or the completion names is one that some
+#   command's --help (written from the same table at build time) shows;
 # - no help text prints a doubled percent sign (a printf escape shown raw).
 set -u
-src=$1 pb=$2
+src=$1 pb=$2 gen=${3:-$(dirname "$pb")/pb_docgen}
 comp=$src/doc/parbench.bash-completion man=$src/doc/parbench.1
 fail=0
+if [ -x "$gen" ]; then
+  "$gen" completion | diff -u "$comp" - >/dev/null ||
+    { echo "FAIL: $comp differs from the table (cmake --build build --target docs)"; fail=1; }
+  "$gen" man "$man" | diff -u "$man" - >/dev/null ||
+    { echo "FAIL: $man OPTIONS differ from the table (cmake --build build --target docs)"; fail=1; }
+else
+  echo "FAIL: no pb_docgen at $gen"; fail=1
+fi
 cmds=$("$pb" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]+ / { print $1 } /^$/ { f = 0 }')
 [ -n "$cmds" ] || { echo "FAIL: no commands found in --help"; exit 1; }
 for c in $cmds; do
   grep -q "local cmds=.*\\b$c\\b" "$comp" || { echo "FAIL: completion lacks command $c"; fail=1; }
   grep -q "^\\.B parbench $c\$" "$man" || { echo "FAIL: man page SYNOPSIS lacks parbench $c"; fail=1; }
 done
-table=$(grep -o '{"[a-z0-9-]*", ' "$src/bench/pb_cli.c" | sed 's/{"\(.*\)", /\1/' | sort -u)
+shown=$(for c in "" $cmds; do "$pb" $c --help; done | grep -o -- '--[a-z][a-z0-9-]*' | sed 's/^--//' | sort -u)
 offered=$( (grep -o -- '--[a-z][a-z0-9-]*' "$comp"; sed 's/\\-/-/g' "$man" | grep -v srun | grep -o -- '--[a-z][a-z0-9-]*') |
           sed 's/^--//' | sort -u)
 for o in $offered; do
-  grep -qx -- "$o" <<<"$table" || { echo "FAIL: --$o is offered but not an option"; fail=1; }
+  grep -qx -- "$o" <<<"$shown" || { echo "FAIL: --$o is offered but no --help shows it"; fail=1; }
 done
 for c in "" $cmds; do
   # shellcheck disable=SC2086
