@@ -4,13 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pb_coll_cmd.h"
+#include "pb_cmd_table.h"
 #include "pb_ctx.h"
-#include "pb_gemm_cmd.h"
-#include "pb_topo_cmd.h"
-#include "pb_validate_cmd.h"
-#include "pb_pattern_cmd.h"
-#include "pb_step_cmd.h"
 #include "pb_main_job.h"
 #include "pb_share.h"
 
@@ -68,22 +63,9 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     /* the main job's rows go to its folder (rank 0 made it) */
     const char *csv = paths.results[0] ? paths.results : opt->run.csv_path;
     int code = pb_ctx_init(&ctx, opt, csv, wd, &err);
-    if (code == PB_OK) {
-        if (opt->cmd == PB_CMD_MAIN)
-            code = pb_main_job_run(&ctx, &paths, &err);
-        else if (opt->cmd == PB_CMD_GEMM)
-            code = pb_gemm_cmd(&ctx, &err);
-        else if (opt->cmd == PB_CMD_TOPO)
-            code = pb_topo_cmd(&ctx, &err);
-        else if (opt->cmd == PB_CMD_VALIDATE)
-            code = pb_validate_cmd(&ctx, &err);
-        else if (opt->cmd == PB_CMD_PATTERN)
-            code = pb_pattern_cmd(&ctx, &err);
-        else if (opt->cmd == PB_CMD_STEP)
-            code = pb_step_cmd(&ctx, &err);
-        else
-            code = pb_coll_cmd(&ctx, &err);
-    }
+    ctx.out_dir = paths.dir[0] ? paths.dir : NULL;
+    if (code == PB_OK)
+        code = pb_cmd_find(opt->cmd)->run_ranks(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */
     if (code != PB_OK && ctx.rank == 0)
         fprintf(stderr, "parbench: %s\n", err.msg);

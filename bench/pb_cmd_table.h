@@ -12,6 +12,10 @@
 #include "pb_options.h"
 
 typedef struct pb_opt_spec pb_opt_spec_t;
+struct pb_ctx; /* pb_ctx.h: a run on the launched ranks */
+
+/* run_alone's answer when this command line needs the ranks after all */
+#define PB_RUN_RANKS (-1)
 
 /* Stores one option's value (v is NULL for an option without one);
  * `shown` is the option as typed ("--iters", "-n"), for messages. */
@@ -60,6 +64,12 @@ typedef struct pb_cmd_desc {
     /* the line for an option of another command (NULL, or returning NULL:
      * the option's or its group's `elsewhere`, else the generic line) */
     const char *(*foreign)(const pb_opt_spec_t *s, const pb_opt_group_t *g);
+    /* what it runs: without MPI or a launch (run_alone; rank0: this
+     * process prints; PB_RUN_RANKS: this command line needs the ranks),
+     * then, unless that answered, on the launched ranks (run_ranks) */
+    int (*run_alone)(const pb_options_t *o, int rank0, pb_err_t *err);
+    int (*run_ranks)(struct pb_ctx *ctx, pb_err_t *err);
+    int never_launches; /* started from a shell, runs as one process */
 } pb_cmd_desc_t;
 
 /* The commands, in the order --help lists them. */

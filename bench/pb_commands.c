@@ -28,12 +28,30 @@
 #include "../collectives/pb_gemm.h"
 #include "../patterns/pb_pat_op.h"
 #include "pb_cmd_table.h"
+#include "pb_coll_cmd.h"
+#include "pb_gemm_cmd.h"
+#include "pb_main_job.h"
+#include "pb_model_cmd.h"
+#include "pb_pattern_cmd.h"
+#include "pb_report_cmd.h"
 #include "pb_size.h"
+#include "pb_step_cmd.h"
 #include "pb_step_sched.h"
+#include "pb_topo_cmd.h"
+#include "pb_validate_cmd.h"
 
 #define OFF(f) offsetof(pb_options_t, f)
 #define NSPECS(a) (sizeof(a) / sizeof((a)[0]))
 #define GROUP(title, specs, elsewhere) {title, specs, NSPECS(specs), elsewhere}
+
+static int main_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int main_ranks(struct pb_ctx *ctx, pb_err_t *err);
+static int topo_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int calibrate_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int model_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int plan_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int report_alone(const pb_options_t *o, int rank0, pb_err_t *err);
+static int compare_alone(const pb_options_t *o, int rank0, pb_err_t *err);
 
 static const char o_elsewhere[] = "-o is an option of parbench calibrate, report and the main job";
 
@@ -287,7 +305,7 @@ static const pb_cmd_desc_t cmd_main = {
      {&pb_grp_help, "help"}},
     "Every command has its own --help.\n"
     "exit codes: 0 ok, 1 verification failure, 2 bad input, 3 runtime failure\n",
-    0, main_defaults, main_finish, NULL};
+    0, main_defaults, main_finish, NULL, main_alone, main_ranks, 0};
 
 /* ---- coll ---------------------------------------------------------- */
 
@@ -311,7 +329,7 @@ static const pb_cmd_desc_t cmd_coll = {
     "for allreduce, broadcast, reduce and sendrecv; the gathered output for\n"
     "allgather; the full input for reducescatter; one rank's send buffer for\n"
     "alltoall(v).  Range sizes are rounded down to what the collective needs.\n",
-    0, coll_defaults, meas_finish, NULL};
+    0, coll_defaults, meas_finish, NULL, NULL, pb_coll_cmd, 0};
 
 /* ---- gemm ---------------------------------------------------------- */
 
@@ -424,7 +442,7 @@ static const pb_cmd_desc_t cmd_gemm = {
     "Runs as one process on the first visible GPU (CUDA_VISIBLE_DEVICES applies);\n"
     "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
     "own GPU (local rank -> device) and each row reports the slowest rank.\n",
-    0, gemm_defaults, gemm_finish, gemm_foreign};
+    0, gemm_defaults, gemm_finish, gemm_foreign, NULL, pb_gemm_cmd, 1};
 
 /* ---- topo ---------------------------------------------------------- */
 
@@ -475,7 +493,7 @@ static const pb_cmd_desc_t cmd_topo = {
     "switch; PXB several switches; PHB one host bridge; NODE one NUMA node;\n"
     "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
     "(one package, several NUMA nodes), SYS, NET.\n",
-    0, topo_defaults, topo_finish, topo_foreign};
+    0, topo_defaults, topo_finish, topo_foreign, topo_alone, pb_topo_cmd, 0};
 
 /* ---- validate ------------------------------------------------------ */
 
@@ -516,7 +534,7 @@ static const pb_cmd_desc_t cmd_validate = {
     "Exit 1 when any pair is flagged.  --csv appends one row per pair (pattern\n"
     "validate); --fault slow:A-B slows one pair (tests the flagging).\n",
     {{&validate_group, NULL}, {&pb_grp_output, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
-    "", 0, validate_defaults, validate_finish, NULL};
+    "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0};
 
 /* ---- step ---------------------------------------------------------- */
 
@@ -610,7 +628,7 @@ static const pb_cmd_desc_t cmd_step = {
      {&pb_grp_output, NULL},
      {&pb_grp_launch, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, step_defaults, step_finish, NULL};
+    "", 0, step_defaults, step_finish, NULL, NULL, pb_step_cmd, 0};
 
 /* ---- calibrate ----------------------------------------------------- */
 
@@ -645,7 +663,8 @@ static const pb_cmd_desc_t cmd_calibrate = {
     "times (modes, runs; types, except for reductions) keeps its fastest median.\n"
     "Runs no MPI.\n",
     {{&calibrate_group, NULL}, {&pb_grp_help, NULL}},
-    "", PB_MAX_INPUTS, calibrate_defaults, calibrate_finish, pure_foreign};
+    "", PB_MAX_INPUTS, calibrate_defaults, calibrate_finish, pure_foreign, calibrate_alone,
+    NULL, 0};
 
 /* ---- model and plan ------------------------------------------------ */
 
@@ -687,7 +706,7 @@ static const pb_cmd_desc_t cmd_model = {
      {&pb_grp_layout, NULL},
      {&pb_grp_train, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, model_cmd_defaults, model_finish, pure_foreign};
+    "", 0, model_cmd_defaults, model_finish, pure_foreign, model_alone, NULL, 0};
 
 static const pb_opt_spec_t plan_specs[] = {
     {"top", 0, "N", pb_opt_int, OFF(top), 1, "layouts printed (default 10)", NULL, NULL},
@@ -724,7 +743,7 @@ static const pb_cmd_desc_t cmd_plan = {
      {&pb_grp_model, NULL},
      {&pb_grp_train, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, model_cmd_defaults, plan_finish, plan_foreign};
+    "", 0, model_cmd_defaults, plan_finish, plan_foreign, plan_alone, NULL, 0};
 
 /* ---- report and compare -------------------------------------------- */
 
@@ -816,7 +835,7 @@ static const pb_cmd_desc_t cmd_report = {
     "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
     "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"
     "time_us = latency_us + size / (bandwidth_gbps * 1e3) for bytes_lo <= size <= bytes_hi.\n",
-    2, files_defaults, report_finish, report_foreign};
+    2, files_defaults, report_finish, report_foreign, report_alone, NULL, 0};
 
 static const pb_cmd_desc_t cmd_compare = {
     PB_CMD_COMPARE, "compare",
@@ -832,7 +851,58 @@ static const pb_cmd_desc_t cmd_compare = {
     {{&compare_group, NULL}, {&pb_grp_help, NULL}},
     "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
     "file and line named)\n",
-    2, files_defaults, compare_finish, compare_foreign};
+    2, files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0};
+
+/* ---- what the commands run without ranks ---------------------------- */
+
+/* a plan needs no ranks: a 16,384-GPU layout prints on a laptop */
+static int main_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    if (o->cmd == PB_CMD_PATTERN && o->main.dry_run)
+        return pb_pattern_dry_run(o, rank0, err);
+    return PB_RUN_RANKS;
+}
+
+static int main_ranks(struct pb_ctx *ctx, pb_err_t *err)
+{
+    return ctx->opt->cmd == PB_CMD_PATTERN ? pb_pattern_cmd(ctx, err) : pb_main_job_run(ctx, err);
+}
+
+/* a dump describes another machine: no MPI, no launch, so a layout for
+ * a thousand GPUs can be checked from a laptop */
+static int topo_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    if (o->topo.xml == NULL)
+        return PB_RUN_RANKS;
+    return rank0 ? pb_topo_cmd_offline(o, err) : PB_OK;
+}
+
+/* calibrate, model and plan are arithmetic over files and presets: under
+ * a launcher only rank 0 prints */
+static int calibrate_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? pb_calibrate_cmd(o, err) : PB_OK;
+}
+static int model_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? pb_model_cmd(o, err) : PB_OK;
+}
+static int plan_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? pb_plan_cmd(o, err) : PB_OK;
+}
+
+/* files in, a page or a verdict out */
+static int report_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    (void)rank0;
+    return pb_report_cmd(o, err);
+}
+static int compare_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    (void)rank0;
+    return pb_compare_cmd(o, err);
+}
 
 /* ---- the table ----------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 typedef struct pb_ctx {
     const pb_options_t *opt;
     const char *csv_path; /* where rows go (rank 0; NULL: no CSV) */
+    const char *out_dir;  /* the main job's folder (rank 0; set by pb_app_run) */
     MPI_Comm world;
     int rank;
     int size;

@@ -213,8 +213,15 @@ static const struct {
     {"report", step_report, 0},
 };
 
-int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
+int pb_main_job_run(pb_ctx_t *ctx, pb_err_t *err)
 {
+    pb_main_paths_t paths, *p = &paths;
+    memset(p, 0, sizeof *p);
+    if (ctx->rank == 0 && ctx->out_dir) {
+        snprintf(p->dir, sizeof p->dir, "%s", ctx->out_dir);
+        if (fill_paths(p, ctx->csv_path, err) != PB_OK)
+            return err->code;
+    }
     int stopped = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         if (stopped && steps[i].measures)

@@ -26,7 +26,8 @@ typedef struct pb_main_paths {
 int pb_main_job_prepare(const char *output, const char *csv, pb_main_paths_t *p, int rank,
                         pb_err_t *err);
 
-/* Runs the steps in order; stops at the first failure. */
-int pb_main_job_run(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err);
+/* Runs the steps in order into ctx->out_dir (rank 0); stops at the first
+ * failure. */
+int pb_main_job_run(pb_ctx_t *ctx, pb_err_t *err);
 
 #endif
