@@ -368,10 +368,10 @@ static const pb_opt_spec_t gemm_layer_specs[] = {
     LAYER("kv-heads", "G", kv_heads, "key/value heads (GQA; default: = heads)"),
     LAYER("ffn", "F", ffn, "MLP inner size (default 4h)"),
     {"gated", 0, NULL, set_gemm_gated, 0, 0,
-     "gated MLP (SwiGLU): up projection fused with the gate, 2f wide", NULL, NULL},
+     "gated MLP (SwiGLU): up projection fused with the gate,\n2f wide", NULL, NULL},
     {"no-gated", 0, NULL, set_gemm_gated, 0, 0, NULL, NULL, NULL},
     {"backward", 0, NULL, pb_opt_flag, OFF(gemm.backward), 0,
-     "also the backward GEMMs: dgrad [T,N]x[N,K], wgrad [K,T]x[T,N]", NULL,
+     "also the backward GEMMs: dgrad [T,N]x[N,K],\nwgrad [K,T]x[T,N]", NULL,
      "--backward is an option of parbench gemm"},
 };
 static const pb_opt_group_t gemm_layer =
@@ -636,7 +636,7 @@ static const pb_opt_spec_t calibrate_specs[] = {
     {"output", 'o', "FILE", set_output, OFF(calibrate.output), 0,
      "write the pieces as CSV (for --calib of model and plan)", "@file", o_elsewhere},
     {"fit-tol", 0, "P", pb_opt_percent, OFF(calibrate.fit_tol), 0,
-     "a piece of 4+ sizes may miss by at most P percent (default 5)", NULL, NULL},
+     "a piece of 4+ sizes may miss by at most P percent\n(default 5)", NULL, NULL},
 };
 static const pb_opt_group_t calibrate_group = GROUP("", calibrate_specs, NULL);
 

@@ -113,8 +113,8 @@ static int set_fault(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
 
 static const pb_opt_spec_t launch_specs[] = {
     {"np", 0, "N", pb_opt_int, OFF(run.np), 1,
-     "ranks to launch when not started by a launcher (default: as many\n"
-     "as a layout fixes, else one per local GPU, else 2)", NULL, NULL},
+     "ranks to launch when not started by a launcher (default:\n"
+     "as many as a layout fixes, else one per local GPU, else 2)", NULL, NULL},
     {"no-launch", 0, NULL, pb_opt_flag, OFF(run.no_launch), 0,
      "run as a single MPI process instead of re-launching", NULL, NULL},
     {"backend", 0, "NAME", set_backend, 0, 0,
@@ -128,12 +128,13 @@ static const pb_opt_spec_t launch_specs[] = {
     {"mpi-chunk", 0, "S", set_chunk, 0, 0, "largest single MPI call (default 1G; for tests)",
      NULL, NULL},
     {"fault", 0, "KIND:R", set_fault, 0, 0,
-     "test switches: corrupt:R corrupts one received element on rank\n"
-     "R (tests the checker); stall:R stalls rank R's device before its\n"
-     "first operation (tests the hang detection of -T; nccl); hang:R:\n"
-     "rank R stops before its first measurement (tests the watchdog of\n"
-     "-T: it must name rank R); slow:A-B (validate) times 21 exchanges\n"
-     "of ranks A and B for each one counted (tests the flagging)",
+     "test switches: corrupt:R corrupts one received element\n"
+     "on rank R (tests the checker); stall:R stalls rank R's\n"
+     "device before its first operation (tests the hang\n"
+     "detection of -T; nccl); hang:R: rank R stops before its\n"
+     "first measurement (tests the watchdog of -T: it must name\n"
+     "rank R); slow:A-B (validate) times 21 exchanges of ranks A\n"
+     "and B for each one counted (tests the flagging)",
      NULL, NULL},
 };
 const pb_opt_group_t pb_grp_launch = {"running:", launch_specs, NSPECS(launch_specs), NULL};
@@ -142,7 +143,7 @@ const pb_opt_group_t pb_grp_launch = {"running:", launch_specs, NSPECS(launch_sp
 
 static const pb_opt_spec_t output_specs[] = {
     {"csv", 0, "FILE", pb_opt_file, OFF(run.csv_path), 0,
-     "append one row per measurement (DESIGN.md schema; a file with\nanother header is refused)",
+     "append one row per measurement (DESIGN.md schema; a\nfile with another header is refused)",
      "@file", NULL},
     {"json", 0, "FILE", pb_opt_file, OFF(run.json_path), 0,
      "append the same rows as JSON Lines (one object per line)", "@file", NULL},
@@ -262,8 +263,9 @@ static const pb_opt_spec_t what_specs[] = {
      "allreduce allgather reducescatter alltoall alltoallv broadcast reduce sendrecv all", NULL},
     {"dtype", 'd', "LIST", set_dtype, 0, 0,
      "float, double, half, bfloat16, int32, int8, f8e4m3, f8e5m2\n"
-     "(f32, f64, f16, bf16, i32, i8, e4m3, e5m2), or all (default float);\n"
-     "with --pattern: the model's type, bf16, fp16 or fp32",
+     "(f32, f64, f16, bf16, i32, i8, e4m3, e5m2), or all\n"
+     "(default float); with --pattern: the model's type, bf16,\n"
+     "fp16 or fp32",
      "float double half bfloat16 int32 int8 f8e4m3 f8e5m2 all bf16 fp16 fp32", NULL},
     {"redop", 0, "LIST", set_redop, 0, 0,
      "sum, max, min, avg (nccl only), or all = sum,max,min\n(default sum)", "sum max min avg all",

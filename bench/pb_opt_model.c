@@ -43,7 +43,8 @@ static int set_gated(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
 static const pb_opt_spec_t model_specs[] = {
     {"preset", 0, "NAME", pb_opt_str, OFF(model.preset), 0,
      "gpt3-175b, llama2-7b, llama2-70b, llama3-8b, llama3-70b,\n"
-     "llama3-405b, mixtral-8x7b, deepseek-v3, example-70b, tiny (default)",
+     "llama3-405b, mixtral-8x7b, deepseek-v3, example-70b,\n"
+     "tiny (default)",
      "gpt3-175b llama2-7b llama2-70b llama3-8b llama3-70b llama3-405b mixtral-8x7b deepseek-v3 "
      "example-70b tiny",
      NULL},
@@ -86,13 +87,13 @@ static const pb_opt_spec_t layout_specs[] = {
     {"cp", 0, "N", set_dim, 0, PB_LAYOUT_CP, "context-parallel size", NULL, NULL},
     {"ep", 0, "N", set_dim, 0, PB_LAYOUT_EP, "expert-parallel size", NULL, NULL},
     {"dp", 0, "N", set_dim, 0, PB_LAYOUT_DP,
-     "data-parallel size (default: what the others leave of the world)", NULL, NULL},
+     "data-parallel size (default: what the others leave of\nthe world)", NULL, NULL},
     {"pp", 0, "N", set_dim, 0, PB_LAYOUT_PP, "pipeline-parallel size", NULL, NULL},
     {"vp", 0, "N", pb_opt_int, OFF(model.vp), 1, "model chunks per pipeline stage (interleaving)",
      NULL, NULL},
     {"sp", 0, NULL, pb_opt_flag, OFF(model.sp), 0, "sequence parallelism (with tp)", NULL, NULL},
     {"order", 0, "ORDER", pb_opt_str, OFF(model.order), 0,
-     "rank order, first fastest (default tp-cp-ep-dp-pp, Megatron's)", NULL, NULL},
+     "rank order, first fastest (default tp-cp-ep-dp-pp,\nMegatron's)", NULL, NULL},
 };
 const pb_opt_group_t pb_grp_layout = {"layout:", layout_specs, NSPECS(layout_specs),
                                       "a layout (--tp ...) belongs to --pattern and parbench topo"};
@@ -208,7 +209,8 @@ static const pb_opt_spec_t predict_specs[] = {
      "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
     {"tflops", 0, "X", pb_opt_pos, OFF(predict.tflops), 0,
      "compute rate per GPU instead (step: the stand-in's rate,\n"
-     "default 156: an A100's 312 dense bf16 at the model's 0.5 achievable)",
+     "default 156: an A100's 312 dense bf16 at the model's 0.5\n"
+     "achievable)",
      NULL, NULL},
 };
 const pb_opt_group_t pb_grp_predict = {
