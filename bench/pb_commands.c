@@ -18,7 +18,15 @@
  * in pb_commands[], and its run call.  Help, the man page's OPTIONS and
  * the bash completion follow from the table (doc/pb_docgen.c); `cmake
  * --build build --target docs` rewrites doc/, and the cli_docs_agree test
- * fails until that was done. */
+ * fails until that was done.
+ *
+ * For example: `model --against FILE` is a line in model_own_specs below
+ * (pb_opt_str into a new field of pb_options_t); `--hf-config FILE` for
+ * every command that takes a model is a line in pb_opt_model.c's
+ * model_specs (into pb_model_opts_t, read by pb_pattern_plan.c);
+ * `validate --budget S` is a line in validate_specs; an `import` command
+ * is a descriptor here with its own group, defaults, finish and
+ * run_alone, and its name in pb_commands[]. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -668,11 +676,11 @@ static const pb_cmd_desc_t cmd_calibrate = {
 
 /* ---- model and plan ------------------------------------------------ */
 
-static const pb_opt_spec_t model_dtype_specs[] = {
-    {"dtype", 'd', "T", set_model_dtype, 0, 0, "the model's type: bf16 (default), fp16, fp32",
-     "bf16 fp16 fp32", NULL},
+static const pb_opt_spec_t model_own_specs[] = {
+    {"dtype", 'd', "T", set_model_dtype, 0, 0,
+     "the model's type: bf16, fp16 or fp32 (default: the preset's)", "bf16 fp16 fp32", NULL},
 };
-static const pb_opt_group_t model_dtype = GROUP("", model_dtype_specs, NULL);
+static const pb_opt_group_t model_own = GROUP("", model_own_specs, NULL);
 
 static void model_cmd_defaults(pb_options_t *o)
 {
@@ -701,7 +709,7 @@ static const pb_cmd_desc_t cmd_model = {
     "operations the patterns generate.  Runs no MPI.  dp defaults to what --gpus\n"
     "leaves.\n",
     {{&pb_grp_predict, NULL},
-     {&model_dtype, NULL},
+     {&model_own, NULL},
      {&pb_grp_model, NULL},
      {&pb_grp_layout, NULL},
      {&pb_grp_train, NULL},
@@ -739,7 +747,7 @@ static const pb_cmd_desc_t cmd_plan = {
     "with the reason it loses to the one above.\n",
     {{&plan_group, NULL},
      {&pb_grp_predict, NULL},
-     {&model_dtype, NULL},
+     {&model_own, NULL},
      {&pb_grp_model, NULL},
      {&pb_grp_train, NULL},
      {&pb_grp_help, NULL}},
