@@ -15,11 +15,8 @@ int main(int argc, char **argv)
     int rank0 = pb_launch_rank_hint() == 0;
     /* argv is the same on every rank, so every rank refuses the same
      * input; only rank 0 says so */
-    if (pb_cli_parse(argc, argv, &opt, &err) != PB_OK) {
-        if (rank0)
-            fprintf(stderr, "parbench: %s\n", err.msg);
-        return err.code;
-    }
+    if (pb_cli_parse(argc, argv, &opt, &err) != PB_OK)
+        return pb_app_refuse(err.code, err.msg);
     if (opt.cmd == PB_CMD_HELP || opt.cmd == PB_CMD_VERSION) {
         if (rank0)
             fputs(opt.cmd == PB_CMD_VERSION ? "parbench " PB_VERSION "\n"
@@ -31,11 +28,8 @@ int main(int argc, char **argv)
     /* files, presets, a dump, a dry run: no MPI, nothing launched */
     if (c->run_alone) {
         int code = c->run_alone(&opt, rank0, &err);
-        if (code != PB_RUN_RANKS) {
-            if (code != PB_OK && rank0)
-                fprintf(stderr, "parbench: %s\n", err.msg);
-            return code;
-        }
+        if (code != PB_RUN_RANKS)
+            return code == PB_OK ? code : pb_app_refuse(code, err.msg);
     }
     /* gemm times this machine's GPU from one process; under a launcher
      * each rank takes its own GPU, but it never starts mpirun itself (more

@@ -6,6 +6,7 @@
 
 #include "pb_cmd_table.h"
 #include "pb_ctx.h"
+#include "pb_launch.h"
 #include "pb_main_job.h"
 #include "pb_share.h"
 
@@ -76,4 +77,17 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     pb_watchdog_stop(wd);
     MPI_Finalize();
     return sig && code == PB_OK ? 128 + sig : code;
+}
+
+int pb_app_refuse(int code, const char *msg)
+{
+    if (pb_launch_rank_hint() == 0) {
+        if (msg != NULL)
+            fprintf(stderr, "parbench: %s\n", msg);
+        return code;
+    }
+    /* the others leave quietly: mpirun ends the whole job at the first
+     * non-zero exit, which could kill rank 0 before its line is out, and
+     * mpirun's own status is then rank 0's */
+    return pb_launch_under_launcher() ? PB_OK : code;
 }
