@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pb_cmd_table.h"
-#include "pb_size.h"
+#include "../util/pb_size.h"
 
 /* ---- value parsers ------------------------------------------------ */
 

@@ -9,7 +9,7 @@
 #include "pb_harness.h"
 #include "pb_pattern_print.h"
 #include "pb_progress.h"
-#include "pb_size.h"
+#include "../util/pb_size.h"
 
 typedef struct sweep {
     pb_ctx_t *ctx;

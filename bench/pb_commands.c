@@ -42,9 +42,9 @@
 #include "pb_model_cmd.h"
 #include "pb_pattern_cmd.h"
 #include "pb_report_cmd.h"
-#include "pb_size.h"
+#include "../util/pb_size.h"
 #include "pb_step_cmd.h"
-#include "pb_step_sched.h"
+#include "../patterns/pb_step_sched.h"
 #include "pb_topo_cmd.h"
 #include "pb_validate_cmd.h"
 

@@ -27,8 +27,8 @@
 
 #include "../collectives/pb_gemm.h"
 #include "../collectives/pb_gpu_pick.h"
-#include "pb_gemm_shapes.h"
-#include "pb_stats.h"
+#include "../model/pb_gemm_shapes.h"
+#include "../reports/pb_stats.h"
 
 #define PB_GEMM_DESC 160
 

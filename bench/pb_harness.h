@@ -20,7 +20,7 @@
 
 #include "pb_exec.h"
 #include "pb_options.h"
-#include "pb_stats.h"
+#include "../reports/pb_stats.h"
 #include "pb_watchdog.h"
 
 typedef struct pb_harness_cfg {

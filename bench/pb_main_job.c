@@ -12,7 +12,8 @@
 #include "pb_pattern_plan.h"
 #include "pb_pattern_cmd.h"
 #include "pb_report_cmd.h"
-#include "pb_topo_print.h"
+#include "../topo/pb_topo_print.h"
+#include "pb_topo_pairs.h"
 
 static int make_dir(const char *d, int exist_ok, pb_err_t *err)
 {

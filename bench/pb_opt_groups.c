@@ -8,7 +8,7 @@
 
 #include "../patterns/pb_pat_op.h"
 #include "pb_cmd_table.h"
-#include "pb_size.h"
+#include "../util/pb_size.h"
 
 #define OFF(f) offsetof(pb_options_t, f)
 #define NSPECS(a) (sizeof(a) / sizeof((a)[0]))

@@ -21,7 +21,7 @@
 #include "../core/pb_coll.h"
 #include "../core/pb_dtype.h"
 #include "../util/pb_err.h"
-#include "pb_gemm_shapes.h"
+#include "../model/pb_gemm_shapes.h"
 
 #define PB_VERSION "0.1.0"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_stats.h"
+#include "../reports/pb_stats.h"
 
 /* the model's part(s) each measured category is compared with */
 static double predicted(const pb_step_exec_t *s, int c)

@@ -13,7 +13,7 @@
 #include "pb_ctx.h"
 #include "pb_exec.h"
 #include "pb_pattern_plan.h"
-#include "pb_step_sched.h"
+#include "../patterns/pb_step_sched.h"
 
 /* What a rank's time goes to.  PP is the time inside pipeline exchanges:
  * the transfer and the wait for the neighbour, which is where the

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "../topo/pb_cluster.h"
-#include "pb_topo_print.h"
+#include "../topo/pb_topo_print.h"
+#include "pb_topo_pairs.h"
 
 static void layout_of(const pb_options_t *o, pb_place_layout_t *l)
 {

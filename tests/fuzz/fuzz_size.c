@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/pb_size.h"
+#include "util/pb_size.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

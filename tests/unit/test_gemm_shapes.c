@@ -3,7 +3,7 @@
  * (Megatron-LM's column/row-parallel linear layers). */
 #include <string.h>
 
-#include "bench/pb_gemm_shapes.h"
+#include "model/pb_gemm_shapes.h"
 #include "pb_test.h"
 
 #define CHECK_SHAPE(s, nm, M, N, K)                                                  \

@@ -7,7 +7,7 @@
  * n/2 -/+ 1.96 sqrt(n)/2 (normal approximation of Binomial(n, 1/2);
  * Campbell & Gardner, "Statistics with Confidence"; Conover, Practical
  * Nonparametric Statistics, 3rd ed., section 3.2). */
-#include "bench/pb_stats.h"
+#include "reports/pb_stats.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/pb_step_sched.h"
+#include "patterns/pb_step_sched.h"
 #include "pb_test.h"
 
 /* One stage's actions as text: passes "F<mb>/<chunk>" and "B<mb>/<chunk>",

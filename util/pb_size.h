@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/pb_err.h"
+#include "pb_err.h"
 
 int pb_size_parse(const char *s, uint64_t *out, pb_err_t *err);
 
