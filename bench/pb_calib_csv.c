@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reports/pb_csv_records.h"
+#include "../reports/pb_calib.h"
 
 enum { C_COLL, C_N, C_LINK, C_DTYPE, C_PIECE, C_LO, C_HI, C_ALPHA, C_BETA, C_BW, C_PTS, C_MAX,
        C_RMS, C_FITERR, NCOLS };
@@ -53,119 +53,89 @@ int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err)
     return PB_OK;
 }
 
-/* reading: the shared record driver (reports/pb_csv_records.h), columns
- * by header name */
-typedef struct rd {
-    const char *path;
-    pb_calib_t *k;
-    int map[NCOLS]; /* field index of each column; -1: absent (dtype only) */
-    size_t nheader;
-    int header_seen;
-} rd_t;
+/* reading: reports/ reads the file (the one calib.csv reader); the model
+ * wants the exact columns calibrate writes, and names it knows */
+static const unsigned model_cols = PB_CALIB_HAVE_PIECE | PB_CALIB_HAVE_US_PER_BYTE |
+                                   PB_CALIB_HAVE_POINTS | PB_CALIB_HAVE_MAX_ERR |
+                                   PB_CALIB_HAVE_RMS_ERR;
 
-static int num(const rd_t *r, size_t line, const pb_csv_rec_t *rec, int i, double *out,
-               pb_err_t *err)
+/* The curve a row names: a new one for piece 0, else the last one, which
+ * the row must continue. */
+static int curve_for(const char *path, const pb_calib_row_t *row, pb_coll_t coll, int any,
+                     pb_dtype_t dt, pb_calib_t *k, pb_curve_t **out, pb_err_t *err)
 {
-    const char *s = r->map[i] >= 0 ? rec->field[r->map[i]] : "";
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (s[0] == '\0' || *end != '\0' || errno || !isfinite(x) || x < 0)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%.40s'", r->path, line, cols[i], s);
-    *out = x;
-    return PB_OK;
-}
-
-static int header(rd_t *r, const pb_csv_rec_t *rec, pb_err_t *err)
-{
-    for (int i = 0; i < NCOLS; i++) {
-        r->map[i] = pb_csv_rec_find(rec, cols[i]);
-        /* dtype came later: without it every curve serves any type;
-         * bandwidth_gbps and fit_error are for people and the report */
-        int optional = i == C_DTYPE || i == C_BW || i == C_FITERR;
-        if (r->map[i] < 0 && !optional)
-            return pb_err_set(err, PB_EINPUT,
-                              "%s: not a calibration file (expected the header written by "
-                              "parbench calibrate -o; no column '%s')",
-                              r->path, cols[i]);
-    }
-    r->nheader = rec->nfields;
-    r->header_seen = 1;
-    return PB_OK;
-}
-
-static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
-{
-    rd_t *r = arg;
-    if (!r->header_seen)
-        return header(r, rec, err);
-    if (rec->nfields != r->nheader)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, expected %zu", r->path, line,
-                          rec->nfields, r->nheader);
-    const char *cname = rec->field[r->map[C_COLL]];
-    pb_coll_t coll;
-    if (pb_calib_coll_parse(cname, &coll) != 0)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: unknown collective '%.40s'", r->path, line,
-                          cname);
-    int any = 1;
-    pb_dtype_t dt = PB_F32;
-    const char *dname = r->map[C_DTYPE] >= 0 ? rec->field[r->map[C_DTYPE]] : "";
-    if (dname[0] != '\0' && strcmp(dname, "any") != 0) {
-        if (pb_dtype_parse(dname, &dt) != 0)
-            return pb_err_set(err, PB_EINPUT,
-                              "%s:%zu: unknown dtype '%.40s' (float, bfloat16, half, double, "
-                              "int32, int8, f8e4m3, f8e5m2 or any)",
-                              r->path, line, dname);
-        any = 0;
-    }
-    double v[NCOLS];
-    static const int numeric[] = {C_N, C_PIECE, C_LO, C_HI, C_ALPHA, C_BETA, C_PTS, C_MAX, C_RMS};
-    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++)
-        if (num(r, line, rec, numeric[i], &v[numeric[i]], err))
-            return PB_EINPUT;
-    if (v[C_N] < 1 || v[C_N] > 1e9 || v[C_PIECE] >= PB_CURVE_PIECES || v[C_LO] > v[C_HI] ||
-        v[C_HI] > 1.8e19)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: group size, piece or size range out of range",
-                          r->path, line);
-    const char *link = rec->field[r->map[C_LINK]];
-    pb_curve_t *cur = r->k->n ? &r->k->c[r->k->n - 1] : NULL;
-    int piece = (int)v[C_PIECE];
-    if (piece == 0) {
+    pb_curve_t *cur = k->n ? &k->c[k->n - 1] : NULL;
+    if (row->piece == 0) {
         pb_curve_t nc;
         memset(&nc, 0, sizeof nc);
         nc.coll = coll;
-        nc.n = (int)v[C_N];
+        nc.n = row->group_size;
         nc.any_dtype = any;
         nc.dtype = dt;
-        size_t ll = strlen(link);
-        memcpy(nc.link, link, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
-        int rc = pb_calib_add(r->k, &nc, err);
+        size_t ll = strlen(row->link_class);
+        memcpy(nc.link, row->link_class, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
+        int rc = pb_calib_add(k, &nc, err);
         if (rc != PB_OK)
             return rc;
-        cur = &r->k->c[r->k->n - 1];
-    } else if (cur == NULL || cur->npieces != piece || cur->coll != coll ||
-               cur->n != (int)v[C_N] || cur->any_dtype != any || (!any && cur->dtype != dt)) {
+        cur = &k->c[k->n - 1];
+    } else if (cur == NULL || cur->npieces != row->piece || cur->coll != coll ||
+               cur->n != row->group_size || cur->any_dtype != any ||
+               (!any && cur->dtype != dt)) {
         return pb_err_set(err, PB_EINPUT, "%s:%zu: piece %d does not follow piece %d of its curve",
-                          r->path, line, piece, piece - 1);
+                          path, row->line, row->piece, row->piece - 1);
     }
+    *out = cur;
+    return PB_OK;
+}
+
+static int add_row(const char *path, const pb_calib_row_t *row, pb_calib_t *k, pb_err_t *err)
+{
+    pb_coll_t coll;
+    if (pb_calib_coll_parse(row->collective, &coll) != 0)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: unknown collective '%.40s'", path, row->line,
+                          row->collective);
+    int any = row->dtype[0] == '\0'; /* the reader stores "any" as empty */
+    pb_dtype_t dt = PB_F32;
+    if (!any && pb_dtype_parse(row->dtype, &dt) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: unknown dtype '%.40s' (float, bfloat16, half, double, "
+                          "int32, int8, f8e4m3, f8e5m2 or any)",
+                          path, row->line, row->dtype);
+    if (row->group_size > 1000000000 || row->piece >= PB_CURVE_PIECES ||
+        row->bytes_hi > UINT64_C(18000000000000000000))
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: group size, piece or size range out of range",
+                          path, row->line);
+    pb_curve_t *cur;
+    int rc = curve_for(path, row, coll, any, dt, k, &cur, err);
+    if (rc != PB_OK)
+        return rc;
     pb_piece_t *q = &cur->p[cur->npieces++];
-    q->lo = (uint64_t)v[C_LO];
-    q->hi = (uint64_t)v[C_HI];
-    q->alpha_us = v[C_ALPHA];
-    q->beta_us_b = v[C_BETA];
-    q->npts = (int)v[C_PTS];
-    q->max_err = v[C_MAX] / 100.0;
-    q->rms_err = v[C_RMS] / 100.0;
+    q->lo = row->bytes_lo;
+    q->hi = row->bytes_hi;
+    q->alpha_us = row->latency_us;
+    q->beta_us_b = row->us_per_byte;
+    q->npts = row->points;
+    q->max_err = row->max_err_pct / 100.0;
+    q->rms_err = row->rms_err_pct / 100.0;
     return PB_OK;
 }
 
 int pb_calib_csv_read(const char *path, pb_calib_t *k, pb_err_t *err)
 {
-    rd_t r;
-    memset(&r, 0, sizeof r);
-    r.path = path, r.k = k;
-    int rc = pb_csv_parse_path(path, on_record, &r, err);
-    if (rc == PB_OK && !r.header_seen)
-        rc = pb_err_set(err, PB_EINPUT, "%s: empty calibration file", path);
+    pb_calib_row_t *rows;
+    size_t n;
+    unsigned have;
+    int rc = pb_calib_read_cols(path, &rows, &n, &have, err);
+    if (rc != PB_OK)
+        return rc;
+    const char *missing = pb_calib_missing(have, model_cols);
+    if (missing)
+        rc = pb_err_set(err, PB_EINPUT,
+                        "%s: not a calibration file (expected the header written by "
+                        "parbench calibrate -o; no column '%s')",
+                        path, missing);
+    for (size_t i = 0; i < n && rc == PB_OK; i++)
+        rc = add_row(path, &rows[i], k, err);
+    free(rows);
     return rc;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,16 +23,22 @@ int pb_calib_dtype_matches(const pb_calib_row_t *c, const char *dtype)
     return c->dtype[0] == '\0' || strcmp(c->dtype, dtype) == 0;
 }
 
-/* C_DTYPE, last, is optional: files written before it have none */
-enum { C_COLL, C_GSIZE, C_LINK, C_LO, C_HI, C_LAT, C_BW, C_ERR, C_DTYPE, C_N };
-static const char *const col_names[C_N] = {"collective", "group_size", "link_class",
-                                           "bytes_lo",   "bytes_hi",   "latency_us",
-                                           "bandwidth_gbps", "fit_error", "dtype"};
+/* The required columns first, then the optional ones in the order of
+ * their PB_CALIB_HAVE_* bits (bit k - C_DTYPE). */
+enum { C_COLL, C_GSIZE, C_LINK, C_LO, C_HI, C_LAT,
+       C_DTYPE, C_PIECE, C_UPB, C_BW, C_PTS, C_MAX, C_RMS, C_ERR, C_N };
+static const char *const col_names[C_N] = {
+    "collective", "group_size", "link_class",  "bytes_lo", "bytes_hi",    "latency_us",
+    "dtype",      "piece",      "us_per_byte", "bandwidth_gbps", "points", "max_err_pct",
+    "rms_err_pct", "fit_error"};
+
+#define HAVE(k) (1u << ((k) - C_DTYPE))
 
 typedef struct reader {
     const char *path;
-    int map[C_N];
+    int map[C_N]; /* field index of each column; -1: absent (optional ones) */
     int have_header;
+    unsigned have; /* PB_CALIB_HAVE_* */
     size_t nheader;
     pb_calib_row_t *rows;
     size_t n, cap;
@@ -43,6 +50,8 @@ static int bad(const reader_t *rd, size_t line, int k, const char *s, pb_err_t *
                       rd->path, line, col_names[k], s);
 }
 
+/* A finite number, not negative (every real column is a time, a rate or
+ * an error). */
 static int num(const reader_t *rd, size_t line, int k, const char *s, double *out,
                pb_err_t *err)
 {
@@ -51,6 +60,9 @@ static int num(const reader_t *rd, size_t line, int k, const char *s, double *ou
     double v = strtod(s, &end);
     if (s[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
         return bad(rd, line, k, s, err);
+    if (v < 0.0)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: field '%s' must not be negative: '%.40s'",
+                          rd->path, line, col_names[k], s);
     *out = v;
     return PB_OK;
 }
@@ -69,20 +81,90 @@ static int u64(const reader_t *rd, size_t line, int k, const char *s, uint64_t *
     return PB_OK;
 }
 
+/* A count (group size, piece, points): 0 .. 2^30. */
+static int count(const reader_t *rd, size_t line, int k, const char *s, int *out, pb_err_t *err)
+{
+    uint64_t v;
+    int rc = u64(rd, line, k, s, &v, err);
+    if (rc == PB_OK && v > UINT64_C(1) << 30)
+        rc = bad(rd, line, k, s, err);
+    *out = (int)v;
+    return rc;
+}
+
+static int header(reader_t *rd, const pb_csv_rec_t *rec, pb_err_t *err)
+{
+    for (int k = 0; k < C_N; k++) {
+        rd->map[k] = pb_csv_rec_find(rec, col_names[k]);
+        if (rd->map[k] >= 0 && k >= C_DTYPE)
+            rd->have |= HAVE(k);
+        if (rd->map[k] < 0 && k < C_DTYPE)
+            return pb_err_set(err, PB_EINPUT,
+                              "%s: not a calibration file (expected the header written by "
+                              "parbench calibrate -o; no column '%s')",
+                              rd->path, col_names[k]);
+    }
+    if (rd->map[C_UPB] < 0 && rd->map[C_BW] < 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s: not a calibration file (expected the header written by "
+                          "parbench calibrate -o; no column 'us_per_byte' or 'bandwidth_gbps')",
+                          rd->path);
+    rd->have_header = 1;
+    rd->nheader = rec->nfields;
+    return PB_OK;
+}
+
+/* The numbers of one row; an absent optional column reads as "" and
+ * leaves its value 0. */
+static int numbers(const reader_t *rd, size_t line, const char *const *f, pb_calib_row_t *c,
+                   pb_err_t *err)
+{
+    int rc = count(rd, line, C_GSIZE, f[C_GSIZE], &c->group_size, err);
+    if (rc == PB_OK && c->group_size < 1)
+        rc = bad(rd, line, C_GSIZE, f[C_GSIZE], err);
+    if (rc == PB_OK)
+        rc = u64(rd, line, C_LO, f[C_LO], &c->bytes_lo, err);
+    if (rc == PB_OK)
+        rc = u64(rd, line, C_HI, f[C_HI], &c->bytes_hi, err);
+    if (rc == PB_OK)
+        rc = num(rd, line, C_LAT, f[C_LAT], &c->latency_us, err);
+    c->piece = -1;
+    if (rc == PB_OK && rd->map[C_PIECE] >= 0)
+        rc = count(rd, line, C_PIECE, f[C_PIECE], &c->piece, err);
+    if (rc == PB_OK && rd->map[C_UPB] >= 0)
+        rc = num(rd, line, C_UPB, f[C_UPB], &c->us_per_byte, err);
+    if (rc == PB_OK && rd->map[C_BW] >= 0)
+        rc = num(rd, line, C_BW, f[C_BW], &c->bandwidth_gbps, err);
+    if (rc == PB_OK && rd->map[C_PTS] >= 0)
+        rc = count(rd, line, C_PTS, f[C_PTS], &c->points, err);
+    if (rc == PB_OK && rd->map[C_MAX] >= 0)
+        rc = num(rd, line, C_MAX, f[C_MAX], &c->max_err_pct, err);
+    if (rc == PB_OK && rd->map[C_RMS] >= 0)
+        rc = num(rd, line, C_RMS, f[C_RMS], &c->rms_err_pct, err);
+    if (rc == PB_OK && rd->map[C_ERR] >= 0)
+        rc = num(rd, line, C_ERR, f[C_ERR], &c->fit_error, err);
+    if (rc != PB_OK)
+        return rc;
+    /* GB/s = 1e9 B/s = 1e3 B/us, so us/B = 1e-3 / (GB/s); 0 both ways for
+     * a piece of one size (latency only) */
+    if (rd->map[C_UPB] < 0)
+        c->us_per_byte = c->bandwidth_gbps > 0.0 ? 1e-3 / c->bandwidth_gbps : 0.0;
+    if (rd->map[C_BW] < 0)
+        c->bandwidth_gbps = c->us_per_byte > 0.0 ? 1e-3 / c->us_per_byte : 0.0;
+    if (rd->map[C_ERR] < 0)
+        c->fit_error = c->rms_err_pct / 100.0;
+    if (c->bytes_lo > c->bytes_hi)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bytes_lo %llu is above bytes_hi %llu",
+                          rd->path, line, (unsigned long long)c->bytes_lo,
+                          (unsigned long long)c->bytes_hi);
+    return PB_OK;
+}
+
 static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
 {
     reader_t *rd = arg;
-    if (!rd->have_header) {
-        for (int k = 0; k < C_N; k++) {
-            rd->map[k] = pb_csv_rec_find(rec, col_names[k]);
-            if (rd->map[k] < 0 && k != C_DTYPE)
-                return pb_err_set(err, PB_EINPUT, "%s: missing column '%s' (calib.csv)",
-                                  rd->path, col_names[k]);
-        }
-        rd->have_header = 1;
-        rd->nheader = rec->nfields;
-        return PB_OK;
-    }
+    if (!rd->have_header)
+        return header(rd, rec, err);
     if (rec->nfields != rd->nheader)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, header has %zu", rd->path, line,
                           rec->nfields, rd->nheader);
@@ -96,6 +178,7 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
     }
     pb_calib_row_t *c = &rd->rows[rd->n];
     memset(c, 0, sizeof *c);
+    c->line = line;
     const char *f[C_N];
     for (int k = 0; k < C_N; k++)
         f[k] = rd->map[k] >= 0 ? rec->field[rd->map[k]] : "";
@@ -107,36 +190,15 @@ static int on_record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *
     snprintf(c->link_class, sizeof c->link_class, "%s", f[C_LINK]);
     /* "any" is stored as empty: both mean every type */
     snprintf(c->dtype, sizeof c->dtype, "%s", strcmp(f[C_DTYPE], "any") == 0 ? "" : f[C_DTYPE]);
-    uint64_t gs;
-    int rc = u64(rd, line, C_GSIZE, f[C_GSIZE], &gs, err);
-    if (rc == PB_OK && (gs < 1 || gs > 1u << 30))
-        rc = bad(rd, line, C_GSIZE, f[C_GSIZE], err);
-    c->group_size = (int)gs;
-    if (rc == PB_OK)
-        rc = u64(rd, line, C_LO, f[C_LO], &c->bytes_lo, err);
-    if (rc == PB_OK)
-        rc = u64(rd, line, C_HI, f[C_HI], &c->bytes_hi, err);
-    if (rc == PB_OK)
-        rc = num(rd, line, C_LAT, f[C_LAT], &c->latency_us, err);
-    if (rc == PB_OK)
-        rc = num(rd, line, C_BW, f[C_BW], &c->bandwidth_gbps, err);
-    if (rc == PB_OK)
-        rc = num(rd, line, C_ERR, f[C_ERR], &c->fit_error, err);
+    int rc = numbers(rd, line, f, c, err);
     if (rc != PB_OK)
         return rc;
-    if (c->bytes_lo > c->bytes_hi)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: bytes_lo %llu is above bytes_hi %llu",
-                          rd->path, line, (unsigned long long)c->bytes_lo,
-                          (unsigned long long)c->bytes_hi);
-    if (!(c->bandwidth_gbps >= 0.0) || c->latency_us < 0.0 || c->fit_error < 0.0)
-        return pb_err_set(err, PB_EINPUT,
-                          "%s:%zu: bandwidth, latency and fit error must not be negative",
-                          rd->path, line);
     rd->n++;
     return PB_OK;
 }
 
-int pb_calib_read(const char *path, pb_calib_row_t **rows, size_t *nrows, pb_err_t *err)
+int pb_calib_read_cols(const char *path, pb_calib_row_t **rows, size_t *nrows, unsigned *have,
+                       pb_err_t *err)
 {
     reader_t rd;
     memset(&rd, 0, sizeof rd);
@@ -145,12 +207,27 @@ int pb_calib_read(const char *path, pb_calib_row_t **rows, size_t *nrows, pb_err
     *nrows = 0;
     int rc = pb_csv_parse_path(path, on_record, &rd, err);
     if (rc == PB_OK && !rd.have_header)
-        rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
+        rc = pb_err_set(err, PB_EINPUT, "%s: empty calibration file", path);
     if (rc != PB_OK) {
         free(rd.rows);
         return rc;
     }
     *rows = rd.rows;
     *nrows = rd.n;
+    if (have)
+        *have = rd.have;
     return PB_OK;
+}
+
+int pb_calib_read(const char *path, pb_calib_row_t **rows, size_t *nrows, pb_err_t *err)
+{
+    return pb_calib_read_cols(path, rows, nrows, NULL, err);
+}
+
+const char *pb_calib_missing(unsigned have, unsigned need)
+{
+    for (int k = C_DTYPE; k < C_N; k++)
+        if ((need & HAVE(k)) && !(have & HAVE(k)))
+            return col_names[k];
+    return NULL;
 }

@@ -126,7 +126,8 @@ int main(void)
 
     /* calib.csv: a piece predicts latency + size / bandwidth; 5 us and
      * 10 GB/s (1e4 B/us) at 1e6 B: 5 + 100 = 105 us (by hand) */
-    pb_calib_row_t c = {"allreduce", 8, "NV18", 0, UINT64_C(1) << 30, 5.0, 10.0, 0.01, ""};
+    pb_calib_row_t c = {"allreduce", 8, "NV18", 0, UINT64_C(1) << 30, 5.0, 10.0, 0.01, "",
+                        0, 1e-4, 0, 0.0, 0.0, 0};
     CHECK_NEAR(pb_calib_time_us(&c, 1000000), 105.0, 1e-12);
     pb_calib_row_t *cr = NULL;
     size_t ncr = 0;
@@ -140,6 +141,18 @@ int main(void)
     /* that file has no dtype column (written before it): every piece
      * serves any type */
     CHECK(ncr == 4 && cr[0].dtype[0] == '\0' && pb_calib_dtype_matches(&cr[0], "bfloat16"));
+    /* nor the model's columns: no piece (-1), and the exact slope follows
+     * from the bandwidth, 1e-3 / 3.0963 us per byte (GB/s = 1e3 B/us) */
+    CHECK(ncr == 4 && cr[0].piece == -1 && cr[0].line == 2);
+    CHECK(ncr == 4 && fabs(cr[0].us_per_byte - 1e-3 / 3.0963) < 1e-18);
+    free(cr);
+    unsigned have = 0;
+    CHECK(pb_calib_read_cols(PB_SOURCE_DIR "/tests/fixtures/report/calib.csv", &cr, &ncr, &have,
+                             &err) == PB_OK);
+    CHECK(have == (PB_CALIB_HAVE_BANDWIDTH | PB_CALIB_HAVE_FIT_ERROR));
+    CHECK(pb_calib_missing(have, PB_CALIB_HAVE_PIECE | PB_CALIB_HAVE_US_PER_BYTE) != NULL &&
+          strcmp(pb_calib_missing(have, PB_CALIB_HAVE_PIECE | PB_CALIB_HAVE_US_PER_BYTE),
+                 "piece") == 0);
     free(cr);
     /* with the column: a reduction's piece applies to its type only;
      * "any" to every type */
@@ -153,6 +166,9 @@ int main(void)
         CHECK(pb_calib_dtype_matches(&cr[3], "bfloat16") && pb_calib_dtype_matches(&cr[3], "float"));
         /* 10 us + 1e6 B / (0.166667 GB/s x 1e3 B/us) = 10 + 5999.99 us */
         CHECK_NEAR(pb_calib_time_us(&cr[1], 1000000), 10.0 + 1e6 / 166.667, 1e-12);
+        /* the model's columns read too: piece 0, the exact slope 0.006
+         * us/B of the file (not 1e-3 / 0.166667), 18 points */
+        CHECK(cr[1].piece == 0 && cr[1].us_per_byte == 0.006 && cr[1].points == 18);
     }
     free(cr);
     PB_TEST_END("unit_json");
