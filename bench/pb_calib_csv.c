@@ -1,56 +1,51 @@
 #include "pb_calib_csv.h"
 
-#include <csv.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../reports/pb_calib.h"
 
-enum { C_COLL, C_N, C_LINK, C_DTYPE, C_PIECE, C_LO, C_HI, C_ALPHA, C_BETA, C_BW, C_PTS, C_MAX,
-       C_RMS, C_FITERR, NCOLS };
-static const char *const cols[NCOLS] = {
-    "collective", "group_size", "link_class", "dtype", "piece", "bytes_lo", "bytes_hi",
-    "latency_us", "us_per_byte", "bandwidth_gbps", "points", "max_err_pct", "rms_err_pct",
-    /* the report's name for rms_err_pct / 100 (reports/pb_calib.h) */
-    "fit_error"};
-
 const char *pb_calib_dtype_label(const pb_curve_t *c)
 {
     return c->any_dtype ? "any" : pb_dtype_name(c->dtype);
 }
 
+/* writing: the curves as reports/' plain rows, one per piece, which
+ * reports/ writes (pb_calib_write) */
 int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot write CSV '%s': %s", path, strerror(errno));
-    int bad = 0;
-    for (int i = 0; i < NCOLS; i++)
-        bad |= fprintf(f, "%s%s", i ? "," : "", cols[i]) < 0;
-    bad |= fputc('\n', f) == EOF;
-    for (size_t i = 0; i < k->n && !bad; i++) {
+    size_t n = 0;
+    for (size_t i = 0; i < k->n; i++)
+        n += (size_t)k->c[i].npieces;
+    pb_calib_row_t *rows = calloc(n + 1, sizeof *rows);
+    if (rows == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory writing '%s'", path);
+    pb_calib_row_t *r = rows;
+    for (size_t i = 0; i < k->n; i++) {
         const pb_curve_t *c = &k->c[i];
-        const char *dt = pb_calib_dtype_label(c);
-        for (int p = 0; p < c->npieces && !bad; p++) {
+        for (int p = 0; p < c->npieces; p++, r++) {
             const pb_piece_t *q = &c->p[p];
-            const char *name = pb_coll_name(c->coll);
-            bad |= csv_fwrite(f, name, strlen(name)) != 0;
-            bad |= fprintf(f, ",%d,", c->n) < 0;
-            bad |= csv_fwrite(f, c->link, strlen(c->link)) != 0;
-            bad |= fputc(',', f) == EOF;
-            bad |= csv_fwrite(f, dt, strlen(dt)) != 0;
-            bad |= fprintf(f, ",%d,%llu,%llu,%.17g,%.17g,%.6g,%d,%.3f,%.3f,%.5f\n", p,
-                           (unsigned long long)q->lo, (unsigned long long)q->hi, q->alpha_us,
-                           q->beta_us_b, q->beta_us_b > 0 ? 1e-3 / q->beta_us_b : 0.0, q->npts,
-                           100.0 * q->max_err, 100.0 * q->rms_err, q->rms_err) < 0;
+            snprintf(r->collective, sizeof r->collective, "%s", pb_coll_name(c->coll));
+            r->group_size = c->n;
+            snprintf(r->link_class, sizeof r->link_class, "%s", c->link);
+            /* the reader's convention: "" is any type */
+            snprintf(r->dtype, sizeof r->dtype, "%s", c->any_dtype ? "" : pb_calib_dtype_label(c));
+            r->piece = p;
+            r->bytes_lo = q->lo;
+            r->bytes_hi = q->hi;
+            r->latency_us = q->alpha_us;
+            r->us_per_byte = q->beta_us_b;
+            r->bandwidth_gbps = q->beta_us_b > 0 ? 1e-3 / q->beta_us_b : 0.0;
+            r->points = q->npts;
+            r->max_err_pct = 100.0 * q->max_err;
+            r->rms_err_pct = 100.0 * q->rms_err;
+            r->fit_error = q->rms_err;
         }
     }
-    if (fclose(f) != 0 || bad)
-        return pb_err_set(err, PB_ERUNTIME, "writing CSV '%s' failed", path);
-    return PB_OK;
+    int rc = pb_calib_write(path, rows, n, err);
+    free(rows);
+    return rc;
 }
 
 /* reading: reports/ reads the file (the one calib.csv reader); the model

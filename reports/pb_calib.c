@@ -1,5 +1,6 @@
 #include "pb_calib.h"
 
+#include <csv.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -230,4 +231,35 @@ const char *pb_calib_missing(unsigned have, unsigned need)
         if ((need & HAVE(k)) && !(have & HAVE(k)))
             return col_names[k];
     return NULL;
+}
+
+int pb_calib_write(const char *path, const pb_calib_row_t *rows, size_t n, pb_err_t *err)
+{
+    /* calibrate's column order, the model's exact columns before the
+     * report's rounded ones */
+    static const int order[] = {C_COLL, C_GSIZE, C_LINK, C_DTYPE, C_PIECE, C_LO, C_HI, C_LAT,
+                                C_UPB,  C_BW,    C_PTS,  C_MAX,   C_RMS,   C_ERR};
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot write CSV '%s': %s", path, strerror(errno));
+    int bad = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        bad |= fprintf(f, "%s%s", i ? "," : "", col_names[order[i]]) < 0;
+    bad |= fputc('\n', f) == EOF;
+    for (size_t i = 0; i < n && !bad; i++) {
+        const pb_calib_row_t *c = &rows[i];
+        const char *dt = c->dtype[0] ? c->dtype : "any";
+        bad |= csv_fwrite(f, c->collective, strlen(c->collective)) != 0;
+        bad |= fprintf(f, ",%d,", c->group_size) < 0;
+        bad |= csv_fwrite(f, c->link_class, strlen(c->link_class)) != 0;
+        bad |= fputc(',', f) == EOF;
+        bad |= csv_fwrite(f, dt, strlen(dt)) != 0;
+        bad |= fprintf(f, ",%d,%llu,%llu,%.17g,%.17g,%.6g,%d,%.3f,%.3f,%.5f\n", c->piece,
+                       (unsigned long long)c->bytes_lo, (unsigned long long)c->bytes_hi,
+                       c->latency_us, c->us_per_byte, c->bandwidth_gbps, c->points,
+                       c->max_err_pct, c->rms_err_pct, c->fit_error) < 0;
+    }
+    if (fclose(f) != 0 || bad)
+        return pb_err_set(err, PB_ERUNTIME, "writing CSV '%s' failed", path);
+    return PB_OK;
 }

@@ -83,6 +83,11 @@ int pb_calib_read(const char *path, pb_calib_row_t **rows, size_t *nrows, pb_err
 int pb_calib_read_cols(const char *path, pb_calib_row_t **rows, size_t *nrows, unsigned *have,
                        pb_err_t *err);
 
+/* Writes the rows with every column above, in calibrate's order; "" as
+ * dtype is written "any".  PB_EINPUT naming the path when it cannot be
+ * written. */
+int pb_calib_write(const char *path, const pb_calib_row_t *rows, size_t n, pb_err_t *err);
+
 /* The model's name of a required column a file lacks: its first optional
  * column named in `need` (PB_CALIB_HAVE_* bits) that `have` lacks, or NULL. */
 const char *pb_calib_missing(unsigned have, unsigned need);
