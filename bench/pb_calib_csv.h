@@ -1,18 +1,14 @@
-/* pb_calib_csv.h - a calibration to and from CSV (libcsv), one row per
- * fitted piece:
- *   collective, group_size, link_class, dtype, piece, bytes_lo, bytes_hi,
- *   latency_us, us_per_byte, bandwidth_gbps, points, max_err_pct,
- *   rms_err_pct, fit_error
- * dtype is the element type a reduction's curve was measured in (results'
- * names: float, bfloat16, ...) or "any" for a curve that serves every
- * type (the collectives that only move bytes).  Files written before the
- * dtype column still read: their curves are "any".  Columns are found by
- * header name.  us_per_byte is the exact slope (read back);
- * bandwidth_gbps = 1e-3 / us_per_byte is for people (GB = 1e9 B).
- * A curve measured at one size only is written as one piece with
- * bytes_lo = bytes_hi, points 1, us_per_byte 0: no bandwidth comes from one
- * size, and the model uses it for that size alone (pb_curve_single; files
- * written before this rule read the same way, no column added). */
+/* pb_calib_csv.h - the model's calibration (model/pb_calib.h) to and
+ * from calib.csv.  The file, its columns and its one reader and writer
+ * are reports/' (reports/pb_calib.h); here the model's curves become its
+ * plain rows and back, which only bench/ may do (it sees both).
+ * Reading wants the columns calibrate writes for the model (piece,
+ * us_per_byte, points, max_err_pct, rms_err_pct; dtype optional, for
+ * files written before it: their curves are "any"); a file without them
+ * is "not a calibration file".  A curve measured at one size only is one
+ * piece with bytes_lo = bytes_hi, points 1, us_per_byte 0: no bandwidth
+ * comes from one size, and the model uses it for that size alone
+ * (pb_curve_single). */
 #ifndef PB_CALIB_CSV_H
 #define PB_CALIB_CSV_H
 
