@@ -27,7 +27,7 @@ declare -A allowed=(
     [reports]="reports core util"
     [bench]="util core collectives topo patterns model reports bench"
 )
-skip=" tests doc cmake build "
+skip=" tests doc cmake "
 
 bad=0
 folders=()
@@ -35,6 +35,9 @@ for d in */; do
     d=${d%/}
     case "$skip" in *" $d "*) continue ;; esac
     [ -L "$d" ] && continue
+    # build trees inside the source (build-*/, or any with a CMakeCache.txt)
+    case "$d" in build*) continue ;; esac
+    [ -f "$d/CMakeCache.txt" ] && continue
     # only folders holding sources are layers
     if ! find "$d" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | grep -q .; then
         continue
