@@ -6,6 +6,7 @@
 #include "pb_app.h"
 #include "pb_cmd_table.h"
 #include "pb_launch.h"
+#include "pb_megatron_opts.h"
 #include "pb_options.h"
 
 int main(int argc, char **argv)
@@ -24,6 +25,9 @@ int main(int argc, char **argv)
                   stdout);
         return 0;
     }
+    /* a launch script fills what the flags left unsaid (explicit flags win) */
+    if (opt.model.megatron_args && pb_megatron_merge(&opt, rank0, &err) != PB_OK)
+        return pb_app_refuse(err.code, err.msg);
     const pb_cmd_desc_t *c = pb_cmd_find(opt.cmd);
     /* files, presets, a dump, a dry run: no MPI, nothing launched */
     if (c->run_alone) {

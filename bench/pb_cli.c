@@ -211,6 +211,12 @@ static int refuse(const pb_cmd_desc_t *c, const char *lng, size_t len, char shrt
 
 static int positional(pb_options_t *o, const pb_cmd_desc_t *c, const char *a, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_IMPORT && a[0] != '-') {
+        if (o->import.ninputs == PB_MAX_INPUTS)
+            return pb_err_set(err, PB_EINPUT, "at most %d log files", PB_MAX_INPUTS);
+        o->import.inputs[o->import.ninputs++] = a;
+        return PB_OK;
+    }
     if (o->cmd == PB_CMD_CALIBRATE && a[0] != '-') {
         if (o->calibrate.ninputs == PB_MAX_INPUTS)
             return pb_err_set(err, PB_EINPUT, "at most %d results files", PB_MAX_INPUTS);

@@ -38,6 +38,7 @@
 #include "pb_cmd_table.h"
 #include "pb_coll_cmd.h"
 #include "pb_gemm_cmd.h"
+#include "pb_import_cmd.h"
 #include "pb_main_job.h"
 #include "pb_model_cmd.h"
 #include "pb_pattern_cmd.h"
@@ -464,6 +465,15 @@ static const pb_opt_spec_t topo_specs[] = {
      NULL, "--nodes is an option of parbench topo (with --topo-xml)"},
     {"csv", 0, "FILE", pb_opt_file, OFF(run.csv_path), 0,
      "write every pair: a, b, class, links (replaces FILE)", "@file", NULL},
+    {"nccl-topo", 0, "FILE", pb_opt_file, OFF(topo.nccl), 0,
+     "describe an NCCL topology file (NCCL_TOPO_FILE, e.g. Azure\n"
+     "ND v4/v5): PCI classes from its <cpu>/<pci> tree, NVLink\n"
+     "from its <nvlink> elements; runs no MPI",
+     "@file", "--nccl-topo is an option of parbench topo"},
+    {"nvlink", 0, "N", pb_opt_int, OFF(topo.nvlink), 1,
+     "with --nccl-topo: GPU pairs have N NVLinks (files without\n"
+     "<nvlink> elements leave NVLink unknown)",
+     NULL, "--nvlink is an option of parbench topo (with --nccl-topo)"},
 };
 static const pb_opt_group_t topo_group = GROUP("", topo_specs, NULL);
 
@@ -474,6 +484,10 @@ static void topo_defaults(pb_options_t *o)
 
 static int topo_finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->topo.nccl && (o->topo.xml || o->run.csv_path || o->topo.nodes))
+        return pb_err_set(err, PB_EINPUT, "--nccl-topo takes no --topo-xml, --nodes or --csv");
+    if (o->topo.nvlink && o->topo.nccl == NULL)
+        return pb_err_set(err, PB_EINPUT, "--nvlink needs --nccl-topo");
     if (o->topo.nodes && o->topo.xml == NULL)
         return pb_err_set(err, PB_EINPUT,
                           "--nodes needs --topo-xml: a live run has the nodes it runs on");
@@ -692,7 +706,7 @@ static int model_finish(pb_options_t *o, pb_err_t *err)
 {
     if (predict_finish(o, err) != PB_OK)
         return err->code;
-    if (!o->model.layout_given)
+    if (!o->model.layout_given && !o->model.megatron_args)
         return pb_err_set(err, PB_EINPUT, "parbench model needs a layout (--tp, --pp, ...)");
     return PB_OK;
 }
@@ -725,7 +739,7 @@ static int plan_finish(pb_options_t *o, pb_err_t *err)
 {
     if (predict_finish(o, err) != PB_OK)
         return err->code;
-    if (o->predict.gpus == 0)
+    if (o->predict.gpus == 0 && !o->model.megatron_args)
         return pb_err_set(err, PB_EINPUT, "parbench plan needs --gpus N");
     return PB_OK;
 }
@@ -861,6 +875,77 @@ static const pb_cmd_desc_t cmd_compare = {
     "file and line named)\n",
     2, files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0};
 
+/* ---- import -------------------------------------------------------- */
+
+static int set_tool(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    (void)s;
+    (void)shown;
+    if (strcmp(v, "auto") != 0 && strcmp(v, "nccl-tests") != 0 && strcmp(v, "osu") != 0 &&
+        strcmp(v, "imb") != 0)
+        return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'", v);
+    o->import.tool = v;
+    return PB_OK;
+}
+
+static const pb_opt_spec_t import_specs[] = {
+    {"csv", 0, "FILE", pb_opt_file, OFF(run.csv_path), 0, "append the rows here (required)",
+     "@file", NULL},
+    {"tool", 0, "T", set_tool, 0, 0,
+     "auto (default: from the log's banner), nccl-tests, osu, imb", "auto nccl-tests osu imb",
+     "--tool and --partial are options of parbench import"},
+    {"partial", 0, NULL, pb_opt_flag, OFF(import.partial), 0,
+     "keep the rows that parse and count the lines that do not\n"
+     "(default: a bad line is an error naming file:line, exit 2)",
+     NULL, "--tool and --partial are options of parbench import"},
+    {"np", 0, "N", pb_opt_int, OFF(run.np), 1,
+     "processes, for logs that do not say (OSU collectives)", NULL, NULL},
+    {"output", 'o', "FILE", set_output, OFF(import.output), 0,
+     "also fit the rows as parbench calibrate does and write the\n"
+     "calibration (for model --calib and plan --calib)",
+     "@file", o_elsewhere},
+    {"fit-tol", 0, "P", pb_opt_percent, OFF(import.fit_tol), 0, "with -o: as for calibrate (default 5)",
+     NULL, NULL},
+};
+static const pb_opt_group_t import_group = GROUP("", import_specs, NULL);
+
+static void import_defaults(pb_options_t *o)
+{
+    o->import.fit_tol = 0.05; /* PB_FIT_TOL_DEFAULT */
+}
+
+static int import_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->import.ninputs == 0)
+        return pb_err_set(err, PB_EINPUT, "parbench import needs at least one log file");
+    if (o->run.csv_path == NULL)
+        return pb_err_set(err, PB_EINPUT, "parbench import needs --csv OUT.csv");
+    return PB_OK;
+}
+
+static int import_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? pb_import_cmd(o, err) : PB_OK;
+}
+
+static const pb_cmd_desc_t cmd_import = {
+    PB_CMD_IMPORT, "import", "nccl-tests, OSU or IMB logs -> results CSV (parbench import --help)",
+    "usage: parbench import LOG [LOG ...] --csv OUT.csv [--tool T] [--partial] [--np N]\n"
+    "                       [-o calib.csv] [--fit-tol P]\n"
+    "\n"
+    "Turns benchmark logs into parbench result rows (backend = the tool, label =\n"
+    "the file name), so calibrate, report, compare and model --calib read them.\n"
+    "Reads nccl-tests (every *_perf table: out-of-place and in-place, with or\n"
+    "without redop/root columns, #wrong or N/A, per-iteration columns; world,\n"
+    "nodes and groups from the '#  Rank' lines), OSU 5.x-7.x (latency tables with\n"
+    "and without -f, osu_latency, osu_bw, osu_bibw) and IMB-MPI1 (every\n"
+    "'# Benchmarking' block with its '#processes').  Sizes follow parbench's\n"
+    "convention: OSU's and IMB's per-rank blocks (allgather, alltoall) are\n"
+    "multiplied by the process count.  Runs no MPI.\n",
+    {{&import_group, NULL}, {&pb_grp_help, NULL}},
+    "", PB_MAX_INPUTS, import_defaults, import_finish, pure_foreign, import_alone, NULL, 1};
+
 /* ---- what the commands run without ranks ---------------------------- */
 
 /* a plan needs no ranks: a 16,384-GPU layout prints on a laptop */
@@ -880,6 +965,8 @@ static int main_ranks(struct pb_ctx *ctx, pb_err_t *err)
  * a thousand GPUs can be checked from a laptop */
 static int topo_alone(const pb_options_t *o, int rank0, pb_err_t *err)
 {
+    if (o->topo.nccl)
+        return rank0 ? pb_topo_cmd_nccl(o, err) : PB_OK;
     if (o->topo.xml == NULL)
         return PB_RUN_RANKS;
     return rank0 ? pb_topo_cmd_offline(o, err) : PB_OK;
@@ -916,7 +1003,7 @@ static int compare_alone(const pb_options_t *o, int rank0, pb_err_t *err)
 
 const pb_cmd_desc_t *const pb_commands[] = {
     &cmd_main, &cmd_coll,  &cmd_gemm,  &cmd_step,   &cmd_topo,    &cmd_validate,
-    &cmd_calibrate, &cmd_model, &cmd_plan, &cmd_report, &cmd_compare,
+    &cmd_calibrate, &cmd_model, &cmd_plan, &cmd_report, &cmd_compare, &cmd_import,
 };
 const size_t pb_ncommands = sizeof pb_commands / sizeof pb_commands[0];
 

@@ -50,6 +50,12 @@ static const pb_opt_spec_t model_specs[] = {
      NULL},
     {"model-file", 0, "F", pb_opt_str, OFF(model.model_file), 0,
      "key = value lines (the keys are these options' names)", "@file", NULL},
+    {"hf-config", 0, "F", pb_opt_str, OFF(model.hf_config), 0,
+     "a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2,\n"
+     "Qwen2-MoE, DeepSeek); over the preset, under the flags", "@file", NULL},
+    {"megatron-args", 0, "F", pb_opt_str, OFF(model.megatron_args), 0,
+     "a Megatron-LM launch script (or - for stdin): model,\n"
+     "layout, batch, recomputation, precision; flags win", "@file", NULL},
     FIELD("size", "H", "hidden size; alone it scales the preset's family"),
     FIELD("hidden", "H", "hidden size (= --size)"),
     FIELD("layers", "N", "transformer layers"),

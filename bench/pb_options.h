@@ -39,6 +39,7 @@ typedef enum pb_command {
     PB_CMD_STEP,    /* one training step's schedule, executed */
     PB_CMD_REPORT,  /* results.csv [calib.csv] -> report.html; no MPI */
     PB_CMD_COMPARE, /* base.csv new.csv: the regression gate; no MPI */
+    PB_CMD_IMPORT,  /* nccl-tests/OSU/IMB logs -> result rows; no MPI */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -148,6 +149,11 @@ typedef struct pb_train_opts {
 typedef struct pb_model_opts {
     const char *preset;
     const char *model_file;
+    const char *hf_config;     /* --hf-config: a Hugging Face config.json */
+    const char *megatron_args; /* --megatron-args FILE|-: a launch script */
+    /* what pb_megatron_merge read from the script: model_kv points here */
+    char file_kv[PB_MODEL_FLAGS][2][24];
+    char file_grad_dtype[8];
     const char *model_kv[PB_MODEL_FLAGS][2];
     int nmodel_kv;
     const char *dtype; /* the model's type (NULL: the preset's) */
@@ -196,6 +202,8 @@ typedef struct pb_gemm_opts {
 typedef struct pb_topo_opts {
     const char *xml; /* a dump instead of the live machine */
     int nodes;       /* hypothetical nodes of that dump (0 = 1) */
+    const char *nccl; /* --nccl-topo: an NCCL_TOPO_FILE instead */
+    int nvlink;       /* --nvlink N: NVLinks per GPU pair, where the file says none */
 } pb_topo_opts_t;
 
 typedef struct pb_validate_opts {
@@ -219,6 +227,17 @@ typedef struct pb_calibrate_opts {
     const char *output; /* -o: the pieces as CSV */
     double fit_tol;     /* --fit-tol: a piece's largest relative error */
 } pb_calibrate_opts_t;
+
+/* import: logs in (positional), rows out (--csv: run.csv_path; --np:
+ * run.np), optionally the calibration */
+typedef struct pb_import_cmd_opts {
+    const char *inputs[PB_MAX_INPUTS];
+    int ninputs;
+    const char *tool; /* --tool auto|nccl-tests|osu|imb (NULL: auto) */
+    int partial;
+    const char *output; /* -o: the calibration of the rows */
+    double fit_tol;
+} pb_import_cmd_opts_t;
 
 /* report and compare: positional files (point into argv), -o, the
  * topology pairs CSV, the regression threshold (a fraction) */
@@ -247,6 +266,7 @@ typedef struct pb_options {
     pb_step_opts_t step;
     pb_calibrate_opts_t calibrate;
     pb_files_opts_t files;
+    pb_import_cmd_opts_t import;
     int top; /* plan: layouts printed */
 } pb_options_t;
 

@@ -1,5 +1,8 @@
 #include "pb_pattern_plan.h"
+#include "../patterns/pb_hf_config.h"
+#include "pb_launch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int flag_given(const pb_model_opts_t *o, const char *key)
@@ -36,6 +39,17 @@ static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
 {
     if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
         return err->code;
+    if (o->hf_config) { /* over the preset, under the model file and flags */
+        pb_hf_config_t hf;
+        if (pb_hf_config_read(o->hf_config, &hf, err) ||
+            pb_hf_config_apply(&hf, o->hf_config, m, err))
+            return err->code;
+        /* said once, by rank 0, on stderr: stdout stays the tables */
+        if (pb_launch_rank_hint() == 0 && (hf.unmodelled[0] || hf.notes[0]))
+            fprintf(stderr, "note: %s: %s%s%s%s\n", o->hf_config, hf.notes,
+                    hf.notes[0] && hf.unmodelled[0] ? "; " : "",
+                    hf.unmodelled[0] ? "read but not modelled: " : "", hf.unmodelled);
+    }
     if (o->model_file && pb_model_load(o->model_file, m, err))
         return err->code;
     pb_model_t base = *m;

@@ -5,6 +5,7 @@
 
 #include "../topo/pb_cluster.h"
 #include "../topo/pb_topo_print.h"
+#include "../topo/pb_nccl_topo.h"
 #include "pb_topo_pairs.h"
 
 static void layout_of(const pb_options_t *o, pb_place_layout_t *l)
@@ -107,5 +108,48 @@ int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err)
     pb_topo_print_layout(stdout, &l, ctx->size, pb_nodemap_link, &ctx->map, gpus);
     if (o->run.csv_path)
         printf("# pairs written to %s\n", o->run.csv_path);
+    return PB_OK;
+}
+
+/* The matrix nvidia-smi topo -m prints, from an NCCL topology file: GPUs,
+ * then NICs, each by bus id, with its NUMA node. */
+int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
+{
+    pb_ntopo_t t;
+    if (pb_ntopo_load(o->topo.nccl, &t, err) != PB_OK)
+        return err->code;
+    printf("# NCCL topology %s: %d GPU%s, %d NIC%s, %d CPU%s\n", o->topo.nccl, t.ngpus,
+           t.ngpus == 1 ? "" : "s", t.nnics, t.nnics == 1 ? "" : "s", t.ncpus,
+           t.ncpus == 1 ? "" : "s");
+    if (t.has_nvlink)
+        printf("# NVLink from the file's <nvlink> elements\n");
+    else if (o->topo.nvlink)
+        printf("# NVLink: NV%d for every GPU pair, as --nvlink says (the file has none)\n",
+               o->topo.nvlink);
+    else
+        printf("# NVLink unknown: the file has no <nvlink> elements (NCCL reads NVLink from "
+               "NVML at run time); GPU pairs show their PCI path; --nvlink N states it\n");
+    printf("%-7s", "");
+    for (int a = 0; a < t.n; a++) {
+        char name[16];
+        snprintf(name, sizeof name, t.dev[a].gpu ? "GPU%d" : "NIC%d",
+                 t.dev[a].gpu ? a : a - t.ngpus);
+        printf(" %-6s", name);
+    }
+    printf(" %-5s %s\n", "NUMA", "bus id");
+    for (int a = 0; a < t.n; a++) {
+        char name[16], cell[16];
+        snprintf(name, sizeof name, t.dev[a].gpu ? "GPU%d" : "NIC%d",
+                 t.dev[a].gpu ? a : a - t.ngpus);
+        printf("%-7s", name);
+        for (int b = 0; b < t.n; b++) {
+            pb_link_format(pb_ntopo_link(&t, a, b, o->topo.nvlink), cell, sizeof cell);
+            printf(" %-6s", cell);
+        }
+        printf(" %-5d %s\n", t.dev[a].numa, t.dev[a].busid);
+    }
+    printf("\n# PIX one PCIe switch; PXB several; PHB through the CPU (NCCL's host bridge);\n"
+           "# NODE another <cpu> of the same NUMA node; SYS another NUMA node; NV# NVLinks\n");
+    pb_ntopo_free(&t);
     return PB_OK;
 }

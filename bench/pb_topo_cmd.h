@@ -13,4 +13,8 @@ int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err);
 /* No MPI, no launch: safe from a laptop.  Returns the exit code. */
 int pb_topo_cmd_offline(const pb_options_t *opt, pb_err_t *err);
 
+/* parbench topo --nccl-topo FILE [--nvlink N]: the GPU/NIC matrix of an
+ * NCCL topology file; no MPI. */
+int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err);
+
 #endif

@@ -1,0 +1,148 @@
+/* pb_hf_config.c - config.json through jansson into model (key, value)
+ * pairs; see pb_hf_config.h for the field map and its sources. */
+#include "pb_hf_config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+/* the longest sequence taken from max_position_embeddings (see .h) */
+#define PB_HF_SEQ_CAP 8192
+
+static void put(pb_hf_config_t *c, const char *key, const char *value)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->key[i], key) == 0) {
+            snprintf(c->value[i], sizeof c->value[i], "%s", value);
+            return;
+        }
+    if (c->n == PB_HF_MAX_KV)
+        return;
+    snprintf(c->key[c->n], sizeof c->key[0], "%s", key);
+    snprintf(c->value[c->n++], sizeof c->value[0], "%s", value);
+}
+
+/* A whole number field: 1 found, 0 absent or null, -1 of another type. */
+static int get_u64(json_t *root, const char *name, unsigned long long *v)
+{
+    json_t *x = json_object_get(root, name);
+    if (x == NULL || json_is_null(x))
+        return 0;
+    if (!json_is_integer(x) || json_integer_value(x) < 0)
+        return -1;
+    *v = (unsigned long long)json_integer_value(x);
+    return 1;
+}
+
+static void note_unmodelled(pb_hf_config_t *c, const char *name, const char *value)
+{
+    size_t len = strlen(c->unmodelled);
+    snprintf(c->unmodelled + len, sizeof c->unmodelled - len, "%s%s %s", len ? ", " : "", name,
+             value);
+}
+
+/* the whole-number fields, in the order they are applied */
+static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *err)
+{
+    static const char *const map[][2] = {
+        {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
+        {"num_attention_heads", "heads"}, {"num_key_value_heads", "kv_heads"},
+        {"intermediate_size", "ffn"},     {"vocab_size", "vocab"},
+        {"num_local_experts", "experts"}, {"n_routed_experts", "experts"},
+        {"num_experts", "experts"},       {"num_experts_per_tok", "topk"},
+        {"moe_intermediate_size", "moe_ffn"}, {"moe_layer_freq", "moe_every"},
+        {"decoder_sparse_step", "moe_every"}, {"max_position_embeddings", "seq"},
+    };
+    char buf[24];
+    unsigned long long v, heads = 0;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        int got = get_u64(root, map[i][0], &v);
+        if (got < 0)
+            return pb_err_set(err, PB_EINPUT, "%s: \"%s\" must be a whole number", path,
+                              map[i][0]);
+        if (got == 0)
+            continue;
+        if (strcmp(map[i][1], "seq") == 0 && v > PB_HF_SEQ_CAP) {
+            snprintf(c->notes, sizeof c->notes,
+                     "max_position_embeddings %llu taken as seq %d (give --seq)", v,
+                     PB_HF_SEQ_CAP);
+            v = PB_HF_SEQ_CAP;
+        }
+        if (strcmp(map[i][0], "num_attention_heads") == 0)
+            heads = v;
+        snprintf(buf, sizeof buf, "%llu", v);
+        put(c, map[i][1], buf);
+    }
+    /* no num_key_value_heads: every head has its own K and V */
+    if (heads && get_u64(root, "num_key_value_heads", &v) == 0) {
+        snprintf(buf, sizeof buf, "%llu", heads);
+        put(c, "kv_heads", buf);
+    }
+    /* Mixtral: no moe_intermediate_size, its experts are intermediate_size wide */
+    if (get_u64(root, "num_local_experts", &v) == 1 && get_u64(root, "intermediate_size", &v) == 1 &&
+        get_u64(root, "moe_intermediate_size", &heads) == 0) {
+        snprintf(buf, sizeof buf, "%llu", v);
+        put(c, "moe_ffn", buf);
+    }
+    return PB_OK;
+}
+
+/* strings and flags: activation, dtype, and what parbench does not model */
+static void others(json_t *root, pb_hf_config_t *c)
+{
+    const char *act = json_string_value(json_object_get(root, "hidden_act"));
+    if (act)
+        put(c, "gated", strcmp(act, "silu") == 0 || strcmp(act, "swiglu") == 0 ? "1" : "0");
+    const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
+    if (dt && (strcmp(dt, "bfloat16") == 0 || strcmp(dt, "float16") == 0 ||
+               strcmp(dt, "float32") == 0))
+        put(c, "dtype", strcmp(dt, "bfloat16") == 0 ? "bf16" : strcmp(dt, "float16") == 0 ? "fp16"
+                                                                                          : "fp32");
+    static const char *const unmodelled[] = {"n_shared_experts", "shared_expert_intermediate_size",
+                                             "first_k_dense_replace", "q_lora_rank",
+                                             "kv_lora_rank", "sliding_window"};
+    char buf[24];
+    unsigned long long v;
+    for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++)
+        if (get_u64(root, unmodelled[i], &v) == 1 && v > 0) {
+            snprintf(buf, sizeof buf, "%llu", v);
+            note_unmodelled(c, unmodelled[i], buf);
+        }
+    if (json_is_true(json_object_get(root, "tie_word_embeddings")))
+        note_unmodelled(c, "tie_word_embeddings", "true");
+}
+
+int pb_hf_config_read(const char *path, pb_hf_config_t *c, pb_err_t *err)
+{
+    memset(c, 0, sizeof *c);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (root == NULL)
+        return je.line > 0 ? pb_err_set(err, PB_EINPUT, "%s:%d: not JSON: %s", path, je.line,
+                                        je.text)
+                           : pb_err_set(err, PB_EINPUT, "cannot read '%s': %s", path, je.text);
+    int code = PB_OK;
+    if (!json_is_object(root))
+        code = pb_err_set(err, PB_EINPUT, "%s: not a config.json (no JSON object)", path);
+    if (code == PB_OK)
+        code = numbers(root, path, c, err);
+    if (code == PB_OK)
+        others(root, c);
+    json_decref(root);
+    if (code == PB_OK && c->n == 0)
+        return pb_err_set(err, PB_EINPUT, "%s: no model field found (num_hidden_layers, "
+                          "hidden_size, ...): not a Hugging Face config.json?", path);
+    return code;
+}
+
+int pb_hf_config_apply(const pb_hf_config_t *c, const char *path, pb_model_t *m, pb_err_t *err)
+{
+    snprintf(m->name, sizeof m->name, "%.47s", path);
+    for (int i = 0; i < c->n; i++) {
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_model_set(m, c->key[i], c->value[i], &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "%s: %s", path, e.msg);
+    }
+    return PB_OK;
+}

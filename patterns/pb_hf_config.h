@@ -1,0 +1,49 @@
+/* pb_hf_config.h - a Hugging Face config.json as model fields.
+ *
+ * The file becomes the same (key, value) pairs a model file or the
+ * command line gives (pb_model_set), so a config, a model file and flags
+ * are one path: preset, then --hf-config, then --model-file, then flags,
+ * each over the one before (explicit flags win).
+ *
+ * Read (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, DeepSeek-V2/V3):
+ *   num_hidden_layers -> layers        hidden_size -> hidden
+ *   num_attention_heads -> heads       num_key_value_heads -> kv_heads
+ *       (absent: = heads, multi-head attention)
+ *   intermediate_size -> ffn           vocab_size -> vocab
+ *   max_position_embeddings -> seq, at most 8192 (the long-context
+ *       extensions, 32768 and more, are not the length pretraining runs
+ *       at: give --seq for yours)
+ *   hidden_act silu / swiglu -> gated 1 (gelu, relu: gated 0)
+ *   num_local_experts (Mixtral) | n_routed_experts (DeepSeek) |
+ *       num_experts (Qwen2-MoE) -> experts
+ *   num_experts_per_tok -> topk
+ *   moe_intermediate_size -> moe_ffn (Mixtral: its experts are
+ *       intermediate_size wide)
+ *   moe_layer_freq (DeepSeek) | decoder_sparse_step (Qwen2-MoE) -> moe_every
+ *   torch_dtype bfloat16 / float16 / float32 -> dtype
+ * Read and named as not modelled (parbench's model has no field for
+ * them yet): n_shared_experts, shared_expert_intermediate_size,
+ * first_k_dense_replace, tie_word_embeddings true, q_lora_rank /
+ * kv_lora_rank (DeepSeek's latent attention), sliding_window. */
+#ifndef PB_HF_CONFIG_H
+#define PB_HF_CONFIG_H
+
+#include "pb_model.h"
+
+#define PB_HF_MAX_KV 16
+
+typedef struct pb_hf_config {
+    char key[PB_HF_MAX_KV][16];
+    char value[PB_HF_MAX_KV][24];
+    int n;
+    char unmodelled[320]; /* "n_shared_experts 1, first_k_dense_replace 3" */
+    char notes[160];      /* e.g. the seq cap */
+} pb_hf_config_t;
+
+/* PB_EINPUT naming the file: unreadable, not JSON (with line), not an
+ * object, a field of the wrong type, or none of the shape fields. */
+int pb_hf_config_read(const char *path, pb_hf_config_t *out, pb_err_t *err);
+/* Applies the pairs over *m (errors name the file's field). */
+int pb_hf_config_apply(const pb_hf_config_t *c, const char *path, pb_model_t *m, pb_err_t *err);
+
+#endif

@@ -1,0 +1,428 @@
+/* pb_megatron.c - pretrain_gpt.py arguments to parbench settings (the
+ * map is the table below; see pb_megatron.h for the reading rules). */
+#include "pb_megatron_priv.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum act {
+    A_KV,       /* value -> model key */
+    A_FLAGKV,   /* flag -> model key = fixed value */
+    A_TP, A_CP, A_EP, A_PP, A_VP, A_VP_LAYERS,
+    A_SP, A_RECOMP_GRAN, A_RECOMP_ACT, A_DISTOPT, A_FLASH, A_GQA, A_GRAD_FP32,
+    A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_COMM_OVERLAP,
+    A_QUIET_V, A_QUIET_F, /* known, no effect on the traffic */
+    A_NOCP_V, A_NOCP_F    /* known, change the traffic, no parbench counterpart */
+};
+
+static const struct arg {
+    const char *name;
+    enum act act;
+    const char *key; /* A_KV / A_FLAGKV: the model key ("key=value" for flags) */
+} args[] = {
+    {"num-layers", A_KV, "layers"},             {"hidden-size", A_KV, "hidden"},
+    {"ffn-hidden-size", A_KV, "ffn"},           {"num-attention-heads", A_KV, "heads"},
+    {"num-query-groups", A_KV, "kv-heads"},     {"seq-length", A_KV, "seq"},
+    {"vocab-size", A_KV, "vocab"},              {"micro-batch-size", A_KV, "mbs"},
+    {"global-batch-size", A_KV, "gbs"},         {"num-experts", A_KV, "experts"},
+    {"moe-router-topk", A_KV, "topk"},          {"moe-ffn-hidden-size", A_KV, "moe-ffn"},
+    {"moe-layer-freq", A_KV, "moe-every"},
+    {"swiglu", A_FLAGKV, "gated=1"},            {"bf16", A_FLAGKV, "dtype=bf16"},
+    {"fp16", A_FLAGKV, "dtype=fp16"},
+    {"tensor-model-parallel-size", A_TP, NULL}, {"context-parallel-size", A_CP, NULL},
+    {"expert-model-parallel-size", A_EP, NULL}, {"pipeline-model-parallel-size", A_PP, NULL},
+    {"num-virtual-stages-per-pipeline-rank", A_VP, NULL},
+    {"num-layers-per-virtual-pipeline-stage", A_VP_LAYERS, NULL},
+    {"sequence-parallel", A_SP, NULL},          {"recompute-granularity", A_RECOMP_GRAN, NULL},
+    {"recompute-activations", A_RECOMP_ACT, NULL},
+    {"use-distributed-optimizer", A_DISTOPT, NULL}, {"use-flash-attn", A_FLASH, NULL},
+    {"group-query-attention", A_GQA, NULL},
+    {"accumulate-allreduce-grads-in-fp32", A_GRAD_FP32, NULL},
+    {"overlap-grad-reduce", A_OVERLAP_GRAD, NULL}, {"overlap-param-gather", A_OVERLAP_PARAM, NULL},
+    {"tp-comm-overlap", A_TP_COMM_OVERLAP, NULL},
+    /* change the traffic, no counterpart in parbench's model */
+    {"recompute-method", A_NOCP_V, NULL},       {"recompute-num-layers", A_NOCP_V, NULL},
+    {"expert-tensor-parallel-size", A_NOCP_V, NULL},
+    {"moe-shared-expert-intermediate-size", A_NOCP_V, NULL},
+    {"moe-token-dispatcher-type", A_NOCP_V, NULL}, {"moe-router-load-balancing-type", A_NOCP_V, NULL},
+    {"moe-expert-capacity-factor", A_NOCP_V, NULL},
+    {"decoder-first-pipeline-num-layers", A_NOCP_V, NULL},
+    {"decoder-last-pipeline-num-layers", A_NOCP_V, NULL},
+    {"ddp-bucket-size", A_NOCP_V, NULL},        {"num-distributed-optimizer-instances", A_NOCP_V, NULL},
+    {"fp8-format", A_NOCP_V, NULL},             {"multi-latent-attention", A_NOCP_F, NULL},
+    {"use-torch-fsdp2", A_NOCP_F, NULL},        {"account-for-embedding-in-pipeline-split", A_NOCP_F, NULL},
+    {"account-for-loss-in-pipeline-split", A_NOCP_F, NULL},
+    {"moe-grouped-gemm", A_QUIET_F, NULL},
+    /* no effect on the traffic (or already parbench's assumption) */
+    {"max-position-embeddings", A_QUIET_V, NULL}, {"train-iters", A_QUIET_V, NULL},
+    {"train-samples", A_QUIET_V, NULL},         {"lr", A_QUIET_V, NULL},
+    {"min-lr", A_QUIET_V, NULL},                {"lr-decay-style", A_QUIET_V, NULL},
+    {"lr-decay-iters", A_QUIET_V, NULL},        {"lr-warmup-iters", A_QUIET_V, NULL},
+    {"lr-warmup-fraction", A_QUIET_V, NULL},    {"weight-decay", A_QUIET_V, NULL},
+    {"clip-grad", A_QUIET_V, NULL},             {"adam-beta1", A_QUIET_V, NULL},
+    {"adam-beta2", A_QUIET_V, NULL},            {"adam-eps", A_QUIET_V, NULL},
+    {"init-method-std", A_QUIET_V, NULL},       {"attention-dropout", A_QUIET_V, NULL},
+    {"hidden-dropout", A_QUIET_V, NULL},        {"normalization", A_QUIET_V, NULL},
+    {"position-embedding-type", A_QUIET_V, NULL}, {"rotary-base", A_QUIET_V, NULL},
+    {"tokenizer-type", A_QUIET_V, NULL},        {"tokenizer-model", A_QUIET_V, NULL},
+    {"vocab-file", A_QUIET_V, NULL},            {"merge-file", A_QUIET_V, NULL},
+    {"data-path", A_QUIET_V, NULL},             {"split", A_QUIET_V, NULL},
+    {"save", A_QUIET_V, NULL},                  {"load", A_QUIET_V, NULL},
+    {"save-interval", A_QUIET_V, NULL},         {"eval-interval", A_QUIET_V, NULL},
+    {"eval-iters", A_QUIET_V, NULL},            {"log-interval", A_QUIET_V, NULL},
+    {"tensorboard-dir", A_QUIET_V, NULL},       {"seed", A_QUIET_V, NULL},
+    {"distributed-backend", A_QUIET_V, NULL},   {"transformer-impl", A_QUIET_V, NULL},
+    {"make-vocab-size-divisible-by", A_QUIET_V, NULL}, {"norm-epsilon", A_QUIET_V, NULL},
+    {"wandb-project", A_QUIET_V, NULL},         {"wandb-exp-name", A_QUIET_V, NULL},
+    {"moe-aux-loss-coeff", A_QUIET_V, NULL},    {"distributed-timeout-minutes", A_QUIET_V, NULL},
+    {"untie-embeddings-and-output-weights", A_QUIET_F, NULL}, /* parbench counts them untied */
+    {"disable-bias-linear", A_QUIET_F, NULL},   {"use-mcore-models", A_QUIET_F, NULL},
+    {"no-masked-softmax-fusion", A_QUIET_F, NULL}, {"attention-softmax-in-fp32", A_QUIET_F, NULL},
+    {"no-bias-gelu-fusion", A_QUIET_F, NULL},   {"no-bias-dropout-fusion", A_QUIET_F, NULL},
+    {"no-position-embedding", A_QUIET_F, NULL}, {"use-rotary-position-embeddings", A_QUIET_F, NULL},
+    {"log-throughput", A_QUIET_F, NULL},        {"log-timers-to-tensorboard", A_QUIET_F, NULL},
+    {"bf16-grad-reduce", A_QUIET_F, NULL},      {"no-gradient-accumulation-fusion", A_QUIET_F, NULL},
+};
+
+static void list_add(char *list, size_t cap, const char *item)
+{
+    size_t len = strlen(list);
+    char needle[160];
+    snprintf(needle, sizeof needle, "--%.150s", item);
+    const char *at = strstr(list, needle);
+    if (at && (at[strlen(needle)] == ',' || at[strlen(needle)] == '\0'))
+        return;
+    snprintf(list + len, cap - len, "%s%s", len ? ", " : "", needle);
+}
+
+static void put_kv(pb_megatron_t *m, const char *key, const char *value)
+{
+    for (int i = 0; i < m->nkv; i++)
+        if (strcmp(m->key[i], key) == 0) {
+            snprintf(m->value[i], sizeof m->value[i], "%.23s", value);
+            return;
+        }
+    if (m->nkv == PB_MEG_KV)
+        return;
+    snprintf(m->key[m->nkv], sizeof m->key[0], "%.15s", key);
+    snprintf(m->value[m->nkv++], sizeof m->value[0], "%.23s", value);
+}
+
+static const char *get_kv(const pb_megatron_t *m, const char *key)
+{
+    for (int i = 0; i < m->nkv; i++)
+        if (strcmp(m->key[i], key) == 0)
+            return m->value[i];
+    return NULL;
+}
+
+static int whole(const char *name, const char *arg, const char *v, int *out, pb_err_t *err)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!isdigit((unsigned char)v[0]) || *end || x < 1 || x > 1 << 24)
+        return pb_err_set(err, PB_EINPUT, "%s: --%s needs a whole number, not '%.40s'", name, arg, v);
+    *out = (int)x;
+    return PB_OK;
+}
+
+/* One argument (a = its table entry, v = its value or NULL). */
+static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, const char *v,
+                     int *gqa, int *vp_layers, pb_err_t *err)
+{
+    int x = 0;
+    switch (a->act) {
+    case A_KV:
+        if (whole(name, a->name, v, &x, err))
+            return err->code;
+        put_kv(m, a->key, v);
+        return PB_OK;
+    case A_FLAGKV: {
+        const char *eq = strchr(a->key, '=');
+        char key[16];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - a->key), a->key);
+        put_kv(m, key, eq + 1);
+        return PB_OK;
+    }
+    case A_TP: return whole(name, a->name, v, &m->tp, err);
+    case A_CP: return whole(name, a->name, v, &m->cp, err);
+    case A_EP: return whole(name, a->name, v, &m->ep, err);
+    case A_PP: return whole(name, a->name, v, &m->pp, err);
+    case A_VP: return whole(name, a->name, v, &m->vp, err);
+    case A_VP_LAYERS: return whole(name, a->name, v, vp_layers, err);
+    case A_SP: m->sp = 1; return PB_OK;
+    case A_RECOMP_GRAN:
+        if (strcmp(v, "full") != 0 && strcmp(v, "selective") != 0)
+            return pb_err_set(err, PB_EINPUT, "%s: --recompute-granularity takes full or "
+                              "selective, not '%.40s'", name, v);
+        m->recompute = v[0] == 'f' ? 1 : 2;
+        return PB_OK;
+    case A_RECOMP_ACT: m->recompute = 2; return PB_OK; /* Megatron: selective */
+    case A_DISTOPT: m->dist_opt = 1; return PB_OK;
+    case A_FLASH: m->flash = 1; return PB_OK;
+    case A_GQA: *gqa = 1; return PB_OK;
+    case A_GRAD_FP32: snprintf(m->grad_dtype, sizeof m->grad_dtype, "fp32"); return PB_OK;
+    case A_OVERLAP_GRAD: m->overlap_grad = 1; return PB_OK;
+    case A_OVERLAP_PARAM: m->overlap_param = 1; return PB_OK;
+    case A_TP_COMM_OVERLAP:
+        m->tp_comm_overlap = 1;
+        list_add(m->no_counterpart, sizeof m->no_counterpart,
+                 "tp-comm-overlap (parbench: --tp-overlap F, the hidden fraction)");
+        return PB_OK;
+    case A_NOCP_V:
+    case A_NOCP_F:
+        list_add(m->no_counterpart, sizeof m->no_counterpart, a->name);
+        return PB_OK;
+    default:
+        return PB_OK;
+    }
+}
+
+static int has_value(enum act a)
+{
+    return a == A_KV || (a >= A_TP && a <= A_VP_LAYERS) || a == A_RECOMP_GRAN || a == A_QUIET_V ||
+           a == A_NOCP_V;
+}
+
+/* Megatron's defaults where the script is silent (pb_megatron.h) */
+static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, pb_err_t *err)
+{
+    char buf[24];
+    const char *heads = get_kv(m, "heads"), *hidden = get_kv(m, "hidden");
+    if (!gqa && heads)
+        put_kv(m, "kv-heads", heads); /* --num-query-groups counts only with GQA */
+    if (hidden && get_kv(m, "gated") == NULL)
+        put_kv(m, "gated", "0");
+    if (hidden && get_kv(m, "ffn") == NULL) {
+        unsigned long long h = strtoull(hidden, NULL, 10);
+        unsigned long long f = strcmp(get_kv(m, "gated"), "1") == 0 ? 8 * h / 3 / 64 * 64 : 4 * h;
+        snprintf(buf, sizeof buf, "%llu", f);
+        put_kv(m, "ffn", buf);
+    }
+    if (get_kv(m, "experts") == NULL && hidden)
+        put_kv(m, "experts", "0"), put_kv(m, "topk", "0");
+    const char *dt = get_kv(m, "dtype");
+    if (m->grad_dtype[0] == '\0' && dt) /* grads reduced in the parameters' type */
+        snprintf(m->grad_dtype, sizeof m->grad_dtype, "%s", dt);
+    /* parbench's step model overlaps both (model/pb_step.h): say where the
+     * script does not */
+    if (m->found_cmd && !m->overlap_grad)
+        list_add(m->no_counterpart, sizeof m->no_counterpart,
+                 "overlap-grad-reduce absent (parbench overlaps the gradient reduction with "
+                 "the last backward)");
+    if (m->found_cmd && m->dist_opt && !m->overlap_param)
+        list_add(m->no_counterpart, sizeof m->no_counterpart,
+                 "overlap-param-gather absent (parbench overlaps the parameter all-gather "
+                 "with the next forward)");
+    if (vp_layers) {
+        const char *layers = get_kv(m, "layers");
+        int pp = m->pp ? m->pp : 1;
+        long l = layers ? strtol(layers, NULL, 10) : 0;
+        if (l == 0 || l % ((long)pp * vp_layers) != 0)
+            return pb_err_set(err, PB_EINPUT, "%s: --num-layers-per-virtual-pipeline-stage %d "
+                              "does not divide %ld layers over %d stages", name, vp_layers, l, pp);
+        m->vp = (int)(l / pp / vp_layers);
+    }
+    return PB_OK;
+}
+
+static int apply_args(const char *name, pb_megatron_t *m, char (*w)[PB_MEG_WORDLEN], int n,
+                      pb_err_t *err)
+{
+    int gqa = 0, vp_layers = 0;
+    for (int i = 0; i < n; i++) {
+        if (strncmp(w[i], "--", 2) != 0)
+            continue; /* a value of an unknown argument, or a stray word */
+        char arg[PB_MEG_WORDLEN];
+        snprintf(arg, sizeof arg, "%s", w[i] + 2);
+        char *eq = strchr(arg, '=');
+        const char *v = NULL;
+        if (eq)
+            *eq = '\0', v = eq + 1;
+        for (char *c = arg; *c; c++) /* Megatron accepts --num_layers too */
+            *c = *c == '_' ? '-' : *c;
+        const struct arg *a = NULL;
+        for (size_t k = 0; k < sizeof args / sizeof args[0] && a == NULL; k++)
+            if (strcmp(args[k].name, arg) == 0)
+                a = &args[k];
+        if (a == NULL) {
+            list_add(m->unknown, sizeof m->unknown, arg);
+            continue;
+        }
+        if (has_value(a->act) && v == NULL) {
+            if (i + 1 >= n || strncmp(w[i + 1], "--", 2) == 0)
+                return pb_err_set(err, PB_EINPUT, "%s: --%s needs a value", name, a->name);
+            v = w[++i];
+        }
+        if (v && v[0] == '$')
+            continue; /* a variable the script does not set: named in unresolved */
+        if (apply_one(name, m, a, v, &gqa, &vp_layers, err) != PB_OK)
+            return err->code;
+    }
+    return defaults(name, m, gqa, vp_layers, err);
+}
+
+static int is_name(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* "NAME=( ..." : the array's words, up to its ')', possibly lines later;
+ * returns the number of lines consumed, 0 when the line is no array */
+static size_t array_def(pb_meg_sh_t *sh, char **lines, size_t nl, size_t l,
+                        char (*w)[PB_MEG_WORDLEN])
+{
+    const char *p = lines[l];
+    while (isspace((unsigned char)*p))
+        p++;
+    if (strncmp(p, "export ", 7) == 0 || strncmp(p, "declare -a ", 11) == 0)
+        p = strchr(p, ' ') + 1 + (p[0] == 'd' ? 3 : 0);
+    const char *eq = strchr(p, '=');
+    if (eq == NULL || eq[1] != '(' || !is_name(p, (size_t)(eq - p)))
+        return 0;
+    char body[PB_MEG_VALLEN] = "";
+    size_t used = 0, k = l;
+    const char *from = eq + 2;
+    for (;;) {
+        const char *close = strchr(from, ')');
+        size_t len = close ? (size_t)(close - from) : strlen(from);
+        used += (size_t)snprintf(body + used, used < sizeof body ? sizeof body - used : 0,
+                                 "%.*s ", (int)len, from);
+        if (used >= sizeof body)
+            used = sizeof body - 1;
+        if (close || k + 1 >= nl)
+            break;
+        from = lines[++k];
+    }
+    int n = pb_meg_split(sh, body, w, PB_MEG_WORDS);
+    char val[PB_MEG_VALLEN] = "";
+    size_t vl = 0;
+    for (int i = 0; i < n && vl < sizeof val; i++)
+        vl += (size_t)snprintf(val + vl, sizeof val - vl, "%s%s", i ? " " : "", w[i]);
+    pb_meg_set_var(sh, p, (size_t)(eq - p), val);
+    return k - l + 1;
+}
+
+/* torchrun / python -m torch.distributed.run options before the script */
+static void launcher(pb_megatron_t *m, char (*w)[PB_MEG_WORDLEN], int n)
+{
+    int nodes = 0, per = 0;
+    for (int i = 0; i < n; i++) {
+        const char *a = w[i], *v = NULL;
+        int *dst = NULL;
+        if (strncmp(a, "--nnodes", 8) == 0)
+            dst = &nodes, v = a[8] == '=' ? a + 9 : a[8] == '\0' && i + 1 < n ? w[i + 1] : NULL;
+        else if (strncmp(a, "--nproc_per_node", 16) == 0 || strncmp(a, "--nproc-per-node", 16) == 0)
+            dst = &per, v = a[16] == '=' ? a + 17 : a[16] == '\0' && i + 1 < n ? w[i + 1] : NULL;
+        if (dst && v && isdigit((unsigned char)v[0]))
+            *dst = atoi(v);
+    }
+    if (per > 0) {
+        m->gpus_per_node = per;
+        m->gpus = per * (nodes > 0 ? nodes : 1);
+    }
+}
+
+/* Leading NAME=value words (after export/declare): set, and skipped. */
+static int assignments(pb_meg_sh_t *sh, char (*w)[PB_MEG_WORDLEN], int n)
+{
+    int i = 0;
+    while (i < n && (strcmp(w[i], "export") == 0 || strcmp(w[i], "declare") == 0 ||
+                     strcmp(w[i], "local") == 0 || strcmp(w[i], "readonly") == 0))
+        i++;
+    for (; i < n; i++) {
+        const char *eq = strchr(w[i], '=');
+        if (eq == NULL || !is_name(w[i], (size_t)(eq - w[i])))
+            break;
+        pb_meg_set_var(sh, w[i], (size_t)(eq - w[i]), eq + 1);
+    }
+    return i;
+}
+
+static int is_pretrain(const char *word)
+{
+    const char *base = strrchr(word, '/');
+    base = base ? base + 1 : word;
+    size_t n = strlen(base);
+    return strncmp(base, "pretrain_", 9) == 0 && n > 3 && strcmp(base + n - 3, ".py") == 0;
+}
+
+/* Every logical line: arrays, assignments, then the command's words
+ * (or, without a pretrain_*.py line, every word from a "--" on). */
+static int walk(const char *name, pb_meg_sh_t *sh, char **lines, size_t nl,
+                char (*w)[PB_MEG_WORDLEN], char (*argv)[PB_MEG_WORDLEN], int *argc,
+                pb_err_t *err)
+{
+    (void)name;
+    (void)err;
+    for (size_t l = 0; l < nl; l++) {
+        size_t used = array_def(sh, lines, nl, l, w);
+        if (used) {
+            l += used - 1;
+            continue;
+        }
+        int n = pb_meg_split(sh, lines[l], w, PB_MEG_WORDS);
+        int i = assignments(sh, w, n), from = -1;
+        for (int k = i; k < n && from < 0 && !sh->out->found_cmd; k++)
+            if (is_pretrain(w[k])) {
+                from = k + 1;
+                sh->out->found_cmd = 1;
+                *argc = 0; /* the loose words seen so far were not its */
+                launcher(sh->out, w + i, k - i);
+            }
+        if (from < 0 && !sh->out->found_cmd)
+            for (int k = i; k < n && from < 0; k++)
+                if (strncmp(w[k], "--", 2) == 0)
+                    from = k;
+        for (int k = from < 0 ? n : from; k < n && *argc < PB_MEG_WORDS; k++)
+            memcpy(argv[(*argc)++], w[k], PB_MEG_WORDLEN);
+    }
+    return PB_OK;
+}
+
+int pb_megatron_parse(const char *name, const char *text, pb_megatron_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    char **lines = malloc((len + 2) * sizeof *lines);
+    pb_meg_sh_t *sh = calloc(1, sizeof *sh);
+    char(*w)[PB_MEG_WORDLEN] = malloc(PB_MEG_WORDS * sizeof *w);
+    char(*argv)[PB_MEG_WORDLEN] = malloc(PB_MEG_WORDS * sizeof *argv);
+    int code = PB_OK, argc = 0;
+    if (!copy || !lines || !sh || !w || !argv) {
+        code = pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
+        goto done;
+    }
+    /* continuations joined ("\\\n" -> "  "), '\r' dropped, lines split */
+    size_t k = 0, nl = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\\' && (text[i + 1] == '\n' || (text[i + 1] == '\r' && text[i + 2] == '\n'))) {
+            copy[k++] = ' ';
+            i += text[i + 1] == '\r' ? 2 : 1;
+        } else if (text[i] != '\r') {
+            copy[k++] = text[i];
+        }
+    }
+    copy[k] = '\0';
+    for (char *p = copy, *save = NULL, *t; (t = strtok_r(p, "\n", &save)) != NULL; p = NULL)
+        lines[nl++] = t;
+    sh->out = out;
+    code = walk(name, sh, lines, nl, w, argv, &argc, err);
+    if (code == PB_OK)
+        code = apply_args(name, out, argv, argc, err);
+done:
+    free(argv);
+    free(w);
+    free(sh);
+    free(lines);
+    free(copy);
+    return code;
+}

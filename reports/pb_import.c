@@ -1,0 +1,305 @@
+/* pb_import.c - the importers' shared part: which tool, lines, tokens,
+ * numbers, rows, and the bad-line rule.  Each tool's table is read in its
+ * own file (pb_import_nccl.c, pb_import_osu.c, pb_import_imb.c). */
+#include "pb_import_priv.h"
+
+#include "../core/pb_coll.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a log larger than this is not a benchmark log */
+#define PB_IMP_MAX_FILE (UINT64_C(256) << 20)
+
+static const char *const tool_names[] = {"auto", "nccl-tests", "osu", "imb"};
+
+int pb_import_tool_parse(const char *s, pb_import_tool_t *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, tool_names[i]) == 0) {
+            *out = (pb_import_tool_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *pb_import_tool_name(pb_import_tool_t t)
+{
+    return (unsigned)t < 4 ? tool_names[t] : "?";
+}
+
+/* memmem is not POSIX.1-2008 */
+static const char *find(const char *hay, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; n <= len && i <= len - n; i++)
+        if (memcmp(hay + i, needle, n) == 0)
+            return hay + i;
+    return NULL;
+}
+
+/* Each tool's own banner lines; the first one found decides. */
+pb_import_tool_t pb_import_detect(const char *text, size_t len)
+{
+    static const struct {
+        const char *sig;
+        pb_import_tool_t tool;
+    } sigs[] = {
+        {"# nccl-tests version", PB_IMPORT_NCCL}, {"# Collective test starting", PB_IMPORT_NCCL},
+        {"# nThread ", PB_IMPORT_NCCL},           {"# OSU ", PB_IMPORT_OSU},
+        {"Intel(R) MPI Benchmarks", PB_IMPORT_IMB}, {"# Benchmarking ", PB_IMPORT_IMB},
+        {"#bytes #repetitions", PB_IMPORT_IMB},
+    };
+    const char *best = NULL;
+    pb_import_tool_t tool = PB_IMPORT_AUTO;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        const char *at = find(text, len, sigs[i].sig);
+        if (at && (best == NULL || at < best)) {
+            best = at;
+            tool = sigs[i].tool;
+        }
+    }
+    return tool;
+}
+
+int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max)
+{
+    snprintf(buf, buflen, "%s", s);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (n == max) /* more than any table has: the caller refuses it */
+            return max;
+        tok[n++] = t;
+    }
+    return n;
+}
+
+int pb_imp_u64(const char *s, uint64_t *v)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+int pb_imp_dbl(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+int pb_imp_starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int pb_imp_has(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+int pb_imp_bad(pb_imp_src_t *s, size_t line, pb_err_t *err, const char *fmt, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!s->o->partial)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->name, line + 1, why);
+    if (s->out->skipped++ == 0)
+        snprintf(s->out->first_skip, sizeof s->out->first_skip, "%s:%zu: %s", s->name, line + 1,
+                 why);
+    return PB_OK;
+}
+
+void pb_imp_ignore(pb_imp_src_t *s, const char *bench)
+{
+    char *list = s->out->ignored;
+    size_t len = strlen(list), n = strlen(bench);
+    for (const char *p = list; (p = strstr(p, bench)) != NULL; p += n)
+        if ((p == list || (p - list >= 2 && p[-2] == ',')) && (p[n] == ',' || p[n] == '\0'))
+            return;
+    snprintf(list + len, sizeof s->out->ignored - len, "%s%s", len ? ", " : "", bench);
+}
+
+pb_result_t *pb_imp_row(pb_imp_src_t *s, const char *backend, const char *mode,
+                        const pb_imp_where_t *w, pb_err_t *err)
+{
+    pb_import_out_t *o = s->out;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        pb_result_t *r = realloc(o->rows, cap * sizeof *r);
+        if (r == NULL) {
+            pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
+            return NULL;
+        }
+        o->rows = r;
+        o->cap = cap;
+    }
+    pb_result_t *r = &o->rows[o->n++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->run_id, sizeof r->run_id, "import:%.56s", s->name);
+    snprintf(r->backend, sizeof r->backend, "%s", backend);
+    snprintf(r->mode, sizeof r->mode, "%s", mode);
+    snprintf(r->pattern, sizeof r->pattern, "coll");
+    snprintf(r->group, sizeof r->group, "world");
+    snprintf(r->label, sizeof r->label, "%.63s", s->name);
+    snprintf(r->host, sizeof r->host, "%s", w->host);
+    r->world = w->world;
+    r->nodes = w->nodes;
+    r->group_size = w->group_size;
+    /* a log names no link; a group spread over nodes crosses the network */
+    if (w->nodes > 1 && w->group_size == w->world)
+        snprintf(r->link_class, sizeof r->link_class, "NET");
+    r->wrong = PB_RESULT_WRONG_UNCHECKED;
+    r->slowest_rank = -1;
+    return r;
+}
+
+double pb_imp_bus_factor(const char *coll, int n)
+{
+    pb_coll_t c;
+    return n >= 1 && pb_coll_parse(coll, &c) == 0 ? pb_busbw_factor(c, n) : 0.0;
+}
+
+int pb_imp_reduces(const char *coll)
+{
+    pb_coll_t c;
+    return pb_coll_parse(coll, &c) == 0 && pb_coll_reduces(c);
+}
+
+void pb_imp_bandwidth(pb_result_t *r)
+{
+    if (!(r->time_us_median > 0))
+        return;
+    /* bytes / (t us) = bytes / t * 1e6 B/s = bytes / t / 1e3 GB/s */
+    r->algbw_gbps = (double)r->bytes / r->time_us_median / 1e3;
+    r->busbw_gbps = r->algbw_gbps * pb_imp_bus_factor(r->collective, r->group_size);
+}
+
+/* Splits text into NUL-terminated lines in place. */
+static int split_lines(char *text, size_t len, char ***lines, size_t *n)
+{
+    size_t cap = 1;
+    for (size_t i = 0; i < len; i++)
+        cap += text[i] == '\n';
+    *lines = malloc(cap * sizeof **lines);
+    if (*lines == NULL)
+        return -1;
+    size_t k = 0;
+    char *start = text;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || text[i] == '\n') {
+            text[i] = '\0';
+            if (i > 0 && &text[i - 1] >= start && text[i - 1] == '\r')
+                text[i - 1] = '\0';
+            if (i < len || start < text + len)
+                (*lines)[k++] = start;
+            start = text + i + 1;
+        }
+    }
+    *n = k;
+    return 0;
+}
+
+int pb_import_buffer(const char *name, const char *text, size_t len, const pb_import_opts_t *o,
+                     pb_import_out_t *out, pb_err_t *err)
+{
+    pb_import_tool_t tool = o->tool;
+    if (tool == PB_IMPORT_AUTO)
+        tool = pb_import_detect(text, len);
+    if (tool == PB_IMPORT_AUTO)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s: not a log of nccl-tests, OSU or IMB (no banner line of theirs; "
+                          "--tool names one)", name);
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    pb_imp_src_t s = {name, NULL, 0, o, out};
+    if (split_lines(copy, len, &s.lines, &s.nlines) != 0) {
+        free(copy);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
+    }
+    size_t before = out->n;
+    int code = tool == PB_IMPORT_NCCL  ? pb_import_nccl(&s, err)
+               : tool == PB_IMPORT_OSU ? pb_import_osu(&s, err)
+                                       : pb_import_imb(&s, err);
+    free(s.lines);
+    free(copy);
+    if (code == PB_OK && out->n == before)
+        code = pb_err_set(err, PB_EINPUT, "%s: no result rows found in this %s log%s%s", name,
+                          pb_import_tool_name(tool),
+                          out->ignored[0] ? "; without a parbench counterpart: " : "",
+                          out->ignored);
+    return code;
+}
+
+int pb_import_file(const char *path, const pb_import_opts_t *o, pb_import_out_t *out,
+                   pb_err_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    int code = buf ? PB_OK : pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", path);
+    while (code == PB_OK) {
+        if (len == cap) {
+            char *b = cap >= PB_IMP_MAX_FILE ? NULL : realloc(buf, 2 * cap);
+            if (b == NULL) {
+                code = pb_err_set(err, PB_EINPUT, "%s: larger than a benchmark log can be",
+                                  path);
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                code = pb_err_set(err, PB_EINPUT, "cannot read '%s'", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (code == PB_OK) {
+        const char *base = strrchr(path, '/');
+        code = pb_import_buffer(base ? base + 1 : path, buf, len, o, out, err);
+    }
+    free(buf);
+    return code;
+}
+
+void pb_import_out_free(pb_import_out_t *out)
+{
+    free(out->rows);
+    memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,69 @@
+/* pb_import.h - other tools' logs (nccl-tests, OSU, IMB) turned into
+ * parbench result rows, so calibrate, report, compare and model --calib
+ * read them unchanged.
+ *
+ * Pure text parsing: no MPI, no files beyond reading the one named.
+ * Every row follows parbench's conventions whatever the tool printed:
+ *   bytes   nccl-tests' size convention (pb_coll.h): OSU's and IMB's
+ *           per-rank blocks (allgather, alltoall; IMB's old
+ *           Reduce_scatter) are multiplied by the process count;
+ *   time    the tool's time per operation in us; where the tool prints
+ *           the slowest rank (IMB t_max, OSU -f "Max Latency") it is the
+ *           median column, as parbench's own rows carry the slowest
+ *           rank's time; else the tool's average;
+ *   algbw   bytes / time (GB = 1e9 B), busbw = algbw x DESIGN's factor.
+ * backend names the tool, label the file, mode is throughput for
+ * nccl-tests (a timed batch of back-to-back operations) and latency for
+ * OSU and IMB (each operation timed alone). */
+#ifndef PB_IMPORT_H
+#define PB_IMPORT_H
+
+#include <stddef.h>
+
+#include "pb_result.h"
+#include "../util/pb_err.h"
+
+typedef enum pb_import_tool {
+    PB_IMPORT_AUTO,
+    PB_IMPORT_NCCL, /* nccl-tests: all_reduce_perf and friends */
+    PB_IMPORT_OSU,  /* OSU micro-benchmarks: osu_allreduce, osu_bw, ... */
+    PB_IMPORT_IMB   /* Intel MPI Benchmarks: IMB-MPI1 */
+} pb_import_tool_t;
+
+int pb_import_tool_parse(const char *s, pb_import_tool_t *out);
+const char *pb_import_tool_name(pb_import_tool_t t);
+/* Which tool wrote this text, from its signature lines; AUTO: none. */
+pb_import_tool_t pb_import_detect(const char *text, size_t len);
+
+typedef struct pb_import_opts {
+    pb_import_tool_t tool;
+    int partial; /* keep the rows that parse; count the lines that do not */
+    int world;   /* processes, for logs that do not say (OSU); 0: unknown */
+} pb_import_opts_t;
+
+typedef struct pb_import_out {
+    pb_result_t *rows;
+    size_t n, cap;
+    size_t skipped;        /* lines refused under partial */
+    char first_skip[240];  /* "file:line: why" of the first one */
+    /* benchmarks in the log that parbench has no collective for (IMB's
+     * Gather, OSU's Barrier, ...): left out, named here once each */
+    char ignored[240];
+    /* nccl-tests' footer beside the mean of the busbw column it prints
+     * (so a log cut short or edited shows) */
+    int have_avg;
+    double avg_busbw_stated, avg_busbw_rows;
+} pb_import_out_t;
+
+/* Parses one log held in memory; `name` labels the rows and the messages.
+ * Bad or truncated input: PB_EINPUT "name:line: why", or, with partial,
+ * the line is counted in out->skipped and parsing goes on.  A log with no
+ * row at all is PB_EINPUT either way.  Rows are appended to out. */
+int pb_import_buffer(const char *name, const char *text, size_t len, const pb_import_opts_t *o,
+                     pb_import_out_t *out, pb_err_t *err);
+/* The same for a file (its base name labels the rows). */
+int pb_import_file(const char *path, const pb_import_opts_t *o, pb_import_out_t *out,
+                   pb_err_t *err);
+void pb_import_out_free(pb_import_out_t *out);
+
+#endif
