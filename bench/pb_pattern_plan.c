@@ -52,6 +52,11 @@ static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
     }
     if (o->model_file && pb_model_load(o->model_file, m, err))
         return err->code;
+    /* a model that only a launch script describes is named after it, not
+     * after the preset its unset fields come from */
+    if (!o->preset && !o->hf_config && !o->model_file && o->megatron_args)
+        snprintf(m->name, sizeof m->name, "%.47s",
+                 strcmp(o->megatron_args, "-") ? o->megatron_args : "megatron-args");
     pb_model_t base = *m;
     for (int i = 0; i < o->nmodel_kv; i++) {
         pb_err_t e;
