@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "../model/pb_plan.h"
+#include "pb_against.h"
 #include "pb_calib_csv.h"
 #include "pb_meas_rows.h"
 #include "pb_pattern_plan.h"
@@ -257,6 +258,10 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
 
 int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
 {
+    if (o->against) {
+        pb_against_sum_t sum;
+        return pb_against(o->against, stdout, &sum, err);
+    }
     env_t e;
     int code = env_init(&o->predict, &o->model.train, &e, err);
     if (code == PB_OK)

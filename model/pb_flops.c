@@ -32,8 +32,10 @@ static double layer_weights(const pb_model_t *m, int moe)
 
 double pb_flops_attn_core_fwd(const pb_model_t *m, uint64_t b, uint64_t s, int causal)
 {
-    /* Q.K^T and scores.V: 2*b*s*s*h each */
-    double f = 4.0 * (double)b * (double)s * (double)s * (double)m->hidden;
+    /* Q.K^T and scores.V: 2*b*s*s*(heads*head_dim) each (= h when
+     * head_dim is hidden/heads) */
+    double qd = (double)(m->heads * pb_model_head_dim(m));
+    double f = 4.0 * (double)b * (double)s * (double)s * qd;
     return causal ? f / 2.0 : f;
 }
 

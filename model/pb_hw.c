@@ -25,27 +25,57 @@
  *    (Dubey et al. 2024, Table 4), consistent with ~50 % compute alone.
  *    One value for every preset: no preset is tuned to a test. */
 #define COMMON 0.50, 0.80, 0.92, 10.0, 20.0
+/* hbm_eff 0.85: fused norm / softmax / cross-entropy kernels reach about
+ * 90 % of H100 HBM bandwidth (Dao-AILab/quack membound-sol blog, NCU),
+ * BabelStream 78-84 % on H100 NVL, Calculon uses 0.90 for >= 100 MB
+ * accesses (../shared/research/COMPUTE-AND-OVERLAP.md 3.1): 0.85 for all. */
+#define HBM_EFF 0.85
 
 static const pb_hw_t presets[] = {
     /* NVIDIA A100 Tensor Core GPU datasheet (2021): bf16 312 TFLOP/s dense,
      * no fp8; A100 80GB SXM: 80 GB HBM2e at 2,039 GB/s; NVLink 3 600 GB/s
      * bidirectional = 300 GB/s each way.  DGX A100 user guide: 8 GPUs, 8
      * ConnectX-6 200 Gb/s HDR InfiniBand for the compute fabric. */
-    {"a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON},
+    /* Kernel model: 108 SMs (NVIDIA GPU Performance Background guide,
+     * sec. 2); 256x128 tiles, cuBLAS' most efficient (Matrix
+     * Multiplication guide 2.3); best-shape GEMM 271.2 TFLOP/s = 0.87 of
+     * 312 (stas00/ml-engineering MAMF table, A100 SXM); FlashAttention-2
+     * forward 180 TFLOP/s at 1k-4k (liangan1/GPU_travel flash-attn
+     * README) with the backward at 0.8 of it under the 2.5x convention
+     * (FA2 fwd/bwd ratio, flash-attention PR #1791): 3.5 / (1/180 +
+     * 2.5/144) = 153 TFLOP/s forward + backward [derived]. */
+    {"a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 256, 128, 0.87, 153.0,
+     HBM_EFF},
     /* NVIDIA H100 datasheet (H100 SXM5): bf16 989 TFLOP/s dense (1,979
      * with sparsity), fp8 1,979 dense; 80 GB HBM3 at 3.35 TB/s; NVLink 4
      * 900 GB/s bidirectional = 450 each way.  DGX H100: 8 GPUs, 8
      * ConnectX-7 400 Gb/s NDR. */
-    {"h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON},
+    /* Kernel model: 132 SMs (H100 whitepaper, as in tritonbench#78's
+     * spec table); 128x256 tiles; best-shape GEMM 794.5 TFLOP/s = 0.80 of
+     * 989 (ml-engineering MAMF table, H100 SXM); cuDNN fused attention
+     * (TE's default on sm90) 514 TFLOP/s forward + backward, GQA causal
+     * s 8192 (TransformerEngine attention.ipynb benchmark on H100 80GB
+     * HBM3). */
+    {"h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.80, 514.0,
+     HBM_EFF},
     /* NVIDIA H200 datasheet (SXM): same tensor cores as H100 (bf16 989,
      * fp8 1,979 dense); 141 GB HBM3e at 4.8 TB/s; NVLink 900 GB/s
      * bidirectional.  DGX H200: 8 GPUs, 8 ConnectX-7 400 Gb/s. */
-    {"h200", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON},
+    /* Kernel model as H100: the same 132 SMs and tensor cores ("H200 is
+     * the same", ml-engineering MAMF table). */
+    {"h200", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.80, 514.0,
+     HBM_EFF},
     /* NVIDIA DGX B200 datasheet: 8 B200, 72 PFLOPS fp8 training (dense) =
      * 4.5 PF per GPU fp8, 2.25 PF bf16 dense; 1,440 GB HBM3e = 180 GB per
      * GPU, 64 TB/s = 8 TB/s per GPU; NVLink 5 1.8 TB/s bidirectional = 900
      * GB/s each way; 8 ConnectX-7 400 Gb/s (4 OSFP ports). */
-    {"b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON},
+    /* Kernel model: 148 SMs [recalled: B200 spec]; GEMM best-shape share
+     * not published for B200 bf16: H100's 0.80 assumed; attention: the
+     * H100 rate scaled by the peak ratio, 514 x 2250/989 = 1170 [derived;
+     * FA4 Blackwell sweeps in flash-attention PR #2605 reach 1330 at hd
+     * 128, 16k]. */
+    {"b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 128, 256, 0.80, 1170.0,
+     HBM_EFF},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -97,6 +127,10 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
         {"net_eff", offsetof(pb_hw_t, net_eff), 0},
         {"lat_intra_us", offsetof(pb_hw_t, lat_intra_us), 0},
         {"lat_net_us", offsetof(pb_hw_t, lat_net_us), 0},
+        {"sms", offsetof(pb_hw_t, sms), 1},
+        {"gemm_eff", offsetof(pb_hw_t, gemm_eff), 0},
+        {"attn_tflops", offsetof(pb_hw_t, attn_tflops), 0},
+        {"hbm_eff", offsetof(pb_hw_t, hbm_eff), 0},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
         if (strcmp(tab[i].key, key) != 0)
@@ -117,7 +151,8 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
     return pb_err_set(err, PB_EINPUT,
                       "unknown hardware field '%s' (bf16_tflops, fp8_tflops, hbm_gib, hbm_tbps, "
                       "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node, achievable, "
-                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us)",
+                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, "
+                      "attn_tflops, hbm_eff)",
                       key);
 }
 
@@ -128,9 +163,11 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "hardware '%s': rates and sizes must be above 0",
                           hw->name);
     if (!(hw->achievable > 0 && hw->achievable <= 1 && hw->nvlink_eff > 0 &&
-          hw->nvlink_eff <= 1 && hw->net_eff > 0 && hw->net_eff <= 1))
+          hw->nvlink_eff <= 1 && hw->net_eff > 0 && hw->net_eff <= 1 && hw->gemm_eff > 0 &&
+          hw->gemm_eff <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
         return pb_err_set(err, PB_EINPUT,
-                          "hardware '%s': achievable and efficiencies must be in (0, 1]",
+                          "hardware '%s': achievable and efficiencies must be in (0, 1], "
+                          "attn_tflops above 0",
                           hw->name);
     return PB_OK;
 }

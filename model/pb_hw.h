@@ -24,6 +24,17 @@ typedef struct pb_hw {
      * latencies of one collective step, used when no calibration exists. */
     double nvlink_eff, net_eff;
     double lat_intra_us, lat_net_us;
+    /* The kernel-by-kernel compute model (pb_kernels.h): streaming
+     * multiprocessors and the GEMM tile for wave quantization, the share
+     * of the bf16 peak the best-shaped GEMM reaches, the fused attention
+     * rate (forward + backward, 10^12 FLOP/s counted as 3.5 x the forward,
+     * the flash-attention benchmarks' convention) and the share of HBM
+     * bandwidth a fused memory-bound kernel reaches. */
+    int sms;
+    double tile_m, tile_n;
+    double gemm_eff;
+    double attn_tflops;
+    double hbm_eff;
 } pb_hw_t;
 
 const char *pb_hw_preset_name(int i); /* NULL after the last */

@@ -1,5 +1,7 @@
 #include "pb_step.h"
 
+#include "pb_kernels.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,21 +45,68 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
     return reach > gpus_per_node;
 }
 
-/* compute seconds of one micro-batch on a stage of `layers` layers */
-static double stage_flops(const pb_model_t *m, const pb_step_cfg_t *c, double layers, int logits,
-                          double *fwd_out, double *attn_out)
+/* one micro-batch on a stage: forward, backward with recomputation,
+ * the attention core's and the weight-gradient GEMMs' share of it */
+typedef struct stage {
+    double mb, fwd, bwd, attn, wgrad, attn_share;
+} stage_t;
+
+static void stage_add(stage_t *s, const pb_layer_time_t *t, double times)
 {
+    s->fwd += times * t->fwd;
+    s->bwd += times * (t->bwd + t->recomp);
+    s->attn += times * t->attn;
+    s->wgrad += times * t->wgrad;
+}
+
+/* The kernel-by-kernel model (pb_kernels.h), or with a flat rate (--tflops,
+ * --gemm-csv) the FLOPs at that rate. */
+static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                       const pb_hw_t *hw, double rate, double layers, int first, int last,
+                       stage_t *out)
+{
+    memset(out, 0, sizeof *out);
     double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;
     uint64_t b = m->mbs, s = m->seq;
-    double fwd = layers * ((1.0 - moe_frac) * pb_flops_layer_fwd(m, b, s, 0, c->causal) +
-                           moe_frac * pb_flops_layer_fwd(m, b, s, 1, c->causal));
-    double rec = layers * ((1.0 - moe_frac) * pb_flops_recompute(m, b, s, 0, c->causal, c->recomp) +
-                           moe_frac * pb_flops_recompute(m, b, s, 1, c->causal, c->recomp));
-    if (logits)
-        fwd += pb_flops_logits_fwd(m, b, s);
-    *fwd_out = fwd;
-    *attn_out = layers * pb_flops_attn_core_fwd(m, b, s, c->causal);
-    return 3.0 * fwd + rec;
+    if (c->compute_tflops > 0) {
+        double r = rate * 1e12 * (double)l->size[PB_DIM_TP] * (double)l->size[PB_DIM_CP];
+        double fwd = layers * ((1.0 - moe_frac) * pb_flops_layer_fwd(m, b, s, 0, c->causal) +
+                               moe_frac * pb_flops_layer_fwd(m, b, s, 1, c->causal));
+        double rec = layers * ((1.0 - moe_frac) * pb_flops_recompute(m, b, s, 0, c->causal,
+                                                                     c->recomp) +
+                               moe_frac * pb_flops_recompute(m, b, s, 1, c->causal, c->recomp));
+        if (last)
+            fwd += pb_flops_logits_fwd(m, b, s);
+        double attn = layers * pb_flops_attn_core_fwd(m, b, s, c->causal);
+        out->fwd = fwd / r, out->bwd = (2.0 * fwd + rec) / r;
+        out->attn = 3.0 * attn / r, out->wgrad = fwd / r;
+        out->attn_share = fwd > 0 ? attn / fwd : 0.0;
+        out->mb = out->fwd + out->bwd;
+        return;
+    }
+    pb_kern_cfg_t kc = {l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->sp, l->size[PB_DIM_EP],
+                        c->flash, c->causal, c->recomp};
+    pb_layer_time_t t;
+    pb_kern_layer(m, hw, &kc, 0, &t);
+    stage_add(out, &t, layers * (1.0 - moe_frac));
+    if (moe_frac > 0) {
+        pb_kern_layer(m, hw, &kc, 1, &t);
+        stage_add(out, &t, layers * moe_frac);
+    }
+    double attn_fwd = layers * pb_flops_attn_core_fwd(m, b, s, c->causal);
+    double all_fwd = layers * ((1.0 - moe_frac) * pb_flops_layer_fwd(m, b, s, 0, c->causal) +
+                               moe_frac * pb_flops_layer_fwd(m, b, s, 1, c->causal));
+    if (last) {
+        pb_kern_logits(m, hw, &kc, &t);
+        stage_add(out, &t, 1.0);
+        all_fwd += pb_flops_logits_fwd(m, b, s);
+    }
+    if (first) {
+        pb_kern_embed(m, hw, &kc, &t);
+        stage_add(out, &t, 1.0);
+    }
+    out->attn_share = all_fwd > 0 ? attn_fwd / all_fwd : 0.0;
+    out->mb = out->fwd + out->bwd;
 }
 
 /* log distance of a size from a measured range: how far out it is */
@@ -146,30 +195,35 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 {
     memset(out, 0, sizeof *out);
     const pb_hw_t *hw = cost->hw;
-    int tp = l->size[PB_DIM_TP], pp = l->size[PB_DIM_PP], cp = l->size[PB_DIM_CP];
+    int pp = l->size[PB_DIM_PP], cp = l->size[PB_DIM_CP];
     int v = l->vp > 1 ? l->vp : 1;
     uint64_t world = pb_layout_world(l);
     uint64_t micro = pb_traffic_micro(m, l);
     out->micro = micro;
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
-    double r = rate * 1e12 * (double)tp * (double)cp; /* a TP x CP group's rate */
 
-    /* the busiest stage: a middle one, or the last with the logits */
+    /* the busiest stage: the first (embedding), a middle one or the last
+     * (logits and loss), each with its own layer count */
     double L = (double)pb_traffic_stage_layers(m, l);
     double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
-    double fwd_mid, attn_mid, fwd_last, attn_last;
-    double f_mid = stage_flops(m, c, L, pp == 1, &fwd_mid, &attn_mid);
-    double f_last = stage_flops(m, c, L - trim_each, 1, &fwd_last, &attn_last);
-    double f_stage = f_mid, fwd = fwd_mid, attn = attn_mid;
-    if (pp > 1 && f_last > f_mid)
-        f_stage = f_last, fwd = fwd_last, attn = attn_last;
-    double mb = f_stage / r; /* one micro-batch, forward + backward */
-    out->part[PB_PART_COMPUTE] = (double)micro * mb;
-    double bwd_window = 2.0 * fwd / r;
-    double fwd_window = fwd / r;
-    double attn_window = (double)micro * 3.0 * attn / r;
-    out->attn_share = fwd > 0.0 ? attn / fwd : 0.0;
+    stage_t st;
+    if (pp == 1) {
+        stage_time(m, l, c, hw, rate, L, 1, 1, &st);
+    } else {
+        stage_t a, b, d;
+        stage_time(m, l, c, hw, rate, L - trim_each, 1, 0, &a);
+        stage_time(m, l, c, hw, rate, L, 0, 0, &b);
+        stage_time(m, l, c, hw, rate, L - trim_each, 0, 1, &d);
+        st = a.mb > b.mb ? a : b;
+        st = d.mb > st.mb ? d : st;
+    }
+    out->part[PB_PART_COMPUTE] = (double)micro * st.mb;
+    double bwd_window = st.bwd; /* the last micro-batch's backward */
+    double fwd_window = st.fwd;
+    double attn_window = (double)micro * st.attn;
+    double wgrad_window = (double)micro * st.wgrad;
+    out->attn_share = st.attn_share;
 
     for (int k = 0; k < PB_GK_COUNT; k++)
         out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
@@ -182,6 +236,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
     double dp_bwd = 0, dp_bwd_last = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
+    double tp_fwd = 0, tp_bwd = 0;
     for (size_t i = 0; i < ops.n; i++) {
         const pb_pat_op_t *o = &ops.ops[i];
         pb_cost_src_t src;
@@ -193,6 +248,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         case PB_STRAT_TP:
         case PB_STRAT_SP:
             out->comm_total[PB_PART_TP] += tot;
+            *(o->phase == PB_PH_FWD ? &tp_fwd : &tp_bwd) += tot;
             break;
         case PB_STRAT_PP:
             out->comm_total[PB_PART_PP] += tot;
@@ -223,7 +279,16 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     }
     pb_op_list_free(&ops);
 
-    out->part[PB_PART_TP] = out->comm_total[PB_PART_TP] * (1.0 - c->tp_overlap);
+    /* TP (Megatron-Core without userbuffers, COMPUTE-AND-OVERLAP.md 4.4):
+     * the forward's collectives sit between GEMMs, exposed, and so do
+     * those of a recomputed forward; backward, the input-gradient
+     * all-reduce (or SP's gather / scatter) runs beside the weight-
+     * gradient GEMMs, so only what outlasts them shows.  --tp-overlap
+     * hides a further share of what remains. */
+    double tp_rec = c->recomp == PB_RECOMP_FULL ? tp_fwd : 0.0;
+    double tp_b = tp_bwd - tp_rec;
+    double tp_bx = tp_b > wgrad_window ? tp_b - wgrad_window : 0.0;
+    out->part[PB_PART_TP] = (tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap);
     out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
     double ppc = out->comm_total[PB_PART_PP];
     if (v > 1) /* interleaved: overlapped with compute, the excess shows */
@@ -247,7 +312,10 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double opt_params = out->mem.params;
     if (c->traffic.zero >= 1)
         opt_params /= (double)(l->size[PB_DIM_DP] * cp);
-    out->part[PB_PART_OPT] = opt_params * 30.0 / (hw->hbm_tbps * 1e12 * 0.8);
+    /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
+     * write them and the bf16 copy), the gradient norm 4 more
+     * (COMPUTE-AND-OVERLAP.md 3.4) */
+    out->part[PB_PART_OPT] = opt_params * 34.0 / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
 
     out->total = 0;
     for (int p = 0; p < PB_PART_COUNT; p++)

@@ -31,6 +31,9 @@ typedef struct pb_model {
     /* Layers the pipeline leaves out of its first and last stage together
      * (Llama 3 405B: 126 layers on 16 stages of 8, one fewer at each end). */
     uint64_t pp_trim;
+    /* width of one attention head; 0 = hidden / heads.  Qwen3 235B-A22B:
+     * 64 heads of 128 on a hidden of 4096 (its config.json) */
+    uint64_t head_dim;
 } pb_model_t;
 
 /* Known presets, by name (NULL after the last). */
@@ -40,7 +43,7 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 
 /* Sets one field by its name (as in a model file: layers, hidden (or
  * size), heads, kv_heads (or kv-heads), ffn, vocab, seq, mbs, gbs, dtype,
- * gated, experts, topk, moe_every, moe_ffn, pp_trim).  PB_EINPUT: "unknown
+ * gated, experts, topk, moe_every, moe_ffn, pp_trim, head_dim).  PB_EINPUT: "unknown
  * key 'x'" or "bad value 'v' for key: ...", without any location; callers
  * add the file and line or the flag. */
 int pb_model_set(pb_model_t *m, const char *key, const char *value, pb_err_t *err);
@@ -58,6 +61,8 @@ int pb_model_check(const pb_model_t *m, pb_err_t *err);
  * model: layers, input and output embeddings vocab*h each (untied) and a
  * final norm h.  Biases are not counted (Llama has none). */
 uint64_t pb_model_attn_params(const pb_model_t *m);
+/* head_dim, or hidden / heads when not given */
+uint64_t pb_model_head_dim(const pb_model_t *m);
 uint64_t pb_model_dense_layer_params(const pb_model_t *m);
 /* expert weights of one MoE layer (all experts) */
 uint64_t pb_model_expert_params(const pb_model_t *m);

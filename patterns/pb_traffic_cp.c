@@ -14,7 +14,7 @@ int pb_traffic_cp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     if (cp < 2)
         return PB_OK;
     uint64_t kv = 2 * m->mbs * (m->seq / (uint64_t)cp) *
-                  (m->kv_heads / (uint64_t)l->size[PB_DIM_TP]) * (m->hidden / m->heads) * in->e;
+                  (m->kv_heads / (uint64_t)l->size[PB_DIM_TP]) * pb_model_head_dim(m) * in->e;
     uint64_t count = (uint64_t)(cp - 1) * in->layers * in->micro;
     /* each step's transfer hides behind the attention of the block in hand */
     pb_pat_op_t o = pb_tr_op(PB_STRAT_CP, PB_SENDRECV, PB_GK_CP, cp, kv, m->dtype, count,

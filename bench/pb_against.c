@@ -1,0 +1,194 @@
+#include "pb_against.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/pb_step.h"
+#include "../reports/pb_csv_records.h"
+
+/* the columns, in no required order; all needed */
+enum { C_NAME, C_GPU, C_GPUS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
+       C_GATED, C_EXPERTS, C_TOPK, C_MOE_FFN, C_SEQ, C_MBS, C_GBS, C_TP, C_PP, C_DP, C_CP, C_EP,
+       C_VP, C_SP, C_TRIM, C_RECOMP, C_ZERO, C_FLASH, C_METRIC, C_VALUE, C_FLOPS, C_SOURCE,
+       C_COUNT };
+static const char *const cols[C_COUNT] = {
+    "name", "gpu", "gpus", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
+    "gated", "experts", "topk", "moe_ffn", "seq", "mbs", "gbs", "tp", "pp", "dp", "cp", "ep",
+    "vp", "sp", "pp_trim", "recompute", "zero", "flash", "metric", "value", "flops", "source"};
+
+typedef struct state {
+    const char *path;
+    FILE *out;
+    int map[C_COUNT];
+    int header;
+    pb_against_sum_t *sum;
+    double abs_sum;
+} state_t;
+
+static int num(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, double *v,
+               pb_err_t *err)
+{
+    const char *f = rec->field[s->map[c]];
+    char *end;
+    errno = 0;
+    *v = strtod(f, &end);
+    if (f[0] == '\0' || *end != '\0' || errno || !isfinite(*v) || *v < 0)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%s' (a number of at least 0)",
+                          s->path, line, cols[c], f);
+    return PB_OK;
+}
+
+/* the published figure as seconds per step, in the source's FLOPs
+ * convention: hfu counts recomputation (Narayanan et al. 2021's 96-form),
+ * mfu the model's 3 passes, both with the full s^2 attention; mfu-causal
+ * halves it (Megatron since 2025) */
+static int published_step(const state_t *s, size_t line, const pb_csv_rec_t *rec,
+                          const pb_model_t *m, const pb_hw_t *hw, pb_recomp_t r, double gpus,
+                          double v, double *step, pb_err_t *err)
+{
+    const char *metric = rec->field[s->map[C_METRIC]], *conv = rec->field[s->map[C_FLOPS]];
+    if (strcmp(metric, "step_s") == 0) {
+        *step = v;
+        return PB_OK;
+    }
+    if (strcmp(metric, "tokens_s_gpu") == 0) {
+        *step = (double)m->gbs * (double)m->seq / (v * gpus);
+        return PB_OK;
+    }
+    double tf = v;
+    if (strcmp(metric, "mfu") == 0)
+        tf = v * hw->bf16_tflops;
+    else if (strcmp(metric, "tflops") != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: metric '%s' is none of step_s, tokens_s_gpu, tflops, mfu",
+                          s->path, line, metric);
+    double f;
+    if (strcmp(conv, "hfu") == 0)
+        f = pb_flops_step(m, m->gbs, 0, r).hw;
+    else if (strcmp(conv, "mfu") == 0)
+        f = pb_flops_step(m, m->gbs, 0, r).model;
+    else if (strcmp(conv, "mfu-causal") == 0)
+        f = pb_flops_step(m, m->gbs, 1, r).model;
+    else
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: flops '%s' is none of hfu, mfu, mfu-causal (needed by %s)",
+                          s->path, line, conv, metric);
+    *step = f / (tf * 1e12 * gpus);
+    return PB_OK;
+}
+
+/* one row: the model, the layout and the settings it names */
+static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
+{
+    static const int mf[] = {C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
+                             C_EXPERTS, C_TOPK, C_MOE_FFN, C_SEQ, C_MBS, C_GBS, C_TRIM};
+    static const char *const mk[] = {"layers", "hidden", "heads", "kv_heads", "head_dim",
+                                     "ffn", "vocab", "experts", "topk", "moe_ffn", "seq",
+                                     "mbs", "gbs", "pp_trim"};
+    pb_model_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", rec->field[s->map[C_NAME]]);
+    m.dtype = PB_BF16, m.moe_every = 1;
+    pb_err_t e;
+    pb_err_clear(&e);
+    for (size_t i = 0; i < sizeof mf / sizeof mf[0]; i++)
+        if (pb_model_set(&m, mk[i], rec->field[s->map[mf[i]]], &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    if (pb_model_set(&m, "gated", rec->field[s->map[C_GATED]], &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    double d[9];
+    static const int lf[] = {C_TP, C_CP, C_EP, C_DP, C_PP, C_VP, C_SP, C_ZERO, C_FLASH};
+    for (int i = 0; i < 9; i++)
+        if (num(s, line, rec, lf[i], &d[i], err) != PB_OK)
+            return err->code;
+    double gpus, value;
+    if (num(s, line, rec, C_GPUS, &gpus, err) || num(s, line, rec, C_VALUE, &value, err))
+        return err->code;
+    pb_layout_t l;
+    pb_layout_default(&l);
+    for (int i = 0; i < PB_DIM_COUNT; i++)
+        l.size[i] = (int)d[i];
+    l.vp = (int)d[5], l.sp = d[6] > 0;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    if (pb_recomp_parse(rec->field[s->map[C_RECOMP]], &c.recomp) != 0)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: recompute '%s' is none of none, selective, full",
+                          s->path, line, rec->field[s->map[C_RECOMP]]);
+    c.traffic.zero = (int)d[7];
+    /* a fused attention kernel skips the masked half; the materialised
+     * path of the 2021-22 runs computes every score */
+    c.flash = c.causal = d[8] > 0;
+    pb_hw_t hw;
+    if (pb_hw_preset(rec->field[s->map[C_GPU]], &hw, &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    c.gpus_per_node = hw.gpus_per_node;
+    double pub = 0.0;
+    if (published_step(s, line, rec, &m, &hw, c.recomp, gpus, value, &pub, err) != PB_OK)
+        return err->code;
+    s->sum->runs++;
+    pb_step_t st;
+    pb_cost_t cost = {&hw, NULL};
+    if (pb_model_check(&m, &e) != PB_OK || pb_layout_check(&l, &m, (uint64_t)gpus, &e) != PB_OK ||
+        pb_step_model(&m, &l, &c, &cost, &st, &e) != PB_OK) {
+        if (s->out)
+            fprintf(s->out, "%-28s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n", m.name,
+                    hw.name, gpus, pub, "-", "-", e.msg);
+        return PB_OK;
+    }
+    double er = st.total / pub - 1.0;
+    s->sum->predicted++;
+    s->sum->within += fabs(er) <= 0.10 + 1e-12;
+    s->abs_sum += fabs(er);
+    s->sum->max_abs = fabs(er) > s->sum->max_abs ? fabs(er) : s->sum->max_abs;
+    if (s->out)
+        fprintf(s->out, "%-28s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", m.name, hw.name, gpus,
+                pub, st.total, 100.0 * er, rec->field[s->map[C_SOURCE]]);
+    return PB_OK;
+}
+
+static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
+{
+    state_t *s = arg;
+    if (!s->header) {
+        for (int i = 0; i < C_COUNT; i++)
+            if ((s->map[i] = pb_csv_rec_find(rec, cols[i])) < 0)
+                return pb_err_set(err, PB_EINPUT, "%s:%zu: no '%s' column", s->path, line,
+                                  cols[i]);
+        s->header = 1;
+        return PB_OK;
+    }
+    if (rec->nfields != 0 && rec->nfields < C_COUNT)
+        for (int i = 0; i < C_COUNT; i++)
+            if ((size_t)s->map[i] >= rec->nfields)
+                return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, the header names %d",
+                                  s->path, line, rec->nfields, C_COUNT);
+    return row(s, line, rec, err);
+}
+
+int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
+{
+    memset(sum, 0, sizeof *sum);
+    state_t s;
+    memset(&s, 0, sizeof s);
+    s.path = path, s.out = out, s.sum = sum;
+    if (out)
+        fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
+                     "calibration; error = predicted / published step time - 1\n"
+                     "%-28s %-5s %6s %10s %10s %8s  %s\n",
+                path, "run", "gpu", "gpus", "published", "predicted", "error", "source");
+    int code = pb_csv_parse_path(path, record, &s, err);
+    if (code != PB_OK)
+        return code;
+    if (!s.header || sum->runs == 0)
+        return pb_err_set(err, PB_EINPUT, "%s has no runs", path);
+    sum->mean_abs = sum->predicted ? s.abs_sum / sum->predicted : 0.0;
+    if (out)
+        fprintf(out,
+                "summary: %d runs, %d predicted, %d within +-10 %% (%.0f %% of all runs); mean "
+                "absolute error %.1f %%, max %.1f %%\n",
+                sum->runs, sum->predicted, sum->within, 100.0 * sum->within / sum->runs,
+                100.0 * sum->mean_abs, 100.0 * sum->max_abs);
+    return PB_OK;
+}

@@ -1,0 +1,26 @@
+/* pb_against.h - `parbench model --against FILE`: the step model against
+ * published training runs.  Each CSV row is one run (model shape, layout,
+ * batch, recomputation, optimizer sharding, GPU type and count) and what
+ * its source published: TFLOP/s per GPU, MFU, step time or tokens/s per
+ * GPU, with the FLOPs convention the source counted (model/
+ * published_runs.csv documents the columns).  Every run is predicted
+ * with its GPU's preset and nothing else, and compared as step time. */
+#ifndef PB_AGAINST_H
+#define PB_AGAINST_H
+
+#include <stdio.h>
+
+#include "../util/pb_err.h"
+
+typedef struct pb_against_sum {
+    int runs;      /* rows read */
+    int predicted; /* rows the model accepted */
+    int within;    /* |error| <= 10 % */
+    double mean_abs, max_abs; /* over the predicted rows, fractions */
+} pb_against_sum_t;
+
+/* Reads `path`, prints one line per run and the summary to `out` (NULL:
+ * nothing printed).  PB_EINPUT naming the file and line for a bad row. */
+int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err);
+
+#endif
