@@ -8,7 +8,7 @@
  * OVERLAP.md 1.3b: min dim >= 3072 about 0.74 of peak, 1536-2048 0.70,
  * 768-1024 0.62) and to the EleutherAI cookbook's attention-score BMM
  * (K = 128: 130 of 312 TFLOP/s, 1.3e); one constant for every GPU. */
-#define PB_GEMM_DIM0 128.0
+#define PB_GEMM_DIM0 192.0
 /* Operand bytes of a bf16 GEMM reach at most this share of HBM bandwidth
  * (vLLM small-M H100 sweep: 85-87 % of the roofline, 1.3c). */
 #define PB_GEMM_HBM_EFF 0.85
@@ -28,15 +28,16 @@ static double dimf(double d)
     return d / (d + PB_GEMM_DIM0);
 }
 
-/* output tiles of tm x tn filling waves of `sms` thread blocks */
-static double wave_fill(double M, double N, double tm, double tn, int sms)
+/* output tiles of tm x tn of `batch` GEMMs filling waves of `sms`
+ * thread blocks */
+static double wave_fill(double M, double N, double batch, double tm, double tn, int sms)
 {
-    double tiles = ceil(M / tm) * ceil(N / tn);
+    double tiles = ceil(M / tm) * ceil(N / tn) * batch;
     double waves = ceil(tiles / (double)sms);
     return tiles / (waves * (double)sms);
 }
 
-double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)
+static double eff_batch(const pb_hw_t *hw, double M, double N, double K, double batch)
 {
     if (M < 1 || N < 1 || K < 1)
         return hw->gemm_eff;
@@ -44,10 +45,15 @@ double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)
      * efficient, 256x128) or half of it, a little less efficient per
      * tile (NVIDIA Matrix Multiplication guide 2.3), whichever fills its
      * waves better */
-    double big = wave_fill(M, N, hw->tile_m, hw->tile_n, hw->sms);
-    double small = 0.9 * wave_fill(M, N, hw->tile_m / 2.0, hw->tile_n, hw->sms);
+    double big = wave_fill(M, N, batch, hw->tile_m, hw->tile_n, hw->sms);
+    double small = 0.9 * wave_fill(M, N, batch, hw->tile_m / 2.0, hw->tile_n, hw->sms);
     double fill = big > small ? big : small;
     return hw->gemm_eff * dimf(M) * dimf(N) * dimf(K) * fill;
+}
+
+double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)
+{
+    return eff_batch(hw, M, N, K, 1.0);
 }
 
 double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch)
@@ -55,7 +61,7 @@ double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch)
     if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
         return 0.0;
     double flops = 2.0 * M * N * K * batch;
-    double t = flops / (hw->bf16_tflops * 1e12 * pb_gemm_eff(hw, M, N, K));
+    double t = flops / (hw->bf16_tflops * 1e12 * eff_batch(hw, M, N, K, batch));
     double bytes = 2.0 * (M * K + K * N + M * N) * batch;
     double floor = bytes / (hw->hbm_tbps * 1e12 * PB_GEMM_HBM_EFF);
     return (t > floor ? t : floor) + PB_KERNEL_US * 1e-6;
