@@ -86,4 +86,14 @@ double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int 
 double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint64_t bytes,
                          double imbalance);
 
+/* The preset for a group spanning nodes with `per_node` of its members in
+ * each node: NCCL's rings and trees run one channel per NIC (rail
+ * layout), so the group's traffic leaving a node spreads over the NICs of
+ * its members there - "8x200Gbit/s IB cards and we measure 192GB/s
+ * AllReduce BusBW" on DGX A100 (AddyLaddy, NVIDIA/nccl#812) - up to the
+ * NVLink rate its ring also crosses.  All-to-all "cannot aggregate the
+ * bandwidth of multiple NICs" (nccl-tests#267): one NIC's share. */
+double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int per_node,
+                              uint64_t bytes, double imbalance);
+
 #endif

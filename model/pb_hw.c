@@ -51,30 +51,35 @@ static const pb_hw_t presets[] = {
      * 900 GB/s bidirectional = 450 each way.  DGX H100: 8 GPUs, 8
      * ConnectX-7 400 Gb/s NDR. */
     /* Kernel model: 132 SMs (H100 whitepaper, as in tritonbench#78's
-     * spec table); 128x256 tiles; best-shape GEMM 794.5 TFLOP/s = 0.80 of
-     * 989 (ml-engineering MAMF table, H100 SXM); cuDNN fused attention
+     * spec table); 128x256 tiles; GEMM share 0.68: TransformerEngine's
+     * GEMM profiling guide measures a Hopper (H200 NVL) layer at h 4096,
+     * ffn 16384, 15872 tokens at 600 / 591 / 606 TFLOP/s (fprop / dgrad /
+     * wgrad), 0.61 of 989, which the shape losses of pb_kernels.c
+     * (0.955^2 x 0.988 there) give for 0.68 [derived]; the short-loop
+     * best shape (ml-engineering MAMF, 794.5 = 0.80) is not sustained
+     * through a layer.  cuDNN fused attention
      * (TE's default on sm90) 514 TFLOP/s forward + backward, GQA causal
      * s 8192 (TransformerEngine attention.ipynb benchmark on H100 80GB
      * HBM3). */
-    {"h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.80, 514.0,
+    {"h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.68, 514.0,
      HBM_EFF},
     /* NVIDIA H200 datasheet (SXM): same tensor cores as H100 (bf16 989,
      * fp8 1,979 dense); 141 GB HBM3e at 4.8 TB/s; NVLink 900 GB/s
      * bidirectional.  DGX H200: 8 GPUs, 8 ConnectX-7 400 Gb/s. */
     /* Kernel model as H100: the same 132 SMs and tensor cores ("H200 is
      * the same", ml-engineering MAMF table). */
-    {"h200", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.80, 514.0,
+    {"h200", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.68, 514.0,
      HBM_EFF},
     /* NVIDIA DGX B200 datasheet: 8 B200, 72 PFLOPS fp8 training (dense) =
      * 4.5 PF per GPU fp8, 2.25 PF bf16 dense; 1,440 GB HBM3e = 180 GB per
      * GPU, 64 TB/s = 8 TB/s per GPU; NVLink 5 1.8 TB/s bidirectional = 900
      * GB/s each way; 8 ConnectX-7 400 Gb/s (4 OSFP ports). */
     /* Kernel model: 148 SMs [recalled: B200 spec]; GEMM best-shape share
-     * not published for B200 bf16: H100's 0.80 assumed; attention: the
+     * not published for B200 bf16: H100's 0.68 assumed; attention: the
      * H100 rate scaled by the peak ratio, 514 x 2250/989 = 1170 [derived;
      * FA4 Blackwell sweeps in flash-attention PR #2605 reach 1330 at hd
      * 128, 16k]. */
-    {"b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 128, 256, 0.80, 1170.0,
+    {"b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 128, 256, 0.68, 1170.0,
      HBM_EFF},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])

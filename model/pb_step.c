@@ -45,6 +45,28 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
     return reach > gpus_per_node;
 }
 
+/* members of one group of kind k inside one node (ranks numbered node by
+ * node): the dimensions up to the node's size, in the layout's order */
+static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
+{
+    int expert = k == PB_GK_EP || k == PB_GK_EDP;
+    unsigned dims = pb_layout_group_dims(k);
+    long span = 1, in = 1;
+    for (int i = 0; i < PB_DIM_COUNT && span < gpus_per_node; i++) {
+        pb_dim_t d = l->order[i];
+        long sz = l->size[d];
+        if ((!expert && d == PB_DIM_EP) || (expert && d == PB_DIM_CP))
+            continue;
+        if (expert && d == PB_DIM_DP)
+            sz = (long)l->size[PB_DIM_DP] * l->size[PB_DIM_CP] / l->size[PB_DIM_EP];
+        long fits = gpus_per_node / span, take = sz < fits ? sz : fits;
+        if (dims & 1u << d)
+            in *= take;
+        span *= sz;
+    }
+    return (int)in;
+}
+
 /* one micro-batch on a stage: forward, backward with recomputation,
  * the attention core's and the weight-gradient GEMMs' share of it */
 typedef struct stage {
@@ -242,6 +264,10 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         pb_cost_src_t src;
         double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
                                   o->bytes, o->imbalance, &src) * 1e-6;
+        if (src.cal == PB_CAL_PRESET && out->net[o->group])
+            t = pb_cost_preset_rail_us(hw, o->coll, o->group_size,
+                                       group_per_node(l, o->group, c->gpus_per_node), o->bytes,
+                                       o->imbalance) * 1e-6;
         count_source(out, &src);
         double tot = t * (double)o->count;
         switch (o->strategy) {
@@ -288,7 +314,14 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double tp_rec = c->recomp == PB_RECOMP_FULL ? tp_fwd : 0.0;
     double tp_b = tp_bwd - tp_rec;
     double tp_bx = tp_b > wgrad_window ? tp_b - wgrad_window : 0.0;
-    out->part[PB_PART_TP] = (tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap);
+    /* what hides still costs: NCCL's kernels take SMs and memory
+     * bandwidth from the GEMMs beside them (Calculon's processor_usage,
+     * 0.15 for NVLink and 0.02 for the network: overlapped compute slows
+     * by 1/(1 - usage), COMPUTE-AND-OVERLAP.md 4.8) */
+    double use = out->net[PB_GK_TP] ? 0.02 : 0.15;
+    double tp_hidden = tp_b - tp_bx;
+    out->part[PB_PART_TP] =
+        (tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) + tp_hidden * use / (1.0 - use);
     out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
     double ppc = out->comm_total[PB_PART_PP];
     if (v > 1) /* interleaved: overlapped with compute, the excess shows */
