@@ -11,12 +11,12 @@
 /* the columns, in no required order; all needed */
 enum { C_NAME, C_GPU, C_GPUS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
        C_GATED, C_EXPERTS, C_TOPK, C_MOE_FFN, C_SEQ, C_MBS, C_GBS, C_TP, C_PP, C_DP, C_CP, C_EP,
-       C_VP, C_SP, C_TRIM, C_RECOMP, C_ZERO, C_FLASH, C_METRIC, C_VALUE, C_FLOPS, C_SOURCE,
+       C_ETP, C_VP, C_SP, C_TRIM, C_RECOMP, C_ZERO, C_FLASH, C_METRIC, C_VALUE, C_FLOPS, C_SOURCE,
        C_COUNT };
 static const char *const cols[C_COUNT] = {
     "name", "gpu", "gpus", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
     "gated", "experts", "topk", "moe_ffn", "seq", "mbs", "gbs", "tp", "pp", "dp", "cp", "ep",
-    "vp", "sp", "pp_trim", "recompute", "zero", "flash", "metric", "value", "flops", "source"};
+    "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash", "metric", "value", "flops", "source"};
 
 typedef struct state {
     const char *path;
@@ -98,9 +98,9 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
             return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     if (pb_model_set(&m, "gated", rec->field[s->map[C_GATED]], &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    double d[9];
-    static const int lf[] = {C_TP, C_CP, C_EP, C_DP, C_PP, C_VP, C_SP, C_ZERO, C_FLASH};
-    for (int i = 0; i < 9; i++)
+    double d[10];
+    static const int lf[] = {C_TP, C_CP, C_EP, C_DP, C_PP, C_VP, C_SP, C_ZERO, C_FLASH, C_ETP};
+    for (int i = 0; i < 10; i++)
         if (num(s, line, rec, lf[i], &d[i], err) != PB_OK)
             return err->code;
     double gpus, value;
@@ -110,7 +110,7 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     pb_layout_default(&l);
     for (int i = 0; i < PB_DIM_COUNT; i++)
         l.size[i] = (int)d[i];
-    l.vp = (int)d[5], l.sp = d[6] > 0;
+    l.vp = (int)d[5], l.sp = d[6] > 0, l.etp = (int)d[9];
     pb_step_cfg_t c;
     pb_step_cfg_default(&c);
     if (pb_recomp_parse(rec->field[s->map[C_RECOMP]], &c.recomp) != 0)

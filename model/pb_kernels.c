@@ -145,14 +145,16 @@ void pb_kern_layer(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *
         add_lin(o, linear(hw, T, h, ffn / tp, 1.0, 1.0));
         act_elems = T * ffn / tp;
     } else {
-        /* router, then the local experts as one grouped GEMM: the EP
-         * group's T*ep*topk routed tokens spread over the experts
-         * (balanced), experts/ep of them here */
-        double E = (double)m->experts, k = (double)m->topk;
+        /* router, then the local experts as one grouped GEMM: an EP
+         * rank holds the tokens of its expert-TP group (T*etp/tp), the
+         * EP group's routed tokens spread over the experts (balanced),
+         * experts/ep of them here, each split etp ways */
+        double E = (double)m->experts, k = (double)m->topk, etp = c->etp;
         add_lin(o, linear(hw, T, E, h, 1.0, 1.0));
-        double per_expert = T * c->ep * k / E, local = E / c->ep;
-        add_lin(o, linear(hw, per_expert, up, h, local, PB_GROUPED_EFF));
-        add_lin(o, linear(hw, per_expert, h, ffn / tp, local, PB_GROUPED_EFF));
+        double per_expert = T * etp / tp * c->ep * k / E, local = E / c->ep;
+        double e_up = (m->gated ? 2.0 : 1.0) * ffn / etp;
+        add_lin(o, linear(hw, per_expert, e_up, h, local, PB_GROUPED_EFF));
+        add_lin(o, linear(hw, per_expert, h, ffn / etp, local, PB_GROUPED_EFF));
         act_elems = T * k * ffn / tp;
         /* permute and unpermute: each routed token's h bf16 values read
          * and written, forward and backward */

@@ -20,7 +20,7 @@
 #include "pb_hw.h"
 
 typedef struct pb_kern_cfg {
-    int tp, cp, sp, ep;
+    int tp, cp, sp, ep, etp; /* etp: the experts' tensor parallelism */
     int flash, causal;
     pb_recomp_t recomp;
 } pb_kern_cfg_t;

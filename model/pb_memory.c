@@ -53,7 +53,7 @@ void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c,
     double dense_layer = (double)pb_model_dense_layer_params(m);
     double moe_shared = (double)pb_model_attn_params(m) + 2.0 * h + h * (double)m->experts;
     double experts = (double)pb_model_expert_params(m);
-    double mid = (Ldense * dense_layer + Lmoe * moe_shared) / tp + Lmoe * experts / (tp * ep);
+    double mid = (Ldense * dense_layer + Lmoe * moe_shared) / tp + Lmoe * experts / ((double)pb_layout_etp(l) * ep);
     /* the end stages: pp_trim layers fewer, split between them */
     double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
     double per_layer = (double)L > 0 ? mid / (double)L : 0.0;

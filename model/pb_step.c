@@ -24,21 +24,15 @@ const char *pb_part_name(int part)
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
 {
     /* The span of a group is the stride of its outermost dimension times
-     * that dimension's size: everything up to there, in rank order.  In
-     * the expert view cp is folded into dp and ep sits inside it. */
-    int expert = k == PB_GK_EP || k == PB_GK_EDP;
+     * that dimension's size: everything up to there, in rank order, in
+     * the group's view (dense, or expert for EP and EDP). */
+    int sz[PB_DIM_COUNT];
+    pb_layout_view_sizes(l, k, sz);
     unsigned dims = pb_layout_group_dims(k);
     long span = 1, reach = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
         pb_dim_t d = l->order[i];
-        long sz = l->size[d];
-        if (!expert && d == PB_DIM_EP)
-            continue;
-        if (expert && d == PB_DIM_CP)
-            continue;
-        if (expert && d == PB_DIM_DP)
-            sz = (long)l->size[PB_DIM_DP] * l->size[PB_DIM_CP] / l->size[PB_DIM_EP];
-        span *= sz;
+        span *= sz[d];
         if (dims & 1u << d)
             reach = span;
     }
@@ -49,20 +43,16 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
  * node): the dimensions up to the node's size, in the layout's order */
 static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
 {
-    int expert = k == PB_GK_EP || k == PB_GK_EDP;
+    int sz[PB_DIM_COUNT];
+    pb_layout_view_sizes(l, k, sz);
     unsigned dims = pb_layout_group_dims(k);
     long span = 1, in = 1;
     for (int i = 0; i < PB_DIM_COUNT && span < gpus_per_node; i++) {
         pb_dim_t d = l->order[i];
-        long sz = l->size[d];
-        if ((!expert && d == PB_DIM_EP) || (expert && d == PB_DIM_CP))
-            continue;
-        if (expert && d == PB_DIM_DP)
-            sz = (long)l->size[PB_DIM_DP] * l->size[PB_DIM_CP] / l->size[PB_DIM_EP];
-        long fits = gpus_per_node / span, take = sz < fits ? sz : fits;
+        long fits = gpus_per_node / span, take = sz[d] < fits ? sz[d] : fits;
         if (dims & 1u << d)
             in *= take;
-        span *= sz;
+        span *= sz[d];
     }
     return (int)in;
 }
@@ -107,7 +97,7 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
         return;
     }
     pb_kern_cfg_t kc = {l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->sp, l->size[PB_DIM_EP],
-                        c->flash, c->causal, c->recomp};
+                        pb_layout_etp(l), c->flash, c->causal, c->recomp};
     pb_layer_time_t t;
     pb_kern_layer(m, hw, &kc, 0, &t);
     stage_add(out, &t, layers * (1.0 - moe_frac));

@@ -69,7 +69,12 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
                           tp, cp, dp, pp, ULL(w), ULL(world));
     if (w > (uint64_t)1 << 30)
         return pb_err_set(err, PB_EINPUT, "layout of %llu ranks is too large", ULL(w));
-    if (((uint64_t)dp * (uint64_t)cp) % (uint64_t)ep != 0)
+    if (l->etp > 0 && ((uint64_t)tp * cp * dp) % ((uint64_t)l->etp * ep) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "--etp %d x --ep %d does not divide tp x cp x dp = %d (MoE parallel "
+                          "folding carves the expert groups out of them)",
+                          l->etp, ep, tp * cp * dp);
+    if (l->etp == 0 && ((uint64_t)dp * (uint64_t)cp) % (uint64_t)ep != 0)
         return pb_err_set(err, PB_EINPUT,
                           "--ep %d does not divide dp x cp = %d: experts are spread over data-parallel ranks",
                           ep, dp * cp);
@@ -110,14 +115,23 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
     return PB_OK;
 }
 
-/* Sizes of the view a group kind lives in, indexed by pb_dim_t; in the
- * expert view the cp slot is 1 and the dp slot holds edp. */
-static void view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz)
+/* in the expert view the cp slot is 1, the tp slot holds etp and the dp
+ * slot edp */
+int pb_layout_etp(const pb_layout_t *l)
+{
+    return l->etp > 0 ? l->etp : l->size[PB_DIM_TP];
+}
+
+void pb_layout_view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz)
 {
     for (int d = 0; d < PB_DIM_COUNT; d++)
         sz[d] = l->size[d];
     if (k == PB_GK_EP || k == PB_GK_EDP) {
-        sz[PB_DIM_DP] = l->size[PB_DIM_CP] * l->size[PB_DIM_DP] / l->size[PB_DIM_EP];
+        /* Megatron-Core's expert RankGenerator(tp=etp, ep, dp=edp, pp, cp=1) */
+        int etp = pb_layout_etp(l);
+        sz[PB_DIM_DP] = l->size[PB_DIM_TP] * l->size[PB_DIM_CP] * l->size[PB_DIM_DP] /
+                        (etp * l->size[PB_DIM_EP]);
+        sz[PB_DIM_TP] = etp;
         sz[PB_DIM_CP] = 1;
     } else {
         sz[PB_DIM_EP] = 1;
@@ -148,7 +162,7 @@ unsigned pb_layout_group_dims(pb_gkind_t k)
 int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k)
 {
     int sz[PB_DIM_COUNT], n = 1;
-    view_sizes(l, k, sz);
+    pb_layout_view_sizes(l, k, sz);
     unsigned mask = pb_layout_group_dims(k);
     for (int d = 0; d < PB_DIM_COUNT; d++)
         if (mask & (1u << d))
@@ -160,7 +174,7 @@ void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id
                      int *members)
 {
     int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
-    view_sizes(l, k, sz);
+    pb_layout_view_sizes(l, k, sz);
     unsigned mask = pb_layout_group_dims(k);
     int s = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
@@ -207,7 +221,7 @@ void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id
 int pb_layout_coord(const pb_layout_t *l, int rank, pb_dim_t d)
 {
     int sz[PB_DIM_COUNT];
-    view_sizes(l, d == PB_DIM_EP ? PB_GK_EP : PB_GK_TP, sz);
+    pb_layout_view_sizes(l, d == PB_DIM_EP ? PB_GK_EP : PB_GK_TP, sz);
     int s = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
         pb_dim_t e = l->order[i];

@@ -28,6 +28,12 @@ typedef struct pb_layout {
     int size[PB_DIM_COUNT]; /* indexed by pb_dim_t */
     pb_dim_t order[PB_DIM_COUNT]; /* order[0] varies fastest */
     int vp; /* virtual pipeline stages (interleaving), 1 = none */
+    /* expert tensor parallelism; 0: the dense tp (the expert view folds
+     * cp into dp).  Set (1..), the expert view is Megatron-Core's "MoE
+     * parallel folding": tp = etp, ep, edp = tp*cp*dp/(etp*ep), cp 1, so
+     * with etp 1 an EP group takes ep consecutive ranks across the dense
+     * TP, CP and DP dimensions (--ep 64 with --tp 2 --dp 32 is valid). */
+    int etp;
     int sp; /* sequence parallelism */
 } pb_layout_t;
 
@@ -47,6 +53,12 @@ uint64_t pb_layout_world(const pb_layout_t *l);
  * by 2*cp (load-balanced context chunks) and by tp with sp, global batch
  * divisible by mbs*dp. */
 int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, pb_err_t *err);
+
+/* Sizes, indexed by pb_dim_t, of the view a group of kind k lives in
+ * (dense, or the expert view for EP and EDP). */
+void pb_layout_view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz);
+/* the expert view's tp: etp, or tp when not set */
+int pb_layout_etp(const pb_layout_t *l);
 
 /* The dimensions (bits 1u << pb_dim_t) a group of kind k spans: tp, cp,
  * cp and dp for DP, pp, ep, and the expert view's dp for EDP. */

@@ -90,9 +90,10 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
         if (code)
             return code;
     }
-    int edp = n / l->size[PB_DIM_EP];
+    int edp = pb_layout_group_size(l, PB_GK_EDP);
+    uint64_t etp_pp = (uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_PP];
     if (expert > 0 && edp > 1)
-        return bucket_ops(in, PB_GK_EDP, edp, expert / (tp_pp * (uint64_t)l->size[PB_DIM_EP]),
+        return bucket_ops(in, PB_GK_EDP, edp, expert / (etp_pp * (uint64_t)l->size[PB_DIM_EP]),
                           zero > 0, out, err);
     return PB_OK;
 }
