@@ -11,12 +11,12 @@
 /* the columns, in no required order; all needed */
 enum { C_NAME, C_GPU, C_GPUS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
        C_GATED, C_EXPERTS, C_TOPK, C_MOE_FFN, C_SEQ, C_MBS, C_GBS, C_TP, C_PP, C_DP, C_CP, C_EP,
-       C_ETP, C_VP, C_SP, C_TRIM, C_RECOMP, C_ZERO, C_FLASH, C_METRIC, C_VALUE, C_FLOPS, C_SOURCE,
+       C_ETP, C_VP, C_SP, C_TRIM, C_RECOMP, C_ZERO, C_FLASH, C_OVERLAP, C_METRIC, C_VALUE, C_FLOPS, C_SOURCE,
        C_COUNT };
 static const char *const cols[C_COUNT] = {
     "name", "gpu", "gpus", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
     "gated", "experts", "topk", "moe_ffn", "seq", "mbs", "gbs", "tp", "pp", "dp", "cp", "ep",
-    "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash", "metric", "value", "flops", "source"};
+    "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash", "overlap", "metric", "value", "flops", "source"};
 
 typedef struct state {
     const char *path;
@@ -117,6 +117,16 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: recompute '%s' is none of none, selective, full",
                           s->path, line, rec->field[s->map[C_RECOMP]]);
     c.traffic.zero = (int)d[7];
+    /* overlap: the letters of what the run overlapped - g gradient
+     * reduction, t TP backward collectives, p interleaved send/recv;
+     * "-" none */
+    const char *ov = rec->field[s->map[C_OVERLAP]];
+    if (ov[0] == '\0' || strspn(ov, "gtp-") != strlen(ov))
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: overlap '%s' is not letters of g, t, p or '-'",
+                          s->path, line, ov);
+    c.overlap_grad = strchr(ov, 'g') != NULL;
+    c.overlap_tp_bwd = strchr(ov, 't') != NULL;
+    c.overlap_p2p = strchr(ov, 'p') != NULL;
     /* a fused attention kernel skips the masked half; the materialised
      * path of the 2021-22 runs computes every score */
     c.flash = c.causal = d[8] > 0;

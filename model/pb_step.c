@@ -12,6 +12,7 @@ void pb_step_cfg_default(pb_step_cfg_t *c)
     c->recomp = PB_RECOMP_NONE;
     pb_traffic_cfg_default(&c->traffic);
     c->gpus_per_node = 8;
+    c->overlap_grad = c->overlap_tp_bwd = c->overlap_p2p = 1;
 }
 
 const char *pb_part_name(int part)
@@ -303,7 +304,8 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
      * hides a further share of what remains. */
     double tp_rec = c->recomp == PB_RECOMP_FULL ? tp_fwd : 0.0;
     double tp_b = tp_bwd - tp_rec;
-    double tp_bx = tp_b > wgrad_window ? tp_b - wgrad_window : 0.0;
+    double tp_win = c->overlap_tp_bwd ? wgrad_window : 0.0;
+    double tp_bx = tp_b > tp_win ? tp_b - tp_win : 0.0;
     /* what hides still costs: NCCL's kernels take SMs and memory
      * bandwidth from the GEMMs beside them (Calculon's processor_usage,
      * 0.15 for NVLink and 0.02 for the network: overlapped compute slows
@@ -314,7 +316,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         (tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) + tp_hidden * use / (1.0 - use);
     out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
     double ppc = out->comm_total[PB_PART_PP];
-    if (v > 1) /* interleaved: overlapped with compute, the excess shows */
+    if (v > 1 && c->overlap_p2p) /* interleaved: overlapped with compute, the excess shows */
         ppc = ppc > out->part[PB_PART_COMPUTE] ? ppc - out->part[PB_PART_COMPUTE] : 0.0;
     out->part[PB_PART_PP] = ppc;
     double cpx = out->comm_total[PB_PART_CP] - attn_window;
@@ -323,7 +325,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
                   out->part[PB_PART_EP] + out->part[PB_PART_CP];
     out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * (double)micro) * work;
 
-    double dpx = dp_bwd - bwd_window;
+    double dpx = dp_bwd - (c->overlap_grad ? bwd_window : 0.0);
     dpx = dpx > dp_bwd_last ? dpx : dp_bwd_last;
     double agx = dp_opt - fwd_window;
     agx = agx > dp_opt_max ? agx : dp_opt_max;

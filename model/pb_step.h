@@ -45,6 +45,15 @@ typedef struct pb_step_cfg {
     double compute_tflops; /* per GPU; 0 = hw bf16 peak x achievable */
     pb_traffic_cfg_t traffic; /* zero, buckets, gradient type, imbalance */
     int gpus_per_node;
+    /* Megatron's overlaps, each on by default (pb_step_cfg_default) as
+     * current Megatron-Core recipes run: gradient buckets reduced during
+     * the backward (--overlap-grad-reduce; off, the reduction follows
+     * the last backward, as Megatron's 2021 "local" DDP and DeepSpeed
+     * without overlap_comm did), the input-gradient TP collectives beside
+     * the weight-gradient GEMMs (async all-reduce, Megatron since 2022),
+     * interleaved pipelines' send/recv beside compute
+     * (--overlap-p2p-communication). */
+    int overlap_grad, overlap_tp_bwd, overlap_p2p;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
