@@ -249,6 +249,9 @@ static void step_counts(void)
     pb_layout_default(&l);
     l.size[PB_DIM_TP] = 2;
     pb_step_cfg_default(&sc);
+    /* every TP collective on the critical path, so the part is the sum of
+     * the calibrated law (the backward overlap is test_model_formulas') */
+    sc.overlap_tp_bwd = 0;
     sc.gpus_per_node = 2;
     pb_cost_t cost = {&hw, &k};
     pb_step_t st;
