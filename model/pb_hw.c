@@ -55,7 +55,8 @@ static const pb_hw_t presets[] = {
      * GEMM profiling guide measures a Hopper (H200 NVL) layer at h 4096,
      * ffn 16384, 15872 tokens at 600 / 591 / 606 TFLOP/s (fprop / dgrad /
      * wgrad), 0.61 of 989, which the shape losses of pb_kernels.c
-     * (0.955^2 x 0.988 there) give for 0.68 [derived]; the short-loop
+     * (N and K of 4096 or more: 0.955^2 there) give for 0.67, rounded
+     * up to 0.68 for the longer dimensions of the other GEMMs [derived]; the short-loop
      * best shape (ml-engineering MAMF, 794.5 = 0.80) is not sustained
      * through a layer.  cuDNN fused attention
      * (TE's default on sm90) 514 TFLOP/s forward + backward, GQA causal

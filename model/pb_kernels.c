@@ -48,7 +48,10 @@ static double eff_batch(const pb_hw_t *hw, double M, double N, double K, double 
     double big = wave_fill(M, N, batch, hw->tile_m, hw->tile_n, hw->sms);
     double small = 0.9 * wave_fill(M, N, batch, hw->tile_m / 2.0, hw->tile_n, hw->sms);
     double fill = big > small ? big : small;
-    return hw->gemm_eff * dimf(M) * dimf(N) * dimf(K) * fill;
+    /* a short M (few tokens: an MoE expert's share) is not penalised
+     * here: such GEMMs are bound by their weights' bytes, the floor of
+     * pb_gemm_s */
+    return hw->gemm_eff * dimf(N) * dimf(K) * fill;
 }
 
 double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)

@@ -1,0 +1,72 @@
+/* parbench model --against: the step model against the published runs of
+ * model/published_runs.csv (sources in its last column), with one preset
+ * per GPU type and nothing tuned per run.  The summary is asserted so a
+ * change that loses accuracy fails here; the file's rows and the per-run
+ * errors are in the README's validation table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_test.h"
+#include "bench/pb_against.h"
+
+static void published(void)
+{
+    pb_against_sum_t s;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against(PB_SOURCE_DIR "/model/published_runs.csv", stdout, &s, &err) == PB_OK);
+    printf("within %d of %d, mean %.3f max %.3f\n", s.within, s.runs, s.mean_abs, s.max_abs);
+    CHECK(s.runs == 29);      /* the file's rows */
+    CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
+    /* the accuracy reached when this test was written: 22 of 29 within
+     * +-10 %, mean absolute error 10.1 %, max 56.1 % (the MoE run whose
+     * DeepEP dispatch crosses 4 nodes) */
+    CHECK(s.within >= 22);
+    CHECK(s.mean_abs <= 0.11);
+    CHECK(s.max_abs <= 0.60);
+}
+
+/* one bad row: refused with the file and line, nothing predicted */
+static void bad_rows(void)
+{
+    static const char head[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "metric,value,flops,source\n";
+    static const char *const rows[] = {
+        /* overlap letter outside g, t, p */
+        "x,a100,8,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,8,8,1,1,1,1,0,1,0,0,none,0,0,q,"
+        "step_s,1,none,s\n",
+        /* an unknown metric */
+        "x,a100,8,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,8,8,1,1,1,1,0,1,0,0,none,0,0,g,"
+        "speed,1,none,s\n",
+        /* an unknown GPU */
+        "x,v100,8,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,8,8,1,1,1,1,0,1,0,0,none,0,0,g,"
+        "step_s,1,none,s\n",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char path[] = "/tmp/pb_against_XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        fputs(head, f);
+        fputs(rows[i], f);
+        fclose(f);
+        pb_against_sum_t s;
+        pb_err_t err;
+        pb_err_clear(&err);
+        CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
+        CHECK(strstr(err.msg, ":2:") != NULL);
+        printf("refused: %s\n", err.msg);
+        unlink(path);
+    }
+}
+
+int main(void)
+{
+    published();
+    bad_rows();
+    PB_TEST_END("model_against");
+}
