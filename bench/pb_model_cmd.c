@@ -154,8 +154,9 @@ static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t 
 static int env_rate(const pb_predict_opts_t *h, env_t *e, pb_err_t *err)
 {
     double peak = e->hw.bf16_tflops;
-    snprintf(e->rate_src, sizeof e->rate_src, "bf16 peak %.0f x achievable %.2f", peak,
-             e->hw.achievable);
+    (void)peak;
+    snprintf(e->rate_src, sizeof e->rate_src,
+             "kernel by kernel: GEMM efficiency, attention, memory-bound kernels");
     if (h->tflops > 0) {
         e->step.compute_tflops = h->tflops;
         snprintf(e->rate_src, sizeof e->rate_src, "--tflops");
@@ -333,10 +334,11 @@ int pb_plan_cmd(const pb_options_t *o, pb_err_t *err)
                m.name, (double)pb_model_params(&m) / 1e9, o->predict.gpus, e.hw.gpus_per_node,
                (unsigned long long)m.gbs, (unsigned long long)m.seq);
         print_hw(&e.hw);
-        printf("compute rate %.1f TFLOP/s per GPU (%s); collectives from %s\n",
-               e.step.compute_tflops > 0 ? e.step.compute_tflops
-                                         : e.hw.bf16_tflops * e.hw.achievable,
-               e.rate_src, e.have_calib ? "the calibration where it covers them, else the preset"
+        if (e.step.compute_tflops > 0)
+            printf("compute rate %.1f TFLOP/s per GPU (%s); ", e.step.compute_tflops, e.rate_src);
+        else
+            printf("compute %s; ", e.rate_src);
+        printf("collectives from %s\n", e.have_calib ? "the calibration where it covers them, else the preset"
                                         : "the preset");
         printf("searched %llu layouts in %.3f s: %llu break a constraint, %llu do not fit in "
                "%.0f GiB x %.2f, %zu ranked\n\n",

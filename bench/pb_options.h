@@ -176,6 +176,7 @@ typedef struct pb_predict_opts {
     const char *calib;    /* --calib: calibrate's CSV */
     const char *gemm_csv; /* --gemm-csv: parbench gemm rows for the compute rate */
     const char *against;  /* --against FILE: model the published runs of FILE */
+    int etp;              /* --etp N: expert tensor parallelism (0: = tp) */
     int selective;        /* --selective: selective recomputation */
     int flash;            /* --flash: flash attention (no s^2 activations) */
     int causal;           /* --causal: count half the attention scores */

@@ -351,6 +351,10 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     out->tokens_per_s = (double)batch * (double)m->seq / out->total;
     out->tflops_model = out->flops.model / out->total / W / 1e12;
     out->tflops_hw = out->flops.hw / out->total / W / 1e12;
+    if (c->compute_tflops <= 0 && out->part[PB_PART_COMPUTE] > 0)
+        /* the kernel model's rate: a GPU's share of the executed FLOPs
+         * over the busiest stage's compute time */
+        out->rate_tflops = out->flops.hw / W / out->part[PB_PART_COMPUTE] / 1e12;
     out->mfu = out->tflops_model / hw->bf16_tflops;
     out->hfu = out->tflops_hw / hw->bf16_tflops;
     double comp = out->part[PB_PART_COMPUTE];

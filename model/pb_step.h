@@ -67,7 +67,8 @@ typedef struct pb_step {
     double comm_total[PB_PART_COUNT]; /* seconds before overlap (TP..CP) */
     double total;                   /* seconds per step */
     uint64_t micro;
-    double rate_tflops; /* compute rate used, per GPU */
+    double rate_tflops; /* compute rate per GPU: the flat rate given, or
+                         * the kernel model's effective one */
     pb_flops_step_t flops;
     double tokens_per_s;
     double tflops_model, tflops_hw; /* per GPU */

@@ -76,7 +76,8 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
                           l->etp, ep, tp * cp * dp);
     if (l->etp == 0 && ((uint64_t)dp * (uint64_t)cp) % (uint64_t)ep != 0)
         return pb_err_set(err, PB_EINPUT,
-                          "--ep %d does not divide dp x cp = %d: experts are spread over data-parallel ranks",
+                          "--ep %d does not divide dp x cp = %d: experts are spread over data-parallel ranks "
+                          "(--etp 1 folds them out of tp x cp x dp)",
                           ep, dp * cp);
     if (ep > 1 && m->experts == 0)
         return pb_err_set(err, PB_EINPUT, "--ep %d needs a mixture-of-experts model (--experts)",
