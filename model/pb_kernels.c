@@ -48,10 +48,12 @@ static double eff_batch(const pb_hw_t *hw, double M, double N, double K, double 
     double big = wave_fill(M, N, batch, hw->tile_m, hw->tile_n, hw->sms);
     double small = 0.9 * wave_fill(M, N, batch, hw->tile_m / 2.0, hw->tile_n, hw->sms);
     double fill = big > small ? big : small;
-    /* a short M (few tokens: an MoE expert's share) is not penalised
-     * here: such GEMMs are bound by their weights' bytes, the floor of
-     * pb_gemm_s */
-    return hw->gemm_eff * dimf(N) * dimf(K) * fill;
+    /* M (tokens) loses like N and K down to 256; below, GEMMs run at the
+     * HBM roofline of their weights (vLLM's H100 sweep: M = 16-128 at
+     * 85-87 % of it, COMPUTE-AND-OVERLAP.md 1.3c), the floor of
+     * pb_gemm_s, so no M loss is charged there */
+    double m_loss = M >= 256.0 ? dimf(M) : 1.0;
+    return hw->gemm_eff * m_loss * dimf(N) * dimf(K) * fill;
 }
 
 double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)

@@ -35,8 +35,9 @@ typedef struct pb_layer_time {
 } pb_layer_time_t;
 
 /* Fraction of the dense bf16 peak a GEMM of M x N x K reaches on `hw`:
- * the preset's best-shape share, a loss for a short N or K
- * (d / (d + 192): prologue, epilogue and operand reuse of narrow tiles)
+ * the preset's best-shape share, a loss for each short dimension
+ * (d / (d + 192): prologue, epilogue and operand reuse of narrow tiles;
+ * M only from 256 up, below which the HBM floor rules)
  * and wave quantization over the SMs. */
 double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K);
 /* seconds for `batch` GEMMs of M x N x K: the FLOPs at that efficiency,

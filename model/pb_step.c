@@ -253,6 +253,16 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     for (size_t i = 0; i < ops.n; i++) {
         const pb_pat_op_t *o = &ops.ops[i];
         pb_cost_src_t src;
+        /* Megatron's pipeline sends 1/tp per TP rank with or without SP
+         * (the scatter/gather optimisation, on by default: Narayanan et
+         * al. 2021, Sec. 4.1); the pattern without SP sends the whole
+         * tensor, as a naive pipeline would */
+        pb_pat_op_t sg;
+        if (o->strategy == PB_STRAT_PP && !l->sp && l->size[PB_DIM_TP] > 1) {
+            sg = *o;
+            sg.bytes /= (uint64_t)l->size[PB_DIM_TP];
+            o = &sg;
+        }
         double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
                                   o->bytes, o->imbalance, &src) * 1e-6;
         if (src.cal == PB_CAL_PRESET && out->net[o->group])

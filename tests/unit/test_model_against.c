@@ -21,10 +21,10 @@ static void published(void)
     CHECK(s.runs == 29);      /* the file's rows */
     CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
     /* the accuracy reached when this test was written: 22 of 29 within
-     * +-10 %, mean absolute error 11.9 %, max 56.1 % (the MoE run whose
+     * +-10 %, mean absolute error 10.2 %, max 58.6 % (the MoE run whose
      * DeepEP dispatch crosses 4 nodes) */
     CHECK(s.within >= 22);
-    CHECK(s.mean_abs <= 0.125);
+    CHECK(s.mean_abs <= 0.11);
     CHECK(s.max_abs <= 0.60);
 }
 
