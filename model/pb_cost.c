@@ -28,19 +28,19 @@ double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint
     return lat * (depth > 1.0 ? depth : 1.0) + wire / (gbps * 1e3);
 }
 
-double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int per_node,
+double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_coll_t coll, int n, int per_node,
                               uint64_t bytes, double imbalance)
 {
     if (n < 2)
         return 0.0;
     double nic = pb_hw_net_gbps_per_gpu(hw) * hw->net_eff;
-    int share = coll == PB_PAT_ALLTOALL || coll == PB_PAT_ALLTOALLV || per_node < 1 ? 1 : per_node;
+    int share = coll == PB_ALLTOALL || coll == PB_ALLTOALLV || per_node < 1 ? 1 : per_node;
     double gbps = nic * share;
     double nvl = hw->nvlink_gbps * hw->nvlink_eff;
     gbps = gbps < nvl ? gbps : nvl;
     double x = (double)bytes * (imbalance > 1.0 ? imbalance : 1.0);
     double depth = log2((double)n) / 3.0;
-    return hw->lat_net_us * (depth > 1.0 ? depth : 1.0) + x * bus_factor(coll, n) / (gbps * 1e3);
+    return hw->lat_net_us * (depth > 1.0 ? depth : 1.0) + x * pb_busbw_factor(coll, n) / (gbps * 1e3);
 }
 
 /* How well curve c answers an operation of type dt (0 best); curves of a

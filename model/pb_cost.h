@@ -93,7 +93,7 @@ double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint
  * AllReduce BusBW" on DGX A100 (AddyLaddy, NVIDIA/nccl#812) - up to the
  * NVLink rate its ring also crosses.  All-to-all "cannot aggregate the
  * bandwidth of multiple NICs" (nccl-tests#267): one NIC's share. */
-double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_pat_coll_t coll, int n, int per_node,
+double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_coll_t coll, int n, int per_node,
                               uint64_t bytes, double imbalance);
 
 #endif

@@ -39,7 +39,7 @@ static void run_era(const pb_model_t *m, const pb_layout_t *l, pb_recomp_t r, in
     c.recomp = r;
     if (sc21) {
         c.overlap_grad = c.overlap_tp_bwd = c.overlap_p2p = 0;
-        c.traffic.grad_dtype = PB_PDT_F16;
+        c.traffic.grad_dtype = PB_F16;
     }
     CHECK(pb_layout_check(l, m, 0, &err) == PB_OK);
     CHECK(pb_step_model(m, l, &c, &cost, st, &err) == PB_OK);
