@@ -16,6 +16,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 ln -s "$build" build
 ln -s "$src/tests" tests
+ln -s "$src/model" model # model/published_runs.csv, read by model --against
 mkdir bin
 ln -s "$build/parbench" bin/parbench
 export PATH="$work/bin:$PATH"
