@@ -269,8 +269,18 @@ int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
         code = env_rate(&o->predict, &e, err);
     pb_pattern_plan_t p;
     memset(&p, 0, sizeof p);
-    if (code == PB_OK)
-        code = pb_pattern_plan(&o->model, 0, o->predict.gpus, 0, &p, err);
+    if (code == PB_OK) {
+        pb_model_opts_t mo = o->model;
+        if (mo.sp && mo.layout[PB_DIM_TP] <= 1) {
+            /* as Megatron: sequence parallelism without TP is switched off
+             * with a warning, and the run goes on */
+            fprintf(stderr, "parbench: warning: --sp needs --tp above 1; sequence parallelism "
+                            "off
+");
+            mo.sp = 0;
+        }
+        code = pb_pattern_plan(&mo, 0, o->predict.gpus, 0, &p, err);
+    }
     pb_step_t st;
     if (code == PB_OK) {
         pb_cost_t cost = {&e.hw, e.have_calib ? &e.calib : NULL};
