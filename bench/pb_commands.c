@@ -693,6 +693,10 @@ static const pb_cmd_desc_t cmd_calibrate = {
 static const pb_opt_spec_t model_own_specs[] = {
     {"dtype", 'd', "T", set_model_dtype, 0, 0,
      "the model's type: bf16, fp16 or fp32 (default: the preset's)", "bf16 fp16 fp32", NULL},
+    {"against", 0, "FILE", pb_opt_str, OFF(predict.against), 0,
+     "predict every published run of FILE (model/published_runs.csv)\nand print predicted "
+     "vs published step time and the summary",
+     "@file", NULL},
 };
 static const pb_opt_group_t model_own = GROUP("", model_own_specs, NULL);
 
@@ -706,7 +710,10 @@ static int model_finish(pb_options_t *o, pb_err_t *err)
 {
     if (predict_finish(o, err) != PB_OK)
         return err->code;
-    if (!o->model.layout_given && !o->model.megatron_args)
+    if (o->predict.against && o->model.layout_given)
+        return pb_err_set(err, PB_EINPUT,
+                          "--against takes every run's layout from its file: no --tp, --pp, ...");
+    if (!o->model.layout_given && !o->model.megatron_args && !o->predict.against)
         return pb_err_set(err, PB_EINPUT, "parbench model needs a layout (--tp, --pp, ...)");
     return PB_OK;
 }

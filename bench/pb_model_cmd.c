@@ -259,9 +259,9 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
 
 int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
 {
-    if (o->against) {
+    if (o->predict.against) {
         pb_against_sum_t sum;
-        return pb_against(o->against, stdout, &sum, err);
+        return pb_against(o->predict.against, stdout, &sum, err);
     }
     env_t e;
     int code = env_init(&o->predict, &o->model.train, &e, err);
@@ -275,8 +275,7 @@ int pb_model_cmd(const pb_options_t *o, pb_err_t *err)
             /* as Megatron: sequence parallelism without TP is switched off
              * with a warning, and the run goes on */
             fprintf(stderr, "parbench: warning: --sp needs --tp above 1; sequence parallelism "
-                            "off
-");
+                            "off\n");
             mo.sp = 0;
         }
         code = pb_pattern_plan(&mo, 0, o->predict.gpus, 0, &p, err);

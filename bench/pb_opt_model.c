@@ -98,6 +98,10 @@ static const pb_opt_spec_t layout_specs[] = {
     {"vp", 0, "N", pb_opt_int, OFF(model.vp), 1, "model chunks per pipeline stage (interleaving)",
      NULL, NULL},
     {"sp", 0, NULL, pb_opt_flag, OFF(model.sp), 0, "sequence parallelism (with tp)", NULL, NULL},
+    {"etp", 0, "N", pb_opt_int, OFF(model.etp), 1,
+     "experts' tensor parallelism: expert groups folded out of\ntp x cp x dp (MoE parallel "
+     "folding)",
+     NULL, NULL},
     {"order", 0, "ORDER", pb_opt_str, OFF(model.order), 0,
      "rank order, first fastest (default tp-cp-ep-dp-pp,\nMegatron's)", NULL, NULL},
 };

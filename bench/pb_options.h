@@ -161,6 +161,7 @@ typedef struct pb_model_opts {
     unsigned layout_given; /* bit d: layout[d] was typed */
     int vp;
     int sp;
+    int etp; /* --etp N: the experts' tensor parallelism (0: = tp) */
     const char *order;
     pb_train_opts_t train;
 } pb_model_opts_t;
@@ -176,7 +177,6 @@ typedef struct pb_predict_opts {
     const char *calib;    /* --calib: calibrate's CSV */
     const char *gemm_csv; /* --gemm-csv: parbench gemm rows for the compute rate */
     const char *against;  /* --against FILE: model the published runs of FILE */
-    int etp;              /* --etp N: expert tensor parallelism (0: = tp) */
     int selective;        /* --selective: selective recomputation */
     int flash;            /* --flash: flash attention (no s^2 activations) */
     int causal;           /* --causal: count half the attention scores */
