@@ -203,44 +203,101 @@ void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size
     }
 }
 
-int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
-                  const pb_cost_t *cost, pb_step_t *out, pb_err_t *err)
+/* The busiest stage: the first (embedding), a middle one or the last
+ * (logits and loss), each with its own layer count. */
+static void busiest_stage(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                          const pb_hw_t *hw, double rate, stage_t *st)
 {
-    memset(out, 0, sizeof *out);
-    const pb_hw_t *hw = cost->hw;
-    int pp = l->size[PB_DIM_PP], cp = l->size[PB_DIM_CP];
-    int v = l->vp > 1 ? l->vp : 1;
-    uint64_t world = pb_layout_world(l);
-    uint64_t micro = pb_traffic_micro(m, l);
-    out->micro = micro;
-    double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
-    out->rate_tflops = rate;
-
-    /* the busiest stage: the first (embedding), a middle one or the last
-     * (logits and loss), each with its own layer count */
+    int pp = l->size[PB_DIM_PP];
     double L = (double)pb_traffic_stage_layers(m, l);
     double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
-    stage_t st;
     if (pp == 1) {
-        stage_time(m, l, c, hw, rate, L, 1, 1, &st);
-    } else {
-        stage_t a, b, d;
-        stage_time(m, l, c, hw, rate, L - trim_each, 1, 0, &a);
-        stage_time(m, l, c, hw, rate, L, 0, 0, &b);
-        stage_time(m, l, c, hw, rate, L - trim_each, 0, 1, &d);
-        st = a.mb > b.mb ? a : b;
-        st = d.mb > st.mb ? d : st;
+        stage_time(m, l, c, hw, rate, L, 1, 1, st);
+        return;
     }
-    out->part[PB_PART_COMPUTE] = (double)micro * st.mb;
-    double bwd_window = st.bwd; /* the last micro-batch's backward */
-    double fwd_window = st.fwd;
-    double attn_window = (double)micro * st.attn;
-    double wgrad_window = (double)micro * st.wgrad;
-    out->attn_share = st.attn_share;
+    stage_t a, b, d;
+    stage_time(m, l, c, hw, rate, L - trim_each, 1, 0, &a);
+    stage_time(m, l, c, hw, rate, L, 0, 0, &b);
+    stage_time(m, l, c, hw, rate, L - trim_each, 0, 1, &d);
+    *st = a.mb > b.mb ? a : b;
+    *st = d.mb > st->mb ? d : *st;
+}
 
-    for (int k = 0; k < PB_GK_COUNT; k++)
-        out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
+/* Communication of one step before overlap, by the windows that can hide
+ * it: TP forward and backward, DP gradient buckets (and the last one
+ * launched), the optimizer's parameter gathers, ZeRO-3's gathers. */
+typedef struct comm_sums {
+    double tp_fwd, tp_bwd;
+    double dp_bwd, dp_bwd_last, dp_opt, dp_opt_max, dp_z3;
+} comm_sums_t;
 
+static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, double tot,
+                   comm_sums_t *s)
+{
+    if (c->traffic.zero == 3 && o->group == PB_GK_DP) {
+        s->dp_z3 += tot;
+    } else if (o->phase == PB_PH_OPT) {
+        s->dp_opt += tot;
+        s->dp_opt_max = t > s->dp_opt_max ? t : s->dp_opt_max;
+    } else {
+        s->dp_bwd += tot;
+        /* buckets fill in reverse parameter order, full ones first
+         * (pb_traffic_dp.c lists them so): the one launched last, after
+         * the last gradient, is the list's last - the remainder, usually
+         * the smallest */
+        s->dp_bwd_last = t;
+    }
+}
+
+/* One op's seconds per step into its strategy's total and its window. */
+static void add_op(const pb_layout_t *l, const pb_step_cfg_t *c, const pb_cost_t *cost,
+                   const pb_pat_op_t *o, pb_step_t *out, comm_sums_t *s)
+{
+    pb_cost_src_t src;
+    /* Megatron's pipeline sends 1/tp per TP rank with or without SP (the
+     * scatter/gather optimisation, on by default: Narayanan et al. 2021,
+     * Sec. 4.1); the pattern without SP sends the whole tensor, as a
+     * naive pipeline would */
+    pb_pat_op_t sg;
+    if (o->strategy == PB_STRAT_PP && !l->sp && l->size[PB_DIM_TP] > 1) {
+        sg = *o;
+        sg.bytes /= (uint64_t)l->size[PB_DIM_TP];
+        o = &sg;
+    }
+    double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
+                              o->bytes, o->imbalance, &src) * 1e-6;
+    if (src.cal == PB_CAL_PRESET && out->net[o->group])
+        t = pb_cost_preset_rail_us(cost->hw, o->coll, o->group_size,
+                                   group_per_node(l, o->group, c->gpus_per_node), o->bytes,
+                                   o->imbalance) * 1e-6;
+    count_source(out, &src);
+    double tot = t * (double)o->count;
+    switch (o->strategy) {
+    case PB_STRAT_TP:
+    case PB_STRAT_SP:
+        out->comm_total[PB_PART_TP] += tot;
+        *(o->phase == PB_PH_FWD ? &s->tp_fwd : &s->tp_bwd) += tot;
+        break;
+    case PB_STRAT_PP:
+        out->comm_total[PB_PART_PP] += tot;
+        break;
+    case PB_STRAT_EP:
+        out->comm_total[PB_PART_EP] += tot;
+        break;
+    case PB_STRAT_CP:
+        out->comm_total[PB_PART_CP] += tot;
+        break;
+    default:
+        out->comm_total[PB_PART_DP] += tot;
+        add_dp(c, o, t, tot, s);
+        break;
+    }
+}
+
+static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                    const pb_cost_t *cost, pb_step_t *out, comm_sums_t *s, pb_err_t *err)
+{
+    memset(s, 0, sizeof *s);
     pb_op_list_t ops;
     memset(&ops, 0, sizeof ops);
     pb_traffic_cfg_t tc = c->traffic;
@@ -248,73 +305,28 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     unsigned all = ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
-    double dp_bwd = 0, dp_bwd_last = 0, dp_opt = 0, dp_opt_max = 0, dp_z3 = 0;
-    double tp_fwd = 0, tp_bwd = 0;
-    for (size_t i = 0; i < ops.n; i++) {
-        const pb_pat_op_t *o = &ops.ops[i];
-        pb_cost_src_t src;
-        /* Megatron's pipeline sends 1/tp per TP rank with or without SP
-         * (the scatter/gather optimisation, on by default: Narayanan et
-         * al. 2021, Sec. 4.1); the pattern without SP sends the whole
-         * tensor, as a naive pipeline would */
-        pb_pat_op_t sg;
-        if (o->strategy == PB_STRAT_PP && !l->sp && l->size[PB_DIM_TP] > 1) {
-            sg = *o;
-            sg.bytes /= (uint64_t)l->size[PB_DIM_TP];
-            o = &sg;
-        }
-        double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
-                                  o->bytes, o->imbalance, &src) * 1e-6;
-        if (src.cal == PB_CAL_PRESET && out->net[o->group])
-            t = pb_cost_preset_rail_us(hw, o->coll, o->group_size,
-                                       group_per_node(l, o->group, c->gpus_per_node), o->bytes,
-                                       o->imbalance) * 1e-6;
-        count_source(out, &src);
-        double tot = t * (double)o->count;
-        switch (o->strategy) {
-        case PB_STRAT_TP:
-        case PB_STRAT_SP:
-            out->comm_total[PB_PART_TP] += tot;
-            *(o->phase == PB_PH_FWD ? &tp_fwd : &tp_bwd) += tot;
-            break;
-        case PB_STRAT_PP:
-            out->comm_total[PB_PART_PP] += tot;
-            break;
-        case PB_STRAT_EP:
-            out->comm_total[PB_PART_EP] += tot;
-            break;
-        case PB_STRAT_CP:
-            out->comm_total[PB_PART_CP] += tot;
-            break;
-        default:
-            out->comm_total[PB_PART_DP] += tot;
-            if (c->traffic.zero == 3 && o->group == PB_GK_DP) {
-                dp_z3 += tot;
-            } else if (o->phase == PB_PH_OPT) {
-                dp_opt += tot;
-                dp_opt_max = t > dp_opt_max ? t : dp_opt_max;
-            } else {
-                dp_bwd += tot;
-                /* buckets fill in reverse parameter order, full ones
-                 * first (pb_traffic_dp.c lists them so): the one launched
-                 * last, after the last gradient, is the list's last - the
-                 * remainder, usually the smallest */
-                dp_bwd_last = t;
-            }
-            break;
-        }
-    }
+    for (size_t i = 0; i < ops.n; i++)
+        add_op(l, c, cost, &ops.ops[i], out, s);
     pb_op_list_free(&ops);
+    return PB_OK;
+}
 
+/* What of each strategy's communication shows on the critical path. */
+static void expose(const pb_layout_t *l, const pb_step_cfg_t *c, const stage_t *st,
+                   const comm_sums_t *s, pb_step_t *out)
+{
+    int pp = l->size[PB_DIM_PP];
+    int v = l->vp > 1 ? l->vp : 1;
+    double micro = (double)out->micro;
     /* TP (Megatron-Core without userbuffers, COMPUTE-AND-OVERLAP.md 4.4):
      * the forward's collectives sit between GEMMs, exposed, and so do
      * those of a recomputed forward; backward, the input-gradient
      * all-reduce (or SP's gather / scatter) runs beside the weight-
      * gradient GEMMs, so only what outlasts them shows.  --tp-overlap
      * hides a further share of what remains. */
-    double tp_rec = c->recomp == PB_RECOMP_FULL ? tp_fwd : 0.0;
-    double tp_b = tp_bwd - tp_rec;
-    double tp_win = c->overlap_tp_bwd ? wgrad_window : 0.0;
+    double tp_rec = c->recomp == PB_RECOMP_FULL ? s->tp_fwd : 0.0;
+    double tp_b = s->tp_bwd - tp_rec;
+    double tp_win = c->overlap_tp_bwd ? micro * st->wgrad : 0.0;
     double tp_bx = tp_b > tp_win ? tp_b - tp_win : 0.0;
     /* what hides still costs: NCCL's kernels take SMs and memory
      * bandwidth from the GEMMs beside them (Calculon's processor_usage,
@@ -323,41 +335,39 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double use = out->net[PB_GK_TP] ? 0.02 : 0.15;
     double tp_hidden = tp_b - tp_bx;
     out->part[PB_PART_TP] =
-        (tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) + tp_hidden * use / (1.0 - use);
+        (s->tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) + tp_hidden * use / (1.0 - use);
     out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
     double ppc = out->comm_total[PB_PART_PP];
     if (v > 1 && c->overlap_p2p) /* interleaved: overlapped with compute, the excess shows */
         ppc = ppc > out->part[PB_PART_COMPUTE] ? ppc - out->part[PB_PART_COMPUTE] : 0.0;
     out->part[PB_PART_PP] = ppc;
-    double cpx = out->comm_total[PB_PART_CP] - attn_window;
+    double cpx = out->comm_total[PB_PART_CP] - micro * st->attn;
     out->part[PB_PART_CP] = cpx > 0 ? cpx : 0.0;
     double work = out->part[PB_PART_COMPUTE] + out->part[PB_PART_TP] + out->part[PB_PART_PP] +
                   out->part[PB_PART_EP] + out->part[PB_PART_CP];
-    out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * (double)micro) * work;
+    out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * micro) * work;
 
-    double dpx = dp_bwd - (c->overlap_grad ? bwd_window : 0.0);
-    dpx = dpx > dp_bwd_last ? dpx : dp_bwd_last;
-    double agx = dp_opt - fwd_window;
-    agx = agx > dp_opt_max ? agx : dp_opt_max;
-    double z3 = dp_z3 - out->part[PB_PART_COMPUTE];
+    /* DP: the gradient buckets behind the last micro-batch's backward
+     * (the last bucket always shows), the parameter gathers behind the
+     * next step's first forward, ZeRO-3's gathers behind all compute */
+    double dpx = s->dp_bwd - (c->overlap_grad ? st->bwd : 0.0);
+    dpx = dpx > s->dp_bwd_last ? dpx : s->dp_bwd_last;
+    double agx = s->dp_opt - st->fwd;
+    agx = agx > s->dp_opt_max ? agx : s->dp_opt_max;
+    double z3 = s->dp_z3 - out->part[PB_PART_COMPUTE];
     out->part[PB_PART_DP] = dpx + agx + (z3 > 0 ? z3 : 0.0);
+}
 
-    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
-    pb_memory(m, l, &mc, &out->mem);
-    double opt_params = out->mem.params;
-    if (c->traffic.zero >= 1)
-        opt_params /= (double)(l->size[PB_DIM_DP] * cp);
-    /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
-     * write them and the bf16 copy), the gradient norm 4 more
-     * (COMPUTE-AND-OVERLAP.md 3.4) */
-    out->part[PB_PART_OPT] = opt_params * 34.0 / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
-
+/* Totals, throughput, MFU and the efficiencies the report prints. */
+static void summarise(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                      const pb_hw_t *hw, pb_step_t *out)
+{
     out->total = 0;
     for (int p = 0; p < PB_PART_COUNT; p++)
         out->total += out->part[p];
-    uint64_t batch = micro * m->mbs * (uint64_t)l->size[PB_DIM_DP];
+    uint64_t batch = out->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP];
     out->flops = pb_flops_step(m, batch, c->causal, c->recomp);
-    double W = (double)world;
+    double W = (double)pb_layout_world(l);
     out->tokens_per_s = (double)batch * (double)m->seq / out->total;
     out->tflops_model = out->flops.model / out->total / W / 1e12;
     out->tflops_hw = out->flops.hw / out->total / W / 1e12;
@@ -368,6 +378,8 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     out->mfu = out->tflops_model / hw->bf16_tflops;
     out->hfu = out->tflops_hw / hw->bf16_tflops;
     double comp = out->part[PB_PART_COMPUTE];
+    double work = comp + out->part[PB_PART_TP] + out->part[PB_PART_PP] + out->part[PB_PART_EP] +
+                  out->part[PB_PART_CP];
     out->eff_tp = comp / (comp + out->part[PB_PART_TP]);
     double inner = work - out->part[PB_PART_PP];
     out->eff_pp = inner / (inner + out->part[PB_PART_PP] + out->part[PB_PART_BUBBLE]);
@@ -375,5 +387,39 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     out->bubble_frac = out->part[PB_PART_BUBBLE] / out->total;
     out->capacity = hw->hbm_gib * PB_GIB * PB_HBM_USABLE;
     out->fits = out->mem.total <= out->capacity;
+}
+
+int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                  const pb_cost_t *cost, pb_step_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    const pb_hw_t *hw = cost->hw;
+    out->micro = pb_traffic_micro(m, l);
+    double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
+    out->rate_tflops = rate;
+
+    stage_t st;
+    busiest_stage(m, l, c, hw, rate, &st);
+    out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb;
+    out->attn_share = st.attn_share;
+
+    for (int k = 0; k < PB_GK_COUNT; k++)
+        out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
+    comm_sums_t sums;
+    if (sum_comm(m, l, c, cost, out, &sums, err) != PB_OK)
+        return err->code;
+    expose(l, c, &st, &sums, out);
+
+    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
+    pb_memory(m, l, &mc, &out->mem);
+    double opt_params = out->mem.params;
+    if (c->traffic.zero >= 1)
+        opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);
+    /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
+     * write them and the bf16 copy), the gradient norm 4 more
+     * (COMPUTE-AND-OVERLAP.md 3.4) */
+    out->part[PB_PART_OPT] = opt_params * 34.0 / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
+
+    summarise(m, l, c, hw, out);
     return PB_OK;
 }
