@@ -84,15 +84,13 @@ static int build_sizes(sweep_t *s, pb_err_t *err)
 static uint64_t count_measurements(const sweep_t *s)
 {
     const pb_options_t *o = s->ctx->opt;
-    const pb_backend_ops_t *ops = s->ctx->be.ops;
     uint64_t *tmp = malloc((s->nsizes ? s->nsizes : 1) * sizeof *tmp);
     uint64_t total = 0;
     pb_err_t err;
     pb_err_clear(&err);
     for (int ci = 0; ci < o->meas.ncolls && tmp; ci++) {
         pb_coll_t c = o->meas.colls[ci];
-        int in_ok = pb_coll_has_in_place(c) &&
-                    (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
+        int in_ok = pb_backend_in_place(&s->ctx->be, c);
         uint64_t places = (uint64_t)(o->meas.in_place && in_ok) +
                           (uint64_t)(o->meas.out_of_place && pb_coll_has_out_of_place(c));
         uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->meas.nredops : 1;
@@ -116,15 +114,12 @@ static int validate(sweep_t *s, pb_err_t *err)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
     int code = PB_OK;
     size_t usable = 0; /* (collective, type, size) combinations left */
-    const pb_backend_ops_t *ops = s->ctx->be.ops;
-    for (int mi = 0; mi < o->meas.nmodes; mi++)
-        if (o->meas.modes[mi] == PB_MODE_GRAPH && ops->graph_launch == NULL)
-            code = pb_err_set(err, PB_EINPUT,
-                              "graph mode needs a backend with graphs (nccl); %s has none",
-                              ops->name);
-    if (o->run.fault == PB_FAULT_STALL && ops->inject_stall == NULL && code == PB_OK)
-        code = pb_err_set(err, PB_EINPUT, "--fault stall needs a backend that detects hangs (nccl); %s does not yet",
-                          ops->name);
+    const pb_backend_t *be = &s->ctx->be;
+    for (int mi = 0; mi < o->meas.nmodes && code == PB_OK; mi++)
+        if (o->meas.modes[mi] == PB_MODE_GRAPH)
+            code = pb_backend_require(be, PB_CAP_GRAPH, err);
+    if (o->run.fault == PB_FAULT_STALL && code == PB_OK)
+        code = pb_backend_require(be, PB_CAP_DEADLINE, err);
     if (o->run.fault == PB_FAULT_HANG && o->run.timeout_s <= 0.0 && code == PB_OK)
         code = pb_err_set(err, PB_EINPUT, "--fault hang needs a watchdog: -T S with S > 0");
     for (int ci = 0; ci < o->meas.ncolls && code == PB_OK; ci++) {
@@ -139,7 +134,7 @@ static int validate(sweep_t *s, pb_err_t *err)
             usable += n;
             for (int ri = 0; ri < o->meas.nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
                 char why[160];
-                if (!s->ctx->be.ops->supports(&s->ctx->be, o->meas.dtypes[di], o->meas.redops[ri], why,
+                if (!s->ctx->be.comm->supports(&s->ctx->be, o->meas.dtypes[di], o->meas.redops[ri], why,
                                               sizeof why))
                     code = pb_err_set(err, PB_EINPUT, "%s", why);
             }
@@ -242,7 +237,7 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_timing_t tm;
     if (o->run.fault == PB_FAULT_STALL && o->run.fault_rank == ctx->rank && !s->stalled) {
         s->stalled = 1; /* an hour: far past any --timeout */
-        if (s->g->be->ops->inject_stall(s->g, 3600.0, &err))
+        if (s->g->be->comm->inject_stall(s->g, 3600.0, &err))
             pb_ctx_abort(ctx, &err);
     }
     if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
@@ -294,9 +289,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
         pb_result_t res[2];
         const pb_result_t *shown[2] = {NULL, NULL};
         for (int place = 0; place < 2; place++) {
-            const pb_backend_ops_t *ops = s->ctx->be.ops;
-            int in_ok = pb_coll_has_in_place(c) &&
-                        (ops->has_in_place == NULL || ops->has_in_place(&s->ctx->be, c));
+            int in_ok = pb_backend_in_place(&s->ctx->be, c);
             int want = place ? o->meas.in_place && in_ok
                              : o->meas.out_of_place && pb_coll_has_out_of_place(c);
             if (!want)
@@ -333,13 +326,13 @@ static int make_group(sweep_t *s, pb_err_t *err)
     pb_link_format(pb_nodemap_block_slowest(&ctx->map, k), s->link_class, sizeof s->link_class);
     if (k == 0 || k == ctx->size) {
         s->group_name = "world";
-        return ctx->be.ops->split(ctx->world_group, 0, ctx->rank, &s->g, err);
+        return ctx->be.comm->split(ctx->world_group, 0, ctx->rank, &s->g, err);
     }
     if (ctx->size % k != 0)
         return pb_err_set(err, PB_EINPUT, "--group-size %d does not divide the %d launched ranks",
                           k, ctx->size);
     s->group_name = "split";
-    return ctx->be.ops->split(ctx->world_group, ctx->rank / k, ctx->rank, &s->g, err);
+    return ctx->be.comm->split(ctx->world_group, ctx->rank / k, ctx->rank, &s->g, err);
 }
 
 /* Collective: every rank's device line goes to rank 0, which prints them
@@ -350,9 +343,9 @@ static void print_run_head(const sweep_t *s)
     enum { INFO = 192 };
     char mine[INFO] = "";
     char *all = NULL;
-    if (ctx->be.ops->device_info)
-        ctx->be.ops->device_info((pb_backend_t *)&ctx->be, mine, sizeof mine);
-    if (ctx->be.ops->device_info) { /* the same on every rank: one backend */
+    /* buffers on a GPU: which one (the same answer on every rank) */
+    if (pb_backend_has(&ctx->be, PB_CAP_DEVICE_MEM)) {
+        ctx->be.mem->device_info((pb_backend_t *)&ctx->be, mine, sizeof mine);
         if (ctx->rank == 0)
             all = calloc((size_t)ctx->size, INFO);
         if (MPI_Gather(mine, INFO, MPI_CHAR, ctx->rank == 0 && all ? all : mine, INFO, MPI_CHAR,
@@ -366,7 +359,7 @@ static void print_run_head(const sweep_t *s)
         return;
     }
     printf("# parbench %s | %s | backend %s: %s\n", PB_VERSION,
-           ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.ops->name,
+           ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.comm->name,
            ctx->version);
     printf("# run %s | world %d rank%s on %d node%s (rank 0 on %s)", ctx->run_id, ctx->size,
            ctx->size == 1 ? "" : "s", ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
@@ -432,7 +425,7 @@ out:
     if (s.bufs.a2av || s.bufs.send)
         pb_bufs_free(s.g, &s.bufs);
     if (s.g)
-        ctx->be.ops->group_free(s.g);
+        ctx->be.comm->group_free(s.g);
     free(s.sizes);
     return err->code ? err->code : code;
 }

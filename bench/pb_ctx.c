@@ -126,16 +126,16 @@ static void backend_names(char *buf, size_t len)
 /* "auto" takes the first backend of the registry that is available on
  * every rank (nccl before mpi), so all ranks agree; a named one must be
  * available everywhere, else the first rank's reason is the message. */
-static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_ops_t **out,
+static int select_backend(pb_ctx_t *ctx, const char *name, const pb_comm_ops_t **out,
                           pb_err_t *err)
 {
     int is_auto = strcmp(name, "auto") == 0;
     for (int i = 0; i < pb_backend_count(); i++) {
-        const pb_backend_ops_t *ops = pb_backend_at(i);
+        const pb_comm_ops_t *ops = pb_backend_at(i);
         if (!is_auto && strcmp(ops->name, name) != 0)
             continue;
         char why[200] = "";
-        int ok = ops->available == NULL || ops->available(why, sizeof why);
+        int ok = ops->available(why, sizeof why);
         int code = ok ? PB_OK : pb_err_set(err, PB_EINPUT, "%s", why);
         if (is_auto) {
             int all = ok;
@@ -187,19 +187,17 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb
     if (opt->cmd == PB_CMD_GEMM)
         return open_outputs(ctx, err);
 
-    const pb_backend_ops_t *ops = NULL;
+    const pb_comm_ops_t *ops = NULL;
     if (select_backend(ctx, opt->run.backend, &ops, err) != PB_OK)
         return err->code;
-    ctx->be.ops = ops;
     pb_backend_config_t cfg = {&ctx->world, opt->run.memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
                                opt->run.chunk_bytes, opt->run.timeout_s};
     pb_watch_begin(wd, "set-up: %s backend init (communicators)", ops->name);
-    int code = ops->init(&ctx->be, &cfg, err);
+    int code = pb_backend_open(&ctx->be, ops, &cfg, err);
     pb_watch_end(wd);
     if (pb_ctx_agree(ctx, code, err) != PB_OK) {
         if (code == PB_OK)
-            ops->finalize(&ctx->be);
-        ctx->be.ops = NULL;
+            pb_backend_close(&ctx->be);
         return err->code;
     }
     pb_watch_begin(wd, "set-up: %s world group", ops->name);
@@ -210,7 +208,7 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb
     ops->version(&ctx->be, ctx->version, sizeof ctx->version);
     /* a backend that polls with its own deadline (nccl) names the hung
      * operation more precisely: it speaks first, the watchdog later */
-    if (ops->inject_stall != NULL && opt->run.timeout_s > 0.0)
+    if (pb_backend_has(&ctx->be, PB_CAP_DEADLINE) && opt->run.timeout_s > 0.0)
         pb_watchdog_set_timeout(wd, opt->run.timeout_s + 10.0);
     return open_outputs(ctx, err);
 }
@@ -254,10 +252,10 @@ void pb_ctx_fini(pb_ctx_t *ctx)
     if (ctx->csv)
         pb_csv_close(ctx->csv);
     pb_json_close(ctx->json);
-    if (ctx->be.ops) {
+    if (ctx->be.comm) {
         if (ctx->world_group)
-            ctx->be.ops->group_free(ctx->world_group);
-        ctx->be.ops->finalize(&ctx->be);
+            ctx->be.comm->group_free(ctx->world_group);
+        pb_backend_close(&ctx->be);
     }
     if (ctx->world != MPI_COMM_NULL && ctx->world != 0)
         MPI_Comm_free(&ctx->world);
@@ -288,12 +286,12 @@ static void human(uint64_t b, char *buf, size_t len)
 
 int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = ctx->be.ops;
+    const pb_mem_ops_t *mem = ctx->be.mem;
     uint64_t avail = 0;
     int per_node = 0;
     char what[96] = "";
-    if (ops == NULL || ops->mem_available == NULL ||
-        !ops->mem_available((pb_backend_t *)&ctx->be, &avail, &per_node, what, sizeof what))
+    if (mem == NULL ||
+        !mem->mem_available((pb_backend_t *)&ctx->be, &avail, &per_node, what, sizeof what))
         return PB_OK;
     int local = 1;
     if (per_node && ctx->map.ranks && ctx->map.ranks[ctx->rank].local_size > 0)
@@ -330,7 +328,7 @@ void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)
     snprintf(r->host, sizeof r->host, "%s", ctx->host);
     r->nodes = ctx->nodes;
     r->world = ctx->size;
-    snprintf(r->backend, sizeof r->backend, "%s", ctx->be.ops ? ctx->be.ops->name : "");
+    snprintf(r->backend, sizeof r->backend, "%s", ctx->be.comm ? ctx->be.comm->name : "");
     snprintf(r->label, sizeof r->label, "%s", ctx->opt->run.label ? ctx->opt->run.label : "");
     r->wrong = PB_RESULT_WRONG_UNCHECKED;
     r->slowest_rank = -1;

@@ -10,7 +10,7 @@ static char *off(void *p, uint64_t elems, pb_dtype_t t)
 
 int pb_bufs_alloc(pb_group_t *g, uint64_t bytes, pb_bufs_t *b, pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
+    const pb_mem_ops_t *ops = g->be->mem;
     memset(b, 0, sizeof *b);
     b->bytes = bytes;
     b->a2av = calloc(4u * (size_t)g->size, sizeof *b->a2av);
@@ -28,12 +28,12 @@ void pb_bufs_free(pb_group_t *g, pb_bufs_t *b)
 {
     /* a graph captured on these buffers must not outlive them: a replay
      * (or the graph's own teardown) would touch freed device memory */
-    if (g->be->ops->graph_release && (b->send || b->recv))
-        g->be->ops->graph_release(g);
+    if (pb_backend_has(g->be, PB_CAP_GRAPH) && (b->send || b->recv))
+        g->be->comm->graph_release(g);
     if (b->send)
-        g->be->ops->free(g->be, b->send);
+        g->be->mem->free(g->be, b->send);
     if (b->recv)
-        g->be->ops->free(g->be, b->recv);
+        g->be->mem->free(g->be, b->recv);
     free(b->a2av);
     memset(b, 0, sizeof *b);
 }
@@ -165,41 +165,41 @@ typedef struct coll_exec {
 
 static int run_allreduce(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->allreduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
+    return g->be->comm->allreduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
                                  err);
 }
 
 static int run_allgather(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->allgather(g, io->send, io->recv, op->geom.block, op->dtype, err);
+    return g->be->comm->allgather(g, io->send, io->recv, op->geom.block, op->dtype, err);
 }
 
 static int run_reducescatter(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->reduce_scatter(g, io->send, io->recv, op->geom.block, op->dtype, op->redop,
+    return g->be->comm->reduce_scatter(g, io->send, io->recv, op->geom.block, op->dtype, op->redop,
                                       err);
 }
 
 static int run_alltoall(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->alltoall(g, io->send, io->recv, op->geom.block, op->dtype, err);
+    return g->be->comm->alltoall(g, io->send, io->recv, op->geom.block, op->dtype, err);
 }
 
 static int run_alltoallv(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
     size_t n = (size_t)g->size;
-    return g->be->ops->alltoallv(g, io->send, io->a2av, io->a2av + n, io->recv, io->a2av + 2 * n,
+    return g->be->comm->alltoallv(g, io->send, io->a2av, io->a2av + n, io->recv, io->a2av + 2 * n,
                                  io->a2av + 3 * n, op->dtype, err);
 }
 
 static int run_broadcast(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->broadcast(g, io->send, op->geom.count, op->dtype, op->root, err);
+    return g->be->comm->broadcast(g, io->send, op->geom.count, op->dtype, op->root, err);
 }
 
 static int run_reduce(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err_t *err)
 {
-    return g->be->ops->reduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
+    return g->be->comm->reduce(g, io->send, io->recv, op->geom.count, op->dtype, op->redop,
                               op->root, err);
 }
 
@@ -207,7 +207,7 @@ static int run_sendrecv(pb_group_t *g, const pb_op_t *op, const io_t *io, pb_err
 {
     int to, from;
     pb_op_partners(op, g, &to, &from);
-    return g->be->ops->sendrecv(g, io->send, to, io->recv, from, op->geom.count, op->dtype, err);
+    return g->be->comm->sendrecv(g, io->send, to, io->recv, from, op->geom.count, op->dtype, err);
 }
 
 /* all-reduce, reduce, reduce-scatter: every rank's whole send side is its
@@ -335,7 +335,7 @@ static region_t *side(const pb_group_t *g, const pb_op_t *op, const pb_bufs_t *b
  * share of a reduction. */
 static int fill_block(pb_group_t *g, const pb_op_t *op, const region_t *r, pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
+    const pb_mem_ops_t *ops = g->be->mem;
     if (r->count == 0)
         return PB_OK;
     if (r->e.kind == PB_EXPECT_REDUCED) {
@@ -366,7 +366,7 @@ static int poison_outputs(pb_group_t *g, const pb_op_t *op, const region_t *out,
 {
     uint64_t esz = pb_dtype_size(op->dtype);
     for (int i = 0; i < k; i++)
-        if (out[i].count && g->be->ops->poison(g, out[i].buf, out[i].count * esz, err))
+        if (out[i].count && g->be->mem->poison(g, out[i].buf, out[i].count * esz, err))
             return err->code;
     return PB_OK;
 }
@@ -379,7 +379,7 @@ static int corrupt_one(pb_group_t *g, const pb_op_t *op, const region_t *out, in
         if (out[i].count == 0)
             continue;
         uint64_t v = pb_expect_value(&out[i].e, 0);
-        return g->be->ops->poke(g, out[i].buf, 0, op->dtype, v ? v - 1 : 1, err);
+        return g->be->mem->poke(g, out[i].buf, 0, op->dtype, v ? v - 1 : 1, err);
     }
     return PB_OK;
 }
@@ -387,7 +387,7 @@ static int corrupt_one(pb_group_t *g, const pb_op_t *op, const region_t *out, in
 int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,
                  pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
+    const pb_mem_ops_t *ops = g->be->mem;
     int k = 0;
     region_t *out = side(g, op, b, 0, &k, err);
     if (out == NULL)
@@ -395,7 +395,7 @@ int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, ui
     *wrong = 0;
     int code = PB_OK;
     if (poison_outputs(g, op, out, k, err) || pb_op_fill(g, op, b, err) ||
-        pb_op_run(g, op, b, err) || ops->sync(g, err) ||
+        pb_op_run(g, op, b, err) || g->be->comm->sync(g, err) ||
         (corrupt && corrupt_one(g, op, out, k, err))) {
         code = err->code;
         goto out;

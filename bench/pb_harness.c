@@ -15,7 +15,7 @@ static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t
                   uint64_t batch, uint64_t replays, int tight, double *sec, pb_watchdog_t *wd,
                   pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
+    const pb_comm_ops_t *ops = g->be->comm;
     /* A group that spans the world synchronises on itself: the barrier
      * and the operation then share one communicator, as in OSU's loop.
      * Measured (bench/latency_vs_loop.sh, 15 pairs, 8 B all-reduce): 1.04
@@ -49,10 +49,11 @@ static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t
 static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batch,
                    pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = g->be->ops;
-    if (!ops->graph_begin || !ops->graph_end || !ops->graph_launch)
-        return pb_err_set(err, PB_EINPUT, "graph mode needs a backend with graphs (nccl); %s has none",
-                          ops->name);
+    const pb_comm_ops_t *ops = g->be->comm;
+    /* callers refuse graph mode up front; this keeps the harness safe
+     * for any caller that did not */
+    if (pb_backend_require(g->be, PB_CAP_GRAPH, err))
+        return err->code;
     if (ops->graph_begin(g, err))
         return err->code;
     for (uint64_t i = 0; i < batch; i++)
@@ -165,7 +166,7 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
         if ((code = pb_op_run(g, op, b, err)) != PB_OK)
             goto out;
     }
-    if ((code = g->be->ops->sync(g, err)) != PB_OK)
+    if ((code = g->be->comm->sync(g, err)) != PB_OK)
         goto out;
     uint64_t batch, replays = 0;
     if ((code = pick_batch(g, world, ctrl, op, b, cfg, &batch, err)) != PB_OK)
@@ -178,8 +179,8 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
 
     /* one operation per sample: the backend reads the clock around the
      * library call itself where it can (a plain loop's timed region) */
-    tight = cfg->mode == PB_MODE_LATENCY && batch == 1 && g->be->ops->set_tight != NULL;
-    if (tight && (code = g->be->ops->set_tight(g, 1, err)) != PB_OK)
+    tight = cfg->mode == PB_MODE_LATENCY && batch == 1 && pb_backend_has(g->be, PB_CAP_TIGHT);
+    if (tight && (code = g->be->comm->set_tight(g, 1, err)) != PB_OK)
         goto out;
     double t0 = MPI_Wtime(), elapsed = 0.0;
     uint64_t n = 0;
@@ -229,7 +230,7 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
 out:
     if (tight) {
         pb_err_t ignore;
-        g->be->ops->set_tight(g, 0, &ignore);
+        g->be->comm->set_tight(g, 0, &ignore);
     }
     free(samples);
     free(scratch);

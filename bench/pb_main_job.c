@@ -191,7 +191,7 @@ static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
     int code = PB_OK;
     if (ctx->rank == 0) {
         char note[320];
-        snprintf(note, sizeof note, "backend %s: %s", ctx->be.ops->name, ctx->version);
+        snprintf(note, sizeof note, "backend %s: %s", ctx->be.comm->name, ctx->version);
         const char *calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
         code = pb_report_files(p->results, calib, p->pairs, p->report, ctx->run_id, note, err);
     }

@@ -130,7 +130,7 @@ static int build(run_t *r, pb_err_t *err)
             continue;
         int gid, idx;
         pb_layout_group(&r->plan.layout, k, ctx->rank, &gid, &idx, NULL);
-        if (ctx->be.ops->split(ctx->world_group, gid, idx, &r->groups[k], err))
+        if (ctx->be.comm->split(ctx->world_group, gid, idx, &r->groups[k], err))
             return err->code;
         /* every rank holds the whole map: the same class everywhere */
         kind_groups_t kg = {&r->plan.layout, k};
@@ -315,7 +315,7 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (ctx->rank == 0 && !o->run.quiet) {
         char what[160];
         snprintf(what, sizeof what, "%s | backend %s | run %s | mode %s%s",
-                 o->cmd == PB_CMD_MAIN ? "main job: pattern suite" : "patterns", ctx->be.ops->name,
+                 o->cmd == PB_CMD_MAIN ? "main job: pattern suite" : "patterns", ctx->be.comm->name,
                  ctx->run_id, pb_mode_name(o->meas.modes[0]), o->meas.check ? " | checked" : "");
         pb_pattern_print_head(stdout, &r.plan, what);
         pb_ctx_print_oversub(ctx, stdout);
@@ -351,7 +351,7 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
 out:
     for (int k = 0; k < PB_GK_COUNT; k++)
         if (r.groups[k])
-            ctx->be.ops->group_free(r.groups[k]);
+            ctx->be.comm->group_free(r.groups[k]);
     free(r.meas);
     free(r.rec_meas);
     pb_pattern_plan_free(&r.plan);

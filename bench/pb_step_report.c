@@ -84,7 +84,7 @@ static void header(const pb_step_exec_t *s, int n, int slowest)
     const pb_options_t *o = ctx->opt;
     const pb_model_t *m = &s->plan.model;
     const pb_layout_t *l = &s->plan.layout;
-    printf("# parbench %s | step | backend %s: %s\n", PB_VERSION, ctx->be.ops->name, ctx->version);
+    printf("# parbench %s | step | backend %s: %s\n", PB_VERSION, ctx->be.comm->name, ctx->version);
     pb_ctx_print_oversub(ctx, stdout);
     printf("# model %s: %" PRIu64 " layers, hidden %" PRIu64 ", seq %" PRIu64 ", mbs %" PRIu64
            " | layout tp %d cp %d ep %d dp %d pp %d%s | schedule %s, %d micro-batches, ",

@@ -69,7 +69,7 @@ static int split_groups(pb_step_exec_t *s, pb_err_t *err)
     for (int k = 0; k < PB_GK_COUNT; k++) { /* every rank splits every kind, in order */
         int gid, idx;
         pb_layout_group(&s->plan.layout, (pb_gkind_t)k, ctx->rank, &gid, &idx, NULL);
-        if (ctx->be.ops->split(ctx->world_group, gid, idx, &s->groups[k], err))
+        if (ctx->be.comm->split(ctx->world_group, gid, idx, &s->groups[k], err))
             return err->code;
     }
     return PB_OK;
@@ -199,10 +199,9 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     const pb_options_t *o = ctx->opt;
-    const pb_backend_ops_t *bo = ctx->be.ops;
-    if (bo->busy == NULL || bo->p2p_batch == NULL)
-        return pb_err_set(err, PB_EINPUT, "the %s backend cannot run a step (no compute stand-in "
-                          "or batched exchanges)", bo->name);
+    const pb_comm_ops_t *bo = ctx->be.comm;
+    if (pb_backend_require(&ctx->be, PB_CAP_BUSY, err))
+        return err->code;
     if (pb_pattern_plan(&o->model, 0, ctx->size, o->run.np, &s->plan, err))
         return err->code;
     const pb_model_t *m = &s->plan.model;
@@ -237,7 +236,7 @@ int pb_step_build(pb_step_exec_t *s, pb_ctx_t *ctx, pb_err_t *err)
     if (alloc_bufs(s, most, err))
         return err->code;
     /* overlapped operations run on their own groups, without waiting */
-    s->async = bo->set_async != NULL;
+    s->async = pb_backend_has(&ctx->be, PB_CAP_ASYNC);
     for (size_t i = 0; s->async && i < s->nops; i++) {
         pb_step_op_t *so = &s->ops[i];
         /* ring attention: each K,V (dK,dV) step travels while the block
@@ -287,7 +286,7 @@ static int compute(pb_step_exec_t *s, double sec, int cat, pb_err_t *err)
 {
     pb_group_t *g = s->groups[PB_GK_TP];
     double t0 = now_s();
-    if (g->be->ops->busy(g, sec, err) || g->be->ops->sync(g, err))
+    if (g->be->mem->busy(g, sec, err) || g->be->comm->sync(g, err))
         return err->code;
     s->spent[cat] += now_s() - t0;
     return PB_OK;
@@ -297,7 +296,7 @@ static int run_op(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
 {
     memcpy(so->g->doing, so->doing, sizeof so->doing);
     double t0 = now_s();
-    if (pb_op_run(so->g, &so->op, &s->bufs, err) || so->g->be->ops->sync(so->g, err))
+    if (pb_op_run(so->g, &so->op, &s->bufs, err) || so->g->be->comm->sync(so->g, err))
         return err->code;
     s->spent[so->cat] += now_s() - t0;
     return PB_OK;
@@ -311,7 +310,7 @@ static int launch(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
     double t0 = now_s();
     if (pb_op_run(so->g, &so->op, &s->dpbufs, err))
         return err->code;
-    if (!s->async && so->g->be->ops->sync(so->g, err))
+    if (!s->async && so->g->be->comm->sync(so->g, err))
         return err->code;
     s->spent[PB_SC_DP] += now_s() - t0;
     return PB_OK;
@@ -329,7 +328,7 @@ static int wait_overlapped(pb_step_exec_t *s, int phase, double origin, pb_err_t
         if (!so->overlapped || so->phase != phase)
             continue;
         any = 1;
-        if (so->g->be->ops->sync(so->g, err))
+        if (so->g->be->comm->sync(so->g, err))
             return err->code;
     }
     if (!any)
@@ -402,7 +401,7 @@ static int ring_send(pb_step_exec_t *s, pb_step_op_t *so, pb_err_t *err)
     if (from >= 0)
         p[n++] = (pb_p2p_part_t){0, from, 0, s->bufs.recv, count};
     memcpy(so->g->doing, so->doing, sizeof so->doing);
-    return so->g->be->ops->p2p_batch(so->g, p, n, so->op.dtype, err);
+    return so->g->be->comm->p2p_batch(so->g, p, n, so->op.dtype, err);
 }
 
 /* The attention of layer j (`attn` seconds of its compute) with the
@@ -443,7 +442,7 @@ static int ring_attention(pb_step_exec_t *s, int phase, uint64_t j, double attn,
         if (compute(s, block, PB_SC_COMPUTE, err))
             return err->code;
         t0 = now_s();
-        if (g->be->ops->sync(g, err))
+        if (g->be->comm->sync(g, err))
             return err->code;
         s->spent[PB_SC_CP] += now_s() - t0;
     }
@@ -496,7 +495,7 @@ static int exchange(pb_step_exec_t *s, const pb_step_action_t *a, pb_err_t *err)
     snprintf(g->doing, sizeof g->doing, "step: pipeline exchange (%u parts) with stages %d/%d", n,
              prev, next);
     double t0 = now_s();
-    if (g->be->ops->p2p_batch(g, p, n, s->pp_dtype, err) || g->be->ops->sync(g, err))
+    if (g->be->comm->p2p_batch(g, p, n, s->pp_dtype, err) || g->be->comm->sync(g, err))
         return err->code;
     s->spent[PB_SC_PP] += now_s() - t0;
     return PB_OK;
@@ -507,7 +506,7 @@ int pb_step_one(pb_step_exec_t *s, double *sec, pb_err_t *err)
     memset(s->spent, 0, sizeof s->spent);
     s->nspans = 0;
     pb_group_t *w = s->ctx->world_group;
-    if (w->be->ops->barrier(w, err))
+    if (w->be->comm->barrier(w, err))
         return err->code;
     double origin = now_s();
     s->origin = origin;
@@ -593,7 +592,7 @@ void pb_step_release(pb_step_exec_t *s)
             pb_bufs_free(g, b[i]);
     for (int k = 0; k < PB_GK_COUNT; k++)
         if (s->groups[k])
-            ctx->be.ops->group_free(s->groups[k]);
+            ctx->be.comm->group_free(s->groups[k]);
     pb_sched_free(&s->sched);
     free(s->ops);
     free(s->last_bwd);

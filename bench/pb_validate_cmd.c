@@ -105,7 +105,7 @@ static int measure_pair(pb_ctx_t *ctx, const vpair_t *p, void *sbuf, void *rbuf,
                         uint64_t bytes, int first, double *best, pb_err_t *err)
 {
     pb_group_t *g = ctx->world_group;
-    const pb_backend_ops_t *ops = ctx->be.ops;
+    const pb_comm_ops_t *ops = ctx->be.comm;
     int peer = ctx->rank == p->a ? p->b : p->a;
     int per = exchanges_per_count(ctx->opt, p);
     snprintf(g->doing, sizeof g->doing, "validate: send/recv %" PRIu64 " B, pair %d-%d", bytes,
@@ -281,13 +281,13 @@ static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint6
  * done before the first timed exchange. */
 static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_err_t *err)
 {
-    const pb_backend_ops_t *ops = ctx->be.ops;
+    const pb_mem_ops_t *ops = ctx->be.mem;
     pb_group_t *g = ctx->world_group;
     if (ops->alloc(&ctx->be, bytes, sbuf, err) != PB_OK ||
         ops->alloc(&ctx->be, bytes, rbuf, err) != PB_OK)
         return err->code;
     if (ops->fill(g, *sbuf, bytes, PB_I8, (uint64_t)ctx->rank, 101, err) != PB_OK ||
-        ops->poison(g, *rbuf, bytes, err) != PB_OK || ops->sync(g, err) != PB_OK)
+        ops->poison(g, *rbuf, bytes, err) != PB_OK || ctx->be.comm->sync(g, err) != PB_OK)
         return err->code;
     return PB_OK;
 }
@@ -352,9 +352,9 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     code = report(ctx, p, n, total, bytes, err);
 out:
     if (rbuf)
-        ctx->be.ops->free(&ctx->be, rbuf);
+        ctx->be.mem->free(&ctx->be, rbuf);
     if (sbuf)
-        ctx->be.ops->free(&ctx->be, sbuf);
+        ctx->be.mem->free(&ctx->be, sbuf);
     free(sec);
     free(p);
     return code;

@@ -1,25 +1,15 @@
 /* Asynchronous mode of the MPI backend: each group's list of pending
- * requests, set_async, sync's wait, and busy(), the compute stand-in that
- * keeps them moving.
+ * requests, set_async, sync's wait, and progress().
  *
  * Open MPI has no progress thread for host transports: a non-blocking
- * collective advances only while the process is inside an MPI call.  A
- * rank that "computes" by spinning would otherwise find all its gradient
- * all-reduces untouched when it finally waits, and no overlap would ever
- * be measured.  So busy() spins on the clock and, every POLL_S, tests the
- * pending requests of every asynchronous group of this backend instance
- * (the registry in pb_mpi_state_t), as a DDP comm hook's progress engine
- * would. */
-#include <math.h>
+ * collective advances only while the process is inside an MPI call.  So
+ * progress() tests the pending requests of every asynchronous group of
+ * this backend instance (the registry in pb_mpi_state_t), and the host
+ * compute stand-in (pb_host_mem.c) calls it while it spins, as a DDP comm
+ * hook's progress engine would. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "pb_mpi_priv.h"
-
-/* 20 us: about one eager message's latency on shared memory, so progress
- * never waits long on us, and a poll (a few hundred ns) costs ~1 % of the
- * spin. */
-#define POLL_S 20e-6
 
 static pb_mpi_group_t *mg_of(const pb_group_t *g) { return (pb_mpi_group_t *)g->priv; }
 
@@ -52,11 +42,13 @@ MPI_Request *pb_mpi_pending_new(pb_group_t *g, pb_mpi_after_t **after, pb_err_t 
 
 /* Entries whose request is null are finished (complete, or never
  * started because their call failed): run what follows them and drop
- * them, keeping the others in issue order. */
-static void drop_finished(pb_group_t *g)
+ * them, keeping the others in issue order.  Every entry is released even
+ * after a failed move; the first failure is returned. */
+static int drop_finished(pb_group_t *g, pb_err_t *err)
 {
     pb_mpi_group_t *mg = mg_of(g);
-    int keep = 0;
+    pb_backend_t *be = g->be;
+    int keep = 0, code = PB_OK;
     for (int i = 0; i < mg->n_pending; i++) {
         if (mg->reqs[i] != MPI_REQUEST_NULL) {
             mg->reqs[keep] = mg->reqs[i];
@@ -64,14 +56,16 @@ static void drop_finished(pb_group_t *g)
             continue;
         }
         pb_mpi_after_t *a = &mg->after[i];
-        if (a->bytes)
-            pb_mpi_state(g)->copy(a->dst, a->src, a->bytes);
+        if (a->bytes && be->mem->copy(be, a->dst, a->src, a->bytes, err) != PB_OK &&
+            code == PB_OK)
+            code = err->code;
         if (a->scratch)
-            g->be->ops->free(g->be, a->scratch);
+            be->mem->free(be, a->scratch);
         if (a->type != MPI_DATATYPE_NULL)
             MPI_Type_free(&a->type);
     }
     mg->n_pending = keep;
+    return code;
 }
 
 int pb_mpi_pending_wait(pb_group_t *g, pb_err_t *err)
@@ -80,11 +74,16 @@ int pb_mpi_pending_wait(pb_group_t *g, pb_err_t *err)
     if (mg->n_pending == 0)
         return PB_OK;
     int rc = MPI_Waitall(mg->n_pending, mg->reqs, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) /* the list must not keep failed requests */
+    if (rc != MPI_SUCCESS) {
+        /* the list must not keep failed requests, and the MPI failure is
+         * the cause to report */
         for (int i = 0; i < mg->n_pending; i++)
             mg->reqs[i] = MPI_REQUEST_NULL;
-    drop_finished(g);
-    return rc == MPI_SUCCESS ? PB_OK : pb_mpi_fail(rc, "MPI_Waitall", err);
+        pb_mpi_fail(rc, "MPI_Waitall", err);
+        drop_finished(g, err);
+        return err->code;
+    }
+    return drop_finished(g, err);
 }
 
 /* One progress poll of g: completes what has completed. */
@@ -101,7 +100,7 @@ static int pending_test(pb_group_t *g, pb_err_t *err)
     if (rc != MPI_SUCCESS)
         return pb_mpi_fail(rc, "MPI_Testsome", err);
     if (done != MPI_UNDEFINED && done > 0)
-        drop_finished(g);
+        return drop_finished(g, err);
     return PB_OK;
 }
 
@@ -147,29 +146,12 @@ int pb_mpi_set_async(pb_group_t *g, int on, pb_err_t *err)
     return PB_OK;
 }
 
-static double now_s(void)
+int pb_mpi_progress(pb_backend_t *be, pb_err_t *err)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Polls first, so busy(g, 0) is one progress poll of every async group. */
-int pb_mpi_busy(pb_group_t *g, double seconds, pb_err_t *err)
-{
-    if (!(seconds >= 0.0) || !isfinite(seconds)) /* NaN would spin forever */
-        return pb_err_set(err, PB_ERUNTIME, "busy for %g seconds", seconds);
-    pb_mpi_state_t *st = pb_mpi_state(g);
-    double start = now_s(), next_poll = start, t = start;
-    do {
-        if (t >= next_poll) {
-            for (int i = 0; i < st->n_async; i++)
-                if (pending_test(st->async_groups[i], err) != PB_OK)
-                    return err->code;
-            next_poll = t + POLL_S;
-        }
-        t = now_s();
-    } while (t - start < seconds);
+    pb_mpi_state_t *st = be->priv;
+    for (int i = 0; i < st->n_async; i++)
+        if (pending_test(st->async_groups[i], err) != PB_OK)
+            return err->code;
     return PB_OK;
 }
 

@@ -1,27 +1,25 @@
-/* The MPI backend: collectives on host memory through MPI.
+/* The MPI communication side: collectives through MPI, on host memory
+ * or, with a CUDA-aware MPI, on device memory (the CUDA memory side
+ * composed with this one; pb_backend_open).
  *
  * It is also the reference backend: every other backend is checked
  * against the same expected values, and its timing loop (MPI_Wtime around
  * one call between barriers) is the one OSU users know. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pb_mpi_priv.h"
 
-#include <limits.h>
-
-#ifdef PARBENCH_HAVE_NCCL
+#ifdef PARBENCH_HAVE_CUDA
 #include "pb_cuda_bind.h"
 #endif
-
-static void host_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
 static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
 {
     if (cfg->memory == PB_MEM_DEVICE) {
-#ifdef PARBENCH_HAVE_NCCL
+#ifdef PARBENCH_HAVE_CUDA
         char why[200];
         if (!pb_mpi_device_supported(why, sizeof why))
             return pb_err_set(err, PB_EINPUT, "%s", why);
@@ -52,8 +50,7 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
         free(st);
         return err->code;
     }
-    st->copy = host_copy;
-#ifdef PARBENCH_HAVE_NCCL
+#ifdef PARBENCH_HAVE_CUDA
     if (cfg->memory == PB_MEM_DEVICE) {
         /* each rank allocates on its own GPU (and the free-memory check
          * describes that one), chosen as the NCCL backend chooses */
@@ -65,7 +62,6 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
             free(st);
             return err->code;
         }
-        be->ops = pb_mpi_device_ops(st);
     }
 #endif
     be->priv = st;
@@ -148,53 +144,6 @@ static void mpi_group_free(pb_group_t *g)
     free(g);
 }
 
-static int mpi_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err)
-{
-    (void)be;
-    /* 4 KiB: page aligned, like device allocations; never a zero-size
-     * request, which some allocators answer with NULL */
-    size_t sz = (size_t)(bytes ? bytes : 1);
-    if ((uint64_t)sz != (bytes ? bytes : 1) || posix_memalign(ptr, 4096, sz) != 0)
-        return pb_err_set(err, PB_ERUNTIME, "cannot allocate %llu bytes of host memory",
-                          (unsigned long long)bytes);
-    return PB_OK;
-}
-
-/* Linux's estimate of memory a new allocation can get without swapping
- * (MemAvailable: free plus reclaimable cache); elsewhere free pages. */
-static int mpi_mem_available(pb_backend_t *be, uint64_t *bytes, int *per_node, char *what,
-                             size_t len)
-{
-    (void)be;
-    *per_node = 1;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[128];
-        unsigned long long kb = 0;
-        int found = 0;
-        while (!found && fgets(line, sizeof line, f))
-            found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
-        fclose(f);
-        if (found) {
-            *bytes = (uint64_t)kb * 1024u;
-            snprintf(what, len, "host memory (MemAvailable)");
-            return 1;
-        }
-    }
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0;
-    *bytes = (uint64_t)pages * (uint64_t)page;
-    snprintf(what, len, "host memory (free pages)");
-    return 1;
-}
-
-static void mpi_free(pb_backend_t *be, void *ptr)
-{
-    (void)be;
-    free(ptr);
-}
-
 static int mpi_set_tight(pb_group_t *g, int on, pb_err_t *err)
 {
     (void)err;
@@ -232,50 +181,6 @@ static int mpi_sync(pb_group_t *g, pb_err_t *err)
     return pb_mpi_pending_wait(g, err);
 }
 
-static int mpi_fill(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t, uint64_t base,
-                    uint64_t q, pb_err_t *err)
-{
-    (void)g;
-    (void)err;
-    pb_fill_host(buf, count, t, base, q);
-    return PB_OK;
-}
-
-static int mpi_fill_red(pb_group_t *g, void *buf, uint64_t count, pb_dtype_t t,
-                        pb_redparams_t p, int rank, uint64_t first_global, pb_err_t *err)
-{
-    (void)g;
-    (void)err;
-    pb_fill_red_host(buf, count, t, p, rank, first_global);
-    return PB_OK;
-}
-
-static int mpi_check(pb_group_t *g, const void *buf, uint64_t count, pb_dtype_t t,
-                     const pb_expect_t *e, uint64_t *wrong, pb_err_t *err)
-{
-    (void)g;
-    (void)err;
-    *wrong = pb_check_host(buf, count, t, e);
-    return PB_OK;
-}
-
-static int mpi_poison(pb_group_t *g, void *buf, uint64_t bytes, pb_err_t *err)
-{
-    (void)g;
-    (void)err;
-    memset(buf, 0xff, (size_t)bytes);
-    return PB_OK;
-}
-
-static int mpi_poke(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64_t value,
-                    pb_err_t *err)
-{
-    (void)g;
-    (void)err;
-    pb_store_int(buf, index, t, value);
-    return PB_OK;
-}
-
 static int mpi_supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len)
 {
     (void)be;
@@ -287,18 +192,53 @@ static int mpi_supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why
     return 1;
 }
 
-const pb_backend_ops_t pb_mpi_backend_ops = {
+static int mpi_has_in_place(pb_backend_t *be, pb_coll_t c)
+{
+    (void)be;
+    (void)c;
+    return 1; /* MPI_IN_PLACE, or a copy where MPI puts the result elsewhere */
+}
+
+static void *mpi_stream(const pb_group_t *g)
+{
+    (void)g;
+    return NULL; /* every call completes on return */
+}
+
+/* Asynchronous mode on host memory only: Open MPI 4's CUDA-aware support
+ * covers point-to-point and the blocking collectives, not the non-
+ * blocking ones (its FAQ, "Which MPI APIs work with CUDA-aware"), and the
+ * in-place reduce-scatter's copies would have to be ordered after device
+ * work.  p2p_batch takes device pointers either way. */
+static unsigned mpi_caps(pb_memory_t memory)
+{
+    return PB_CAP_TIGHT | (memory == PB_MEM_HOST ? PB_CAP_ASYNC : 0u);
+}
+
+static int mpi_available(char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    return 1; /* it runs wherever parbench was launched */
+}
+
+const pb_comm_ops_t pb_mpi_comm_ops = {
     .name = "mpi",
-    .description = "MPI on host memory",
+    .description = "MPI on host memory, or on device memory with a CUDA-aware MPI",
+    /* device memory where the MPI is CUDA-aware and the build has CUDA:
+     * init says which is missing */
+    .moves = PB_MOVES_HOST | PB_MOVES_DEVICE,
+    .caps = mpi_caps,
+    .available = mpi_available,
     .init = mpi_init,
     .finalize = mpi_finalize,
     .version = mpi_version,
+    .supports = mpi_supports,
+    .has_in_place = mpi_has_in_place,
     .world = mpi_world,
     .split = mpi_split,
     .group_free = mpi_group_free,
-    .alloc = mpi_alloc,
-    .free = mpi_free,
-    .mem_available = mpi_mem_available,
+    .stream = mpi_stream,
     .allreduce = pb_mpi_allreduce,
     .allgather = pb_mpi_allgather,
     .reduce_scatter = pb_mpi_reduce_scatter,
@@ -308,17 +248,11 @@ const pb_backend_ops_t pb_mpi_backend_ops = {
     .reduce = pb_mpi_reduce,
     .sendrecv = pb_mpi_sendrecv,
     .barrier = mpi_barrier,
+    .p2p_batch = pb_mpi_p2p_batch,
     .mark = mpi_mark,
-    .set_tight = mpi_set_tight,
     .elapsed = mpi_elapsed,
     .sync = mpi_sync,
-    .fill = mpi_fill,
-    .fill_red = mpi_fill_red,
-    .check = mpi_check,
-    .poison = mpi_poison,
-    .poke = mpi_poke,
-    .supports = mpi_supports,
-    .p2p_batch = pb_mpi_p2p_batch,
+    .progress = pb_mpi_progress,
     .set_async = pb_mpi_set_async,
-    .busy = pb_mpi_busy,
+    .set_tight = mpi_set_tight,
 };

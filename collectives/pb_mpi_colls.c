@@ -175,6 +175,20 @@ int pb_mpi_allgather(pb_group_t *g, const void *s, void *r, uint64_t count, pb_d
     return pb_mpi_mark_end(g, PB_OK);
 }
 
+/* Piece `off` (k elements) of every one of the group's blocks of
+ * `count`, side by side in `pack`: what one reduce-scatter call of the
+ * split form reduces.  The memory side copies (host or device). */
+static int pack_piece(pb_group_t *g, char *pack, const void *s, uint64_t count, uint64_t off,
+                      uint64_t k, pb_dtype_t t, pb_err_t *err)
+{
+    size_t esz = pb_dtype_size(t);
+    for (uint64_t b = 0; b < (uint64_t)g->size; b++)
+        if (g->be->mem->copy(g->be, pack + b * k * esz, at(s, b * count + off, t), k * esz,
+                             err) != PB_OK)
+            return err->code;
+    return PB_OK;
+}
+
 /* The non-blocking reduce-scatter: as the blocking one below, but what
  * follows each call (the in-place move, freeing the packed piece) waits
  * on the pending list for its request, and every piece packs into its
@@ -200,12 +214,11 @@ static int reduce_scatter_async(pb_group_t *g, const void *s, void *r, uint64_t 
     for (uint64_t off = 0; off < count; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
         char *pack = NULL;
-        if (g->be->ops->alloc(g->be, n * k * esz, (void **)&pack, err) != PB_OK)
+        if (g->be->mem->alloc(g->be, n * k * esz, (void **)&pack, err) != PB_OK)
             return err->code;
-        for (uint64_t b = 0; b < n; b++)
-            pb_mpi_state(g)->copy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
-        if ((rq = slot(g, &after, err)) == NULL) {
-            g->be->ops->free(g->be, pack);
+        if (pack_piece(g, pack, s, count, off, k, t, err) != PB_OK ||
+            (rq = slot(g, &after, err)) == NULL) {
+            g->be->mem->free(g->be, pack);
             return err->code;
         }
         after->scratch = pack;
@@ -242,30 +255,33 @@ int pb_mpi_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t count,
         CHECK_MPI(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, (int)count, dt, mop,
                                            pb_mpi_comm(g)),
                   "MPI_Reduce_scatter_block");
+        int code = PB_OK;
         if (g->rank != 0) /* blocks never overlap: rank >= 1 is >= count away */
-            pb_mpi_state(g)->copy(r, buf, count * esz);
-        return pb_mpi_mark_end(g, PB_OK);
+            code = g->be->mem->copy(g->be, r, buf, count * esz, err);
+        return pb_mpi_mark_end(g, code);
     }
     /* Pieces: gather piece `off` of every block into a packed buffer; the
      * in-place output (own block, piece off) has already been packed by
      * the time it is overwritten, and later pieces never read it. */
     uint64_t n = (uint64_t)g->size;
     char *pack = NULL;
-    if (g->be->ops->alloc(g->be, n * ce * esz, (void **)&pack, err) != PB_OK)
+    if (g->be->mem->alloc(g->be, n * ce * esz, (void **)&pack, err) != PB_OK)
         return err->code;
     if (pack == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory packing a reduce-scatter piece");
     int code = PB_OK;
     for (uint64_t off = 0; off < count && code == PB_OK; off += ce) {
         uint64_t k = count - off < ce ? count - off : ce;
-        for (uint64_t b = 0; b < n; b++)
-            pb_mpi_state(g)->copy(pack + b * k * esz, at(s, b * count + off, t), k * esz);
+        if (pack_piece(g, pack, s, count, off, k, t, err) != PB_OK) {
+            code = err->code;
+            break;
+        }
         int rc = MPI_Reduce_scatter_block(pack, at_mut(r, off, t), (int)k, dt, mop,
                                           pb_mpi_comm(g));
         if (rc != MPI_SUCCESS)
             code = pb_mpi_fail(rc, "MPI_Reduce_scatter_block", err);
     }
-    g->be->ops->free(g->be, pack);
+    g->be->mem->free(g->be, pack);
     return pb_mpi_mark_end(g, code);
 }
 

@@ -6,7 +6,7 @@
 
 #include "pb_backend.h"
 
-#define PB_MPI_MARKS 4
+#define PB_MPI_MARKS PB_BACKEND_MARKS
 
 /* Open MPI 4.1 implements MPI 3.1: counts are int.  Calls are split so
  * that none carries more than this many bytes (and never more than
@@ -21,15 +21,11 @@ typedef struct pb_mpi_state {
      * division costs tens of cycles, which a 0.25 us operation's timed
      * region must not carry */
     uint64_t chunk_elems[PB_DTYPE_COUNT];
-    uint64_t busy_wave; /* device memory: the busy kernel's wave, asked once */
     /* 2- and 1-byte floats have no MPI type: they travel as MPI_UINT16_T
      * or MPI_UINT8_T and are reduced by user-defined operators
      * [f16, bf16, f8e4m3, f8e5m2][redop] */
     MPI_Op small_ops[4][PB_REDOP_COUNT];
-    /* memcpy, or a device copy when buffers live on the GPU */
-    void (*copy)(void *dst, const void *src, size_t bytes);
-    pb_backend_ops_t device_ops; /* --memory device: this instance's table */
-    /* The groups now in asynchronous mode: busy() drives all of them,
+    /* The groups now in asynchronous mode: progress() polls all of them,
      * since a host MPI moves a non-blocking operation only while some
      * call of this process enters the library. */
     pb_group_t **async_groups;
@@ -39,7 +35,7 @@ typedef struct pb_mpi_state {
 /* What to do once a pending request has completed (fields unused = 0):
  * move `bytes` from src to dst (the in-place reduce-scatter's result,
  * which MPI leaves at the start of the buffer), then release `scratch`
- * (a packed reduce-scatter piece, the backend's alloc) and `type` (a
+ * (a packed reduce-scatter piece, the memory side's alloc) and `type` (a
  * piece datatype). */
 typedef struct pb_mpi_after {
     void *dst;
@@ -93,10 +89,8 @@ static inline MPI_Comm pb_mpi_comm(const pb_group_t *g)
     return ((const pb_mpi_group_t *)g->priv)->comm;
 }
 
-/* pb_mpi_device.c (CUDA builds): is the MPI CUDA-aware, and the table
- * that runs the backend on device buffers */
+/* pb_mpi_device.c (CUDA builds): is the MPI CUDA-aware? */
 int pb_mpi_device_supported(char *why, size_t len);
-const pb_backend_ops_t *pb_mpi_device_ops(pb_mpi_state_t *st);
 
 /* pb_mpi_types.c */
 MPI_Datatype pb_mpi_datatype(pb_dtype_t t);
@@ -116,7 +110,8 @@ MPI_Request *pb_mpi_pending_new(pb_group_t *g, pb_mpi_after_t **after, pb_err_t 
  * are then MPI's to clean up) and the error returned. */
 int pb_mpi_pending_wait(pb_group_t *g, pb_err_t *err);
 int pb_mpi_set_async(pb_group_t *g, int on, pb_err_t *err);
-int pb_mpi_busy(pb_group_t *g, double seconds, pb_err_t *err);
+/* One progress poll of every asynchronous group of the instance. */
+int pb_mpi_progress(pb_backend_t *be, pb_err_t *err);
 /* group_free's part: complete what is pending, leave the registry, free
  * the list. */
 void pb_mpi_async_release(pb_group_t *g);

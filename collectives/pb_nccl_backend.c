@@ -1,11 +1,12 @@
-/* The NCCL backend: collectives on CUDA device memory, one rank per GPU.
+/* The NCCL communication side: collectives on CUDA device memory, one
+ * rank per GPU.  Its buffers, fills, checks and compute stand-in are the
+ * CUDA memory side's (pb_cuda_mem.c), ordered on this side's streams.
  *
  * MPI bootstraps it (the unique id travels by MPI_Bcast, the local rank
  * picks the GPU) and stays the host control plane; every data movement
  * is NCCL's, on a dedicated stream per group.  Timing is CUDA events on
- * that stream; verification runs on the device (pb_cuda_kernels.cu).
- * Waiting is polling with a deadline, so a hang is reported with what
- * hung instead of blocking forever. */
+ * that stream.  Waiting is polling with a deadline, so a hang is
+ * reported with what hung instead of blocking forever. */
 #define _GNU_SOURCE /* RTLD_DEFAULT: look up NCCL entry points at run time */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -20,7 +21,6 @@
 #include "pb_cuda_bind.h"
 #include "pb_cuda_err.h"
 #include "pb_cuda_kernels.h"
-#include "pb_cuda_mem.h"
 #include "pb_nccl_ver.h"
 
 #define NCCL_MARKS 4
@@ -38,7 +38,6 @@ typedef struct nccl_state {
     split_fn_t split;       /* ncclCommSplit, 2.18 */
     alltoall_fn_t alltoall; /* ncclAlltoAll, 2.28; NULL: grouped send/recv */
     double timeout_s;
-    char info[256];
 } nccl_state_t;
 
 /* A symbol of the loaded libnccl, or NULL.  POSIX guarantees that a
@@ -55,10 +54,9 @@ typedef struct nccl_group {
     ncclComm_t comm;
     cudaStream_t stream;
     cudaEvent_t marks[NCCL_MARKS];
-    unsigned long long *counter; /* device: wrong elements, barrier scratch */
+    unsigned long long *scratch; /* device: the barrier's one element */
     cudaGraph_t graph;
     cudaGraphExec_t exec;
-    uint64_t busy_wave; /* the busy kernel's wave, asked once (pb_cuda_busy) */
     /* --fault stall: a flag in mapped host memory that the stall kernel
      * reads; set before the communicator is aborted or the stream
      * synchronised, so that neither waits an hour behind the kernel */
@@ -199,13 +197,7 @@ static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t 
      * per-rank binding (each rank sees one GPU) works too; two ranks of a
      * node on one GPU are refused by bus id (pb_gpu_pick.h) */
     char bus[32] = "?";
-    if (pb_cuda_bind_local(st->world, &st->device, bus, sizeof bus, err) != PB_OK)
-        return err->code;
-    struct cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, st->device));
-    snprintf(st->info, sizeof st->info, "GPU %d %.120s %.31s (sm_%d%d, %.0f GiB)", st->device,
-             prop.name, bus, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0);
-    return PB_OK;
+    return pb_cuda_bind_local(st->world, &st->device, bus, sizeof bus, err);
 }
 
 static void nccl_finalize(pb_backend_t *be)
@@ -236,11 +228,6 @@ static void nccl_version(pb_backend_t *be, char *buf, size_t len)
              rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
 }
 
-static void nccl_device_info(pb_backend_t *be, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", ((nccl_state_t *)be->priv)->info);
-}
-
 static void group_destroy(pb_group_t *g)
 {
     if (g == NULL)
@@ -257,8 +244,8 @@ static void group_destroy(pb_group_t *g)
         for (int i = 0; i < NCCL_MARKS; i++)
             if (gg->marks[i])
                 cudaEventDestroy(gg->marks[i]);
-        if (gg->counter)
-            cudaFree(gg->counter);
+        if (gg->scratch)
+            cudaFree(gg->scratch);
         if (gg->comm)
             ncclCommDestroy(gg->comm);
         if (gg->stream)
@@ -290,9 +277,9 @@ static int group_wrap(pb_backend_t *be, ncclComm_t comm, pb_group_t **out, pb_er
     for (int i = 0; i < NCCL_MARKS && rc == cudaSuccess; i++)
         rc = cudaEventCreate(&gg->marks[i]);
     if (rc == cudaSuccess)
-        rc = cudaMalloc((void **)&gg->counter, 2 * sizeof *gg->counter);
+        rc = cudaMalloc((void **)&gg->scratch, sizeof *gg->scratch);
     if (rc != cudaSuccess)
-        code = cuda_fail(rc, "creating a group's stream, events and counter", err);
+        code = cuda_fail(rc, "creating a group's stream, events and scratch", err);
     ncclResult_t nrc = ncclSuccess;
     if (code == PB_OK && (nrc = ncclCommUserRank(comm, &g->rank)) == ncclSuccess)
         nrc = ncclCommCount(comm, &g->size);
@@ -338,24 +325,6 @@ static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, 
         return PB_OK;
     }
     return group_wrap(parent->be, comm, out, err);
-}
-
-static int nccl_alloc(pb_backend_t *be, uint64_t bytes, void **ptr, pb_err_t *err)
-{
-    (void)be;
-    /* plain device memory, never managed: managed memory oversubscribed
-     * can hang the GPU */
-    cudaError_t rc = cudaMalloc(ptr, (size_t)(bytes ? bytes : 1));
-    if (rc != cudaSuccess)
-        return pb_err_set(err, PB_ERUNTIME, "cannot allocate %llu bytes of GPU memory: %s",
-                          (unsigned long long)bytes, cudaGetErrorString(rc));
-    return PB_OK;
-}
-
-static void nccl_free(pb_backend_t *be, void *ptr)
-{
-    (void)be;
-    cudaFree(ptr);
 }
 
 static ncclDataType_t nccl_type(pb_dtype_t t)
@@ -539,7 +508,7 @@ static int c_barrier(pb_group_t *g, pb_err_t *err)
 {
     /* a one-element all-reduce every rank must reach, then wait for it:
      * host and device of every rank are past the same point */
-    NCCL_OK(ncclAllReduce(ng(g)->counter + 1, ng(g)->counter + 1, 1, ncclUint64, ncclSum,
+    NCCL_OK(ncclAllReduce(ng(g)->scratch, ng(g)->scratch, 1, ncclUint64, ncclSum,
                           ng(g)->comm, ng(g)->stream),
             "ncclAllReduce (barrier)");
     return wait_for(g, NULL, err);
@@ -566,50 +535,6 @@ static int c_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t 
 }
 
 static int c_sync(pb_group_t *g, pb_err_t *err) { return wait_for(g, NULL, err); }
-
-static int c_fill(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, uint64_t base, uint64_t q,
-                  pb_err_t *err)
-{
-    CUDA_OK((cudaError_t)pb_cuda_fill(buf, n, t, base, q, ng(g)->stream));
-    return PB_OK;
-}
-
-static int c_fill_red(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, pb_redparams_t p,
-                      int rank, uint64_t first, pb_err_t *err)
-{
-    CUDA_OK((cudaError_t)pb_cuda_fill_red(buf, n, t, p, rank, first, ng(g)->stream));
-    return PB_OK;
-}
-
-static int c_check(pb_group_t *g, const void *buf, uint64_t n, pb_dtype_t t,
-                   const pb_expect_t *e, uint64_t *wrong, pb_err_t *err)
-{
-    nccl_group_t *gg = ng(g);
-    unsigned long long host = 0;
-    CUDA_OK(cudaMemsetAsync(gg->counter, 0, sizeof *gg->counter, gg->stream));
-    CUDA_OK((cudaError_t)pb_cuda_check(buf, n, t, e, gg->counter, gg->stream));
-    CUDA_OK(cudaMemcpyAsync(&host, gg->counter, sizeof host, cudaMemcpyDeviceToHost, gg->stream));
-    if (wait_for(g, NULL, err) != PB_OK)
-        return err->code;
-    *wrong = host;
-    return PB_OK;
-}
-
-static int c_poison(pb_group_t *g, void *buf, uint64_t bytes, pb_err_t *err)
-{
-    CUDA_OK(cudaMemsetAsync(buf, 0xff, (size_t)bytes, ng(g)->stream));
-    return PB_OK;
-}
-
-static int c_poke(pb_group_t *g, void *buf, uint64_t index, pb_dtype_t t, uint64_t value,
-                  pb_err_t *err)
-{
-    unsigned char elem[8];
-    pb_store_int(elem, 0, t, value); /* the host encoding is the device's */
-    CUDA_OK(cudaMemcpyAsync((char *)buf + index * esize(t), elem, esize(t),
-                            cudaMemcpyHostToDevice, ng(g)->stream));
-    return wait_for(g, NULL, err);
-}
 
 static int c_stall(pb_group_t *g, double seconds, pb_err_t *err)
 {
@@ -665,12 +590,6 @@ static int c_set_async(pb_group_t *g, int on, pb_err_t *err)
     return PB_OK;
 }
 
-static int c_busy(pb_group_t *g, double seconds, pb_err_t *err)
-{
-    CUDA_OK((cudaError_t)pb_cuda_busy(seconds, ng(g)->stream, &ng(g)->busy_wave));
-    return PB_OK;
-}
-
 /* The executable graph first, then the graph it was made from; both
  * before the buffers they were captured on are freed (pb_bufs_free).
  * Teardown: a failure here could only repeat an earlier one. */
@@ -713,19 +632,37 @@ static int c_graph_launch(pb_group_t *g, uint64_t times, pb_err_t *err)
     return PB_OK;
 }
 
-const pb_backend_ops_t pb_nccl_backend_ops = {
+static void *c_stream(const pb_group_t *g) { return ng(g)->stream; }
+
+/* The GPU moves NCCL's work by itself: nothing to poll. */
+static int c_progress(pb_backend_t *be, pb_err_t *err)
+{
+    (void)be;
+    (void)err;
+    return PB_OK;
+}
+
+static unsigned nccl_caps(pb_memory_t memory)
+{
+    (void)memory; /* device memory only */
+    return PB_CAP_ASYNC | PB_CAP_GRAPH | PB_CAP_DEADLINE;
+}
+
+const pb_comm_ops_t pb_nccl_comm_ops = {
     .name = "nccl",
     .description = "NCCL on CUDA device memory, one rank per GPU",
+    .moves = PB_MOVES_DEVICE,
+    .caps = nccl_caps,
     .available = nccl_available,
     .init = nccl_init,
     .finalize = nccl_finalize,
     .version = nccl_version,
+    .supports = supports,
+    .has_in_place = has_in_place,
     .world = nccl_world,
     .split = nccl_split,
     .group_free = group_destroy,
-    .alloc = nccl_alloc,
-    .mem_available = pb_cuda_mem_available,
-    .free = nccl_free,
+    .stream = c_stream,
     .allreduce = c_allreduce,
     .allgather = c_allgather,
     .reduce_scatter = c_reduce_scatter,
@@ -735,23 +672,15 @@ const pb_backend_ops_t pb_nccl_backend_ops = {
     .reduce = c_reduce,
     .sendrecv = c_sendrecv,
     .barrier = c_barrier,
+    .p2p_batch = c_p2p_batch,
     .mark = c_mark,
     .elapsed = c_elapsed,
     .sync = c_sync,
-    .fill = c_fill,
-    .fill_red = c_fill_red,
-    .check = c_check,
-    .poison = c_poison,
-    .poke = c_poke,
-    .supports = supports,
-    .has_in_place = has_in_place,
+    .progress = c_progress,
+    .set_async = c_set_async,
     .graph_begin = c_graph_begin,
     .graph_end = c_graph_end,
     .graph_launch = c_graph_launch,
     .graph_release = c_graph_release,
     .inject_stall = c_stall,
-    .device_info = nccl_device_info,
-    .p2p_batch = c_p2p_batch,
-    .set_async = c_set_async,
-    .busy = c_busy,
 };

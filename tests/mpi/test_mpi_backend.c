@@ -33,7 +33,7 @@ static void test_split(pb_backend_t *be, pb_group_t *world)
     pb_err_clear(&err);
     pb_group_t *g = NULL;
     int color = world_rank % 2;
-    CHECK(be->ops->split(world, color, world_rank, &g, &err) == PB_OK);
+    CHECK(be->comm->split(world, color, world_rank, &g, &err) == PB_OK);
     if (g == NULL)
         return;
     /* members of color c are c, c+2, c+4, ... below world_size */
@@ -41,16 +41,16 @@ static void test_split(pb_backend_t *be, pb_group_t *world)
     CHECK(g->size == members);
     CHECK(g->rank == world_rank / 2);
     double mine = (double)world_rank, sum = 0.0;
-    CHECK(be->ops->allreduce(g, &mine, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be->comm->allreduce(g, &mine, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
     /* sum of c + 2i for i < members = members*c + members*(members-1) */
     double want = (double)members * color + (double)members * (members - 1);
     CHECK(sum == want);
     /* a rank may opt out of every group */
     pb_group_t *none = NULL;
-    CHECK(be->ops->split(world, world_rank == 0 ? -1 : 0, world_rank, &none, &err) == PB_OK);
+    CHECK(be->comm->split(world, world_rank == 0 ? -1 : 0, world_rank, &none, &err) == PB_OK);
     CHECK((world_rank == 0) == (none == NULL));
-    be->ops->group_free(none);
-    be->ops->group_free(g);
+    be->comm->group_free(none);
+    be->comm->group_free(g);
 }
 
 static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per_block)
@@ -91,14 +91,16 @@ static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per
     return bad;
 }
 
+/* The mpi communication side composed with host memory, as a run gets it. */
 static pb_backend_t make_backend(uint64_t chunk)
 {
-    pb_backend_t be = {pb_backend_find("mpi"), NULL};
+    pb_backend_t be;
     MPI_Comm w = MPI_COMM_WORLD;
     pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0};
     pb_err_t err;
     pb_err_clear(&err);
-    CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
+    CHECK(pb_backend_open(&be, pb_backend_find("mpi"), &cfg, &err) == PB_OK);
+    CHECK(be.mem == &pb_host_mem_ops);
     return be;
 }
 
@@ -108,11 +110,11 @@ static void test_collectives(uint64_t chunk, int async, const char *what)
     pb_err_t err;
     pb_err_clear(&err);
     pb_group_t *g = NULL;
-    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    CHECK(be.comm->world(&be, &g, &err) == PB_OK);
     /* asynchronous: every call returns once issued; the sweep's sync()
      * (pb_op_verify) completes it before the check */
     if (async)
-        CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+        CHECK(be.comm->set_async(g, 1, &err) == PB_OK);
     int bad = 0;
     /* 7 and 10 elements per block: 3 pieces of 3 and a piece of 1 */
     for (int t = 0; t < PB_DTYPE_COUNT; t++)
@@ -128,20 +130,17 @@ static void test_collectives(uint64_t chunk, int async, const char *what)
         printf("%s: every collective, dtype and reduction verified\n", what);
     if (what[0] == 'c' && !async)
         test_split(&be, g);
-    be.ops->group_free(g);
-    be.ops->finalize(&be);
+    be.comm->group_free(g);
+    pb_backend_close(&be);
 }
 
 static void test_checker_sees_corruption(void)
 {
-    pb_backend_t be = {pb_backend_find("mpi"), NULL};
-    MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, 0, 0.0};
+    pb_backend_t be = make_backend(0);
     pb_err_t err;
     pb_err_clear(&err);
-    CHECK(be.ops->init(&be, &cfg, &err) == PB_OK);
     pb_group_t *g = NULL;
-    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    CHECK(be.comm->world(&be, &g, &err) == PB_OK);
     pb_bufs_t b;
     CHECK(pb_bufs_alloc(g, 4096, &b, &err) == PB_OK);
     pb_op_t op = {PB_ALLREDUCE, PB_F32, PB_SUM, 0, 0, 4096, {0, 0, 0, 0}, 0, 0, 0, 0.0};
@@ -151,8 +150,8 @@ static void test_checker_sees_corruption(void)
     /* exactly the one poked element, on exactly the one rank */
     CHECK(wrong == (world_rank == world_size - 1 ? 1u : 0u));
     pb_bufs_free(g, &b);
-    be.ops->group_free(g);
-    be.ops->finalize(&be);
+    be.comm->group_free(g);
+    pb_backend_close(&be);
 }
 
 static int pending_of(const pb_group_t *g)
@@ -173,9 +172,9 @@ static void test_p2p_ring(uint64_t chunk, int async)
     pb_err_t err;
     pb_err_clear(&err);
     pb_group_t *g = NULL;
-    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    CHECK(be.comm->world(&be, &g, &err) == PB_OK);
     if (async)
-        CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+        CHECK(be.comm->set_async(g, 1, &err) == PB_OK);
     int n = g->size, r = g->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
     enum { NF = 7, NB = 10 };
     int32_t sf[NF], sb[NB], rf[NF], rb[NB];
@@ -198,10 +197,10 @@ static void test_p2p_ring(uint64_t chunk, int async)
         {1, prev, 1, sb, NB},
         {0, prev, 0, rf, NF},
     };
-    CHECK(be.ops->p2p_batch(g, parts, 4, PB_I32, &err) == PB_OK);
+    CHECK(be.comm->p2p_batch(g, parts, 4, PB_I32, &err) == PB_OK);
     if (async) {
-        CHECK(be.ops->busy(g, 0.001, &err) == PB_OK);
-        CHECK(be.ops->sync(g, &err) == PB_OK);
+        CHECK(be.mem->busy(g, 0.001, &err) == PB_OK);
+        CHECK(be.comm->sync(g, &err) == PB_OK);
     }
     CHECK(pending_of(g) == 0);
     int wrong = 0;
@@ -213,10 +212,10 @@ static void test_p2p_ring(uint64_t chunk, int async)
     /* a part naming no rank of the group is refused before anything is
      * posted */
     pb_p2p_part_t bad = {1, n, 0, sf, NF};
-    CHECK(be.ops->p2p_batch(g, &bad, 1, PB_I32, &err) == PB_ERUNTIME);
+    CHECK(be.comm->p2p_batch(g, &bad, 1, PB_I32, &err) == PB_ERUNTIME);
     CHECK(pending_of(g) == 0);
-    be.ops->group_free(g);
-    be.ops->finalize(&be);
+    be.comm->group_free(g);
+    pb_backend_close(&be);
 }
 
 /* Three all-reduces in flight at once, completed by sync() after a
@@ -228,7 +227,7 @@ static void test_async_allreduce(uint64_t chunk)
     pb_err_t err;
     pb_err_clear(&err);
     pb_group_t *g = NULL;
-    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    CHECK(be.comm->world(&be, &g, &err) == PB_OK);
     int n = g->size, r = g->rank;
     double tri = (double)n * (n - 1) / 2.0;
     float a[5], ra[5], c[4];
@@ -243,14 +242,14 @@ static void test_async_allreduce(uint64_t chunk)
     }
     for (int j = 0; j < 4; j++)
         c[j] = (float)(r + j);
-    CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
-    CHECK(be.ops->allreduce(g, a, ra, 5, PB_F32, PB_SUM, &err) == PB_OK);
-    CHECK(be.ops->allreduce(g, b, rb, 7, PB_F64, PB_SUM, &err) == PB_OK);
-    CHECK(be.ops->allreduce(g, c, c, 4, PB_F32, PB_SUM, &err) == PB_OK); /* in place */
+    CHECK(be.comm->set_async(g, 1, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, a, ra, 5, PB_F32, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, b, rb, 7, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, c, c, 4, PB_F32, PB_SUM, &err) == PB_OK); /* in place */
     /* issued, not waited for: at least one request per call is pending */
     CHECK(pending_of(g) >= 3);
-    CHECK(be.ops->busy(g, 0.005, &err) == PB_OK);
-    CHECK(be.ops->sync(g, &err) == PB_OK);
+    CHECK(be.mem->busy(g, 0.005, &err) == PB_OK);
+    CHECK(be.comm->sync(g, &err) == PB_OK);
     CHECK(pending_of(g) == 0);
     int wrong = 0;
     for (int j = 0; j < 5; j++)
@@ -266,34 +265,34 @@ static void test_async_allreduce(uint64_t chunk)
      * without busy()'s polling the list would never empty.  The bound
      * is a hang guard, not a speed target. */
     double one = 1.0, sum = 0.0;
-    CHECK(be.ops->allreduce(g, &one, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, &one, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
     for (int i = 0; i < 10000 && pending_of(g) > 0; i++)
-        CHECK(be.ops->busy(g, 0.001, &err) == PB_OK);
+        CHECK(be.mem->busy(g, 0.001, &err) == PB_OK);
     CHECK(pending_of(g) == 0);
     CHECK(sum == (double)n);
 
     /* set_async(0) completes what is pending before returning */
     double mine = (double)r, total = -1.0;
-    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
-    CHECK(be.ops->set_async(g, 0, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->set_async(g, 0, &err) == PB_OK);
     CHECK(pending_of(g) == 0);
     CHECK(total == tri);
     CHECK(pb_mpi_state(g)->n_async == 0);
     /* and off, calls complete on return again: nothing left pending */
-    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
     CHECK(pending_of(g) == 0);
     CHECK(total == tri);
 
     /* a group freed with work pending completes it first (the sanitizer
      * build would report the requests and lists otherwise leaked) */
-    CHECK(be.ops->set_async(g, 1, &err) == PB_OK);
+    CHECK(be.comm->set_async(g, 1, &err) == PB_OK);
     CHECK(pb_mpi_state(g)->n_async == 1);
-    CHECK(be.ops->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(be.comm->allreduce(g, &mine, &total, 1, PB_F64, PB_SUM, &err) == PB_OK);
     pb_mpi_state_t *st = pb_mpi_state(g);
-    be.ops->group_free(g);
+    be.comm->group_free(g);
     CHECK(total == tri);
     CHECK(st->n_async == 0);
-    be.ops->finalize(&be);
+    pb_backend_close(&be);
 }
 
 static double mono_s(void)
@@ -311,15 +310,15 @@ static void test_busy_lasts(void)
     pb_err_t err;
     pb_err_clear(&err);
     pb_group_t *g = NULL;
-    CHECK(be.ops->world(&be, &g, &err) == PB_OK);
+    CHECK(be.comm->world(&be, &g, &err) == PB_OK);
     double t0 = mono_s();
-    CHECK(be.ops->busy(g, 0.01, &err) == PB_OK);
+    CHECK(be.mem->busy(g, 0.01, &err) == PB_OK);
     CHECK(mono_s() - t0 >= 0.01);
-    CHECK(be.ops->busy(g, 0.0, &err) == PB_OK); /* one progress poll */
+    CHECK(be.mem->busy(g, 0.0, &err) == PB_OK); /* one progress poll */
     /* a NaN duration is refused rather than spun on forever */
-    CHECK(be.ops->busy(g, NAN, &err) == PB_ERUNTIME);
-    be.ops->group_free(g);
-    be.ops->finalize(&be);
+    CHECK(be.mem->busy(g, NAN, &err) == PB_ERUNTIME);
+    be.comm->group_free(g);
+    pb_backend_close(&be);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,8 @@
 /* A captured graph refers to the buffers it was captured on, so
  * pb_bufs_free must have the backend destroy the graph before it frees
- * them.  A fake backend logs the calls in order. */
+ * them.  A fake backend (a communication side with graphs, a memory side
+ * that frees) logs the calls in order; graph_release is called only
+ * where the capability mask says the backend has graphs. */
 #include <string.h>
 
 #include "bench/pb_exec.h"
@@ -28,11 +30,18 @@ int main(void)
 {
     calls_t calls;
     memset(&calls, 0, sizeof calls);
-    pb_backend_ops_t ops;
-    memset(&ops, 0, sizeof ops);
-    ops.free = fake_free;
-    ops.graph_release = fake_release;
-    pb_backend_t be = {&ops, &calls};
+    pb_comm_ops_t comm;
+    pb_mem_ops_t mem;
+    memset(&comm, 0, sizeof comm);
+    memset(&mem, 0, sizeof mem);
+    mem.free = fake_free;
+    comm.graph_release = fake_release;
+    pb_backend_t be;
+    memset(&be, 0, sizeof be);
+    be.comm = &comm;
+    be.mem = &mem;
+    be.caps = PB_CAP_GRAPH;
+    be.priv = &calls;
     pb_group_t g;
     memset(&g, 0, sizeof g);
     g.be = &be;
@@ -47,9 +56,11 @@ int main(void)
     CHECK(strcmp(calls.log, "GFF") == 0);
     CHECK(b.send == NULL && b.recv == NULL);
 
-    /* a backend without graphs (the MPI one): buffers freed, nothing else */
+    /* a backend without graphs (the MPI one): buffers freed, nothing else;
+     * the pointer left in place shows that the mask, not the pointer, is
+     * what is asked */
     memset(&calls, 0, sizeof calls);
-    ops.graph_release = NULL;
+    be.caps = 0;
     b.send = &send;
     b.recv = &recv;
     pb_bufs_free(&g, &b);
