@@ -84,6 +84,14 @@ int pb_backend_check(const pb_comm_ops_t *comm, const pb_mem_ops_t *mem, char *w
                        mem->caps, why, len);
 }
 
+unsigned pb_backend_caps(const pb_comm_ops_t *comm, pb_memory_t memory)
+{
+    const pb_mem_ops_t *mem = pb_mem_ops_for(memory);
+    if (!(comm->moves & (1u << memory)) || mem == NULL)
+        return 0;
+    return comm->caps(memory) | mem->caps;
+}
+
 const pb_mem_ops_t *pb_mem_ops_for(pb_memory_t memory)
 {
     if (memory == PB_MEM_HOST)
@@ -95,11 +103,10 @@ const pb_mem_ops_t *pb_mem_ops_for(pb_memory_t memory)
 #endif
 }
 
-/* The memory a run of `comm` gets: the one asked for where comm moves
- * it; host memory is the default, not a choice, so a library that moves
+/* Host memory is the default, not a choice, so a library that moves
  * device memory only gets that (NCCL, as ever); device memory is asked
  * for explicitly, and refused where comm cannot move it. */
-static int memory_for(const pb_comm_ops_t *comm, pb_memory_t asked, pb_memory_t *out,
+int pb_backend_memory(const pb_comm_ops_t *comm, pb_memory_t asked, pb_memory_t *out,
                       pb_err_t *err)
 {
     *out = asked;
@@ -121,7 +128,7 @@ int pb_backend_open(pb_backend_t *be, const pb_comm_ops_t *comm, const pb_backen
     if (pb_backend_check(comm, NULL, why, sizeof why))
         return pb_err_set(err, PB_ERUNTIME, "backend table: %s", why);
     pb_backend_config_t mine = *cfg;
-    if (memory_for(comm, cfg->memory, &mine.memory, err) != PB_OK)
+    if (pb_backend_memory(comm, cfg->memory, &mine.memory, err) != PB_OK)
         return err->code;
     be->comm = comm;
     be->memory = mine.memory;
@@ -147,7 +154,7 @@ int pb_backend_open(pb_backend_t *be, const pb_comm_ops_t *comm, const pb_backen
         memset(be, 0, sizeof *be);
         return code;
     }
-    be->caps = comm->caps(mine.memory) | mem->caps;
+    be->caps = pb_backend_caps(comm, mine.memory);
     return PB_OK;
 }
 
@@ -185,13 +192,7 @@ static void who_has(unsigned cap, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < pb_backend_count() && used < len; i++) {
         const pb_comm_ops_t *c = pb_backend_at(i);
-        int has = 0;
-        for (int m = PB_MEM_HOST; m <= PB_MEM_DEVICE; m++) {
-            const pb_mem_ops_t *mem = pb_mem_ops_for((pb_memory_t)m);
-            if ((c->moves & (1u << m)) && mem && ((c->caps((pb_memory_t)m) | mem->caps) & cap))
-                has = 1;
-        }
-        if (has)
+        if ((pb_backend_caps(c, PB_MEM_HOST) | pb_backend_caps(c, PB_MEM_DEVICE)) & cap)
             used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", c->name);
     }
     if (buf[0] == '\0')

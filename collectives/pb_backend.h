@@ -148,6 +148,14 @@ int pb_backend_check(const pb_comm_ops_t *comm, const pb_mem_ops_t *mem, char *w
  * build without CUDA). */
 const pb_mem_ops_t *pb_mem_ops_for(pb_memory_t memory);
 
+/* The memory a run of comm gets when `asked` was asked for (PB_EINPUT
+ * where comm cannot move device memory that was asked for), and the
+ * capabilities of comm composed with that memory's side (0 where the
+ * pair cannot be made in this build).  Pure: pb_backend_open uses both. */
+int pb_backend_memory(const pb_comm_ops_t *comm, pb_memory_t asked, pb_memory_t *out,
+                      pb_err_t *err);
+unsigned pb_backend_caps(const pb_comm_ops_t *comm, pb_memory_t memory);
+
 /* Registry (pb_backend_registry.c): every communication side built into
  * this binary, in "--backend auto" order. */
 const pb_comm_ops_t *pb_backend_find(const char *name);
