@@ -14,7 +14,7 @@
  * scatter, broadcast and reduce - the collectives DDP buckets and
  * distributed optimizers issue - take their non-blocking forms (MPI_I*,
  * same pieces, same MPI_IN_PLACE use) and leave one request per piece on
- * the group's pending list for sync() or busy() to complete; whatever has
+ * the group's pending list for sync() or progress() to complete; whatever has
  * to happen after completion (the in-place reduce-scatter's move, freeing
  * a packed piece or a piece datatype) is recorded beside the request.
  * All-to-all, all-to-all-v and send-recv stay blocking even then: their

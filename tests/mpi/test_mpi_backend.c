@@ -15,7 +15,10 @@
  *    all-reduce, set_async(0) and group_free completing what is pending.
  * 6. p2p_batch on a ring, tags keeping the two directions apart when
  *    next == previous (2 ranks), chunked and not, blocking and async.
- * 7. busy() lasts at least what it was asked. */
+ * 7. busy() lasts at least what it was asked.
+ * The backend is opened as a run opens it (pb_backend_open): the mpi
+ * communication side with the host memory side, whose busy() drives the
+ * MPI side's progress(). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
