@@ -1,15 +1,15 @@
-/* Every communication side built into this binary (pb_backend_list.h). */
+/* Every communication side built into this binary (pb_backend_list.def). */
 #include <string.h>
 
 #include "pb_backend.h"
 
 #define PB_BACKEND(ops) extern const pb_comm_ops_t ops;
-#include "pb_backend_list.h"
+#include "pb_backend_list.def"
 #undef PB_BACKEND
 
 static const pb_comm_ops_t *const registry[] = {
 #define PB_BACKEND(ops) &ops,
-#include "pb_backend_list.h"
+#include "pb_backend_list.def"
 #undef PB_BACKEND
 };
 

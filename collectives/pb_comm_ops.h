@@ -1,7 +1,7 @@
 /* pb_comm_ops.h - the communication side of a backend: the library that
  * moves data between ranks (MPI, NCCL; later RCCL, UCC).
  *
- * One table per library, in one file, listed once in pb_backend_list.h.
+ * One table per library, in one file, listed once in pb_backend_list.def.
  * Everything not marked optional is required: pb_backend_check refuses a
  * table with a hole, so no caller ever tests a pointer.  Optional
  * operations exist exactly where the capability bits returned by caps()
