@@ -304,8 +304,12 @@ int pb_pattern_cmd(pb_ctx_t *ctx, pb_err_t *err)
     run_t r;
     memset(&r, 0, sizeof r);
     r.ctx = ctx;
-    /* the plan is the same on every rank: input errors need no agreement */
-    int code = pb_pattern_plan(&o->model, o->main.pattern_mask, ctx->size, o->run.np, &r.plan,
+    /* the backend and the plan are the same on every rank: input errors
+     * need no agreement, and are found before anything runs */
+    int code = o->meas.modes[0] == PB_MODE_GRAPH ? pb_backend_require(&ctx->be, PB_CAP_GRAPH, err)
+                                                 : PB_OK;
+    if (code == PB_OK)
+        code = pb_pattern_plan(&o->model, o->main.pattern_mask, ctx->size, o->run.np, &r.plan,
                                err);
     if (code != PB_OK)
         goto out;
