@@ -143,98 +143,136 @@ static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elaps
     return r ? r : 1;
 }
 
+/* What the sampling rounds share: the operation, how a sample is taken,
+ * and the arrays they fill (samples, this round's, who was slowest). */
+typedef struct sampler {
+    pb_group_t *g, *world;
+    MPI_Comm ctrl;
+    const pb_op_t *op;
+    pb_bufs_t *b;
+    const pb_harness_cfg_t *cfg;
+    uint64_t batch, replays;
+    int tight, rank;
+    double *samples, *scratch;
+    dbl_int_t *round;
+    int *slow;
+} sampler_t;
+
+/* Rounds of samples until the stop rule holds; every rank takes the same
+ * decision from the round's all-reduce (wall time and signals ride with
+ * the samples).  Returns the samples taken in *n and the statistics. */
+static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, pb_err_t *err)
+{
+    const pb_harness_cfg_t *cfg = sp->cfg;
+    dbl_int_t *round = sp->round;
+    double t0 = MPI_Wtime(), elapsed = 0.0;
+    *n = 0;
+    memset(st, 0, sizeof *st);
+    while (!done(cfg, st, *n, elapsed)) {
+        uint64_t r = round_size(cfg, *n, elapsed);
+        for (uint64_t i = 0; i < r; i++) {
+            if (sample(sp->g, sp->world, sp->op, sp->b, sp->batch, sp->replays, sp->tight,
+                       &round[i].v, cfg->wd, err) != PB_OK)
+                return err->code;
+            round[i].rank = sp->rank;
+        }
+        /* the last entry carries the wall time, so the stop is unanimous */
+        round[r].v = MPI_Wtime() - t0;
+        round[r].rank = sp->rank;
+        /* and the next a signal, so that all ranks abandon together */
+        round[r + 1].v = (double)pb_watchdog_signal(cfg->wd);
+        round[r + 1].rank = sp->rank;
+        if (reduce_round(sp->ctrl, round, (int)r + 2, err) != PB_OK)
+            return err->code;
+        pb_watch_tick(cfg->wd);
+        if (round[r + 1].v > 0.0) {
+            out->abandoned = (int)round[r + 1].v;
+            return PB_OK;
+        }
+        for (uint64_t i = 0; i < r; i++) {
+            sp->samples[*n + i] = round[i].v;
+            sp->slow[round[i].rank]++;
+        }
+        *n += r;
+        elapsed = round[r].v;
+        /* the statistics (a sort of every sample so far) only where the
+         * stop depends on them: with fixed counts once, at the end */
+        if (!cfg->iters || *n >= cfg->iters)
+            pb_stats_compute(sp->samples, *n, sp->scratch, st);
+    }
+    return PB_OK;
+}
+
+/* Warm-up, then the batch size, then a graph capture where asked. */
+static int prepare(sampler_t *sp, pb_err_t *err)
+{
+    const pb_harness_cfg_t *cfg = sp->cfg;
+    for (uint64_t i = 0; i < cfg->warmup; i++) {
+        pb_watch_tick(cfg->wd);
+        if (pb_op_run(sp->g, sp->op, sp->b, err) != PB_OK)
+            return err->code;
+    }
+    if (sp->g->be->comm->sync(sp->g, err) != PB_OK ||
+        pick_batch(sp->g, sp->world, sp->ctrl, sp->op, sp->b, cfg, &sp->batch, err) != PB_OK)
+        return err->code;
+    if (cfg->mode == PB_MODE_GRAPH) {
+        sp->replays = cfg->graph_replays;
+        if (capture(sp->g, sp->op, sp->b, sp->batch, err) != PB_OK)
+            return err->code;
+    }
+    return PB_OK;
+}
+
 int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
                     pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err)
 {
     memset(out, 0, sizeof *out);
-    int wr, wn;
-    MPI_Comm_rank(ctrl, &wr);
+    int wn;
+    sampler_t sp = {.g = g, .world = world, .ctrl = ctrl, .op = op, .b = b, .cfg = cfg};
+    MPI_Comm_rank(ctrl, &sp.rank);
     MPI_Comm_size(ctrl, &wn);
     uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;
-    double *samples = malloc(cap * sizeof *samples);
-    double *scratch = malloc(cap * sizeof *scratch);
-    dbl_int_t *round = malloc((cap + 2) * sizeof *round);
-    int *slow = calloc((size_t)wn, sizeof *slow);
-    int code = PB_OK, tight = 0;
-    if (!samples || !scratch || !round || !slow) {
+    sp.samples = malloc(cap * sizeof *sp.samples);
+    sp.scratch = malloc(cap * sizeof *sp.scratch);
+    sp.round = malloc((cap + 2) * sizeof *sp.round);
+    sp.slow = calloc((size_t)wn, sizeof *sp.slow);
+    int code = PB_OK;
+    if (!sp.samples || !sp.scratch || !sp.round || !sp.slow) {
         code = pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples",
                           (unsigned long long)cap);
         goto out;
     }
-    for (uint64_t i = 0; i < cfg->warmup; i++) {
-        pb_watch_tick(cfg->wd);
-        if ((code = pb_op_run(g, op, b, err)) != PB_OK)
-            goto out;
-    }
-    if ((code = g->be->comm->sync(g, err)) != PB_OK)
+    if ((code = prepare(&sp, err)) != PB_OK)
         goto out;
-    uint64_t batch, replays = 0;
-    if ((code = pick_batch(g, world, ctrl, op, b, cfg, &batch, err)) != PB_OK)
-        goto out;
-    if (cfg->mode == PB_MODE_GRAPH) {
-        replays = cfg->graph_replays;
-        if ((code = capture(g, op, b, batch, err)) != PB_OK)
-            goto out;
-    }
-
     /* one operation per sample: the backend reads the clock around the
      * library call itself where it can (a plain loop's timed region) */
-    tight = cfg->mode == PB_MODE_LATENCY && batch == 1 && pb_backend_has(g->be, PB_CAP_TIGHT);
-    if (tight && (code = g->be->comm->set_tight(g, 1, err)) != PB_OK)
+    sp.tight = cfg->mode == PB_MODE_LATENCY && sp.batch == 1 &&
+               pb_backend_has(g->be, PB_CAP_TIGHT);
+    if (sp.tight && (code = g->be->comm->set_tight(g, 1, err)) != PB_OK) {
+        sp.tight = 0;
         goto out;
-    double t0 = MPI_Wtime(), elapsed = 0.0;
+    }
     uint64_t n = 0;
     pb_stats_t st;
-    memset(&st, 0, sizeof st);
-    while (!done(cfg, &st, n, elapsed)) {
-        uint64_t r = round_size(cfg, n, elapsed);
-        for (uint64_t i = 0; i < r; i++) {
-            if ((code = sample(g, world, op, b, batch, replays, tight, &round[i].v, cfg->wd,
-                               err)) != PB_OK)
-                goto out;
-            round[i].rank = wr;
-        }
-        /* the last entry carries the wall time, so the stop is unanimous */
-        round[r].v = MPI_Wtime() - t0;
-        round[r].rank = wr;
-        /* and the next a signal, so that all ranks abandon together */
-        round[r + 1].v = (double)pb_watchdog_signal(cfg->wd);
-        round[r + 1].rank = wr;
-        if ((code = reduce_round(ctrl, round, (int)r + 2, err)) != PB_OK)
-            goto out;
-        pb_watch_tick(cfg->wd);
-        if (round[r + 1].v > 0.0) {
-            out->abandoned = (int)round[r + 1].v;
-            goto out;
-        }
-        for (uint64_t i = 0; i < r; i++) {
-            samples[n + i] = round[i].v;
-            slow[round[i].rank]++;
-        }
-        n += r;
-        elapsed = round[r].v;
-        /* the statistics (a sort of every sample so far) only where the
-         * stop depends on them: with fixed counts once, at the end */
-        if (!cfg->iters || n >= cfg->iters)
-            pb_stats_compute(samples, n, scratch, &st);
-    }
+    if ((code = rounds(&sp, out, &n, &st, err)) != PB_OK || out->abandoned)
+        goto out;
     out->st = st;
     out->samples = n;
-    out->batch = batch;
-    out->iters = n * batch * (replays ? replays : 1);
+    out->batch = sp.batch;
+    out->iters = n * sp.batch * (sp.replays ? sp.replays : 1);
     out->converged = pb_stats_precise(&st, cfg->precision);
     out->slowest_rank = 0;
     for (int i = 1; i < wn; i++)
-        if (slow[i] > slow[out->slowest_rank])
+        if (sp.slow[i] > sp.slow[out->slowest_rank])
             out->slowest_rank = i;
 out:
-    if (tight) {
+    if (sp.tight) {
         pb_err_t ignore;
         g->be->comm->set_tight(g, 0, &ignore);
     }
-    free(samples);
-    free(scratch);
-    free(round);
-    free(slow);
+    free(sp.samples);
+    free(sp.scratch);
+    free(sp.round);
+    free(sp.slow);
     return code;
 }

@@ -172,6 +172,38 @@ static int supervise(pid_t child, const char *self)
     }
 }
 
+/* mpirun's command line: the launcher, the ranks, the flags root and
+ * oversubscription need, then this very executable with the user's
+ * arguments.  Returns a calloc'd NULL-terminated vector (NULL: out of
+ * memory) and its length in *k; npbuf holds the count's text. */
+static char **mpirun_argv(const char *mpirun, const char *self, int argc, char **argv, int np,
+                          char *npbuf, size_t nplen, int *k)
+{
+    snprintf(npbuf, nplen, "%d", np);
+    char **av = calloc((size_t)argc + 8, sizeof *av);
+    if (av == NULL)
+        return NULL;
+    *k = 0;
+    av[(*k)++] = (char *)mpirun;
+    av[(*k)++] = "-np";
+    av[(*k)++] = npbuf;
+    /* Open MPI refuses root without this, and more ranks than cores
+     * without the other: the user asked for these ranks explicitly */
+    if (geteuid() == 0)
+        av[(*k)++] = "--allow-run-as-root";
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && np > cores) {
+        av[(*k)++] = "--oversubscribe";
+        fprintf(stderr, "parbench: warning: %d ranks on %ld cores: oversubscribed; timings "
+                        "will measure the scheduler as much as the links\n", np, cores);
+    }
+    av[(*k)++] = (char *)self;
+    for (int i = 1; i < argc; i++)
+        av[(*k)++] = argv[i];
+    av[*k] = NULL;
+    return av;
+}
+
 int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
 {
     const char *mpirun = getenv("PARBENCH_MPIRUN");
@@ -184,28 +216,10 @@ int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
     self[len] = '\0';
 
     char npbuf[16];
-    snprintf(npbuf, sizeof npbuf, "%d", np);
-    char **av = calloc((size_t)argc + 8, sizeof *av);
+    int k = 0;
+    char **av = mpirun_argv(mpirun, self, argc, argv, np, npbuf, sizeof npbuf, &k);
     if (av == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
-    int k = 0;
-    av[k++] = (char *)mpirun;
-    av[k++] = "-np";
-    av[k++] = npbuf;
-    /* Open MPI refuses root without this, and more ranks than cores
-     * without the other: the user asked for these ranks explicitly */
-    if (geteuid() == 0)
-        av[k++] = "--allow-run-as-root";
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0 && np > cores) {
-        av[k++] = "--oversubscribe";
-        fprintf(stderr, "parbench: warning: %d ranks on %ld cores: oversubscribed; timings "
-                        "will measure the scheduler as much as the links\n", np, cores);
-    }
-    av[k++] = self;
-    for (int i = 1; i < argc; i++)
-        av[k++] = argv[i];
-    av[k] = NULL;
 
     printf("# parbench: not started by a launcher; running:");
     for (int i = 0; i < k; i++)

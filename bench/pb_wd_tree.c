@@ -312,6 +312,10 @@ static uint64_t make_token(void)
     return tok ^ ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec;
 }
 
+/* Kept as one function (about 90 lines): every rank must issue the
+ * set-up's MPI calls in the same order whatever failed locally (a rank
+ * whose socket failed still joins each collective, or the others hang),
+ * and one straight sequence is what makes that order checkable by eye. */
 /* Every MPI call of the set-up, with the sockets' own work between
  * them.  Returns 0 when this rank's part worked. */
 static int build(pb_wd_tree_t *t, MPI_Comm world, char *why, size_t len)

@@ -200,8 +200,10 @@ static int gemm_once(pb_gemm_dev_t *d, cudaDataType_t ty, uint64_t m, uint64_t n
                      "cublasGemmEx_64", err);
 }
 
-int pb_gemm_time(pb_gemm_dev_t *d, pb_dtype_t t, uint64_t m, uint64_t n, uint64_t k,
-                 uint64_t warmup, uint64_t iters, double *times_us, pb_err_t *err)
+/* The type, the shape and the count a timing can take; the operands'
+ * sizes in bytes in bx (M x K), bw (K x N), by (M x N). */
+static int gemm_args(pb_dtype_t t, uint64_t m, uint64_t n, uint64_t k, uint64_t iters,
+                     size_t *bx, size_t *bw, size_t *by, pb_err_t *err)
 {
     if (!pb_gemm_dtype_ok(t))
         return pb_err_set(err, PB_EINPUT, "gemm multiplies bf16, fp16 or fp32, not %s",
@@ -211,11 +213,25 @@ int pb_gemm_time(pb_gemm_dev_t *d, pb_dtype_t t, uint64_t m, uint64_t n, uint64_
     if (iters == 0 || iters > (uint64_t)INT32_MAX)
         return pb_err_set(err, PB_EINPUT, "gemm needs 1 to 2^31-1 timed iterations");
     const size_t esz = pb_dtype_size(t);
-    const size_t bx = bytes_of(m, k, esz), bw = bytes_of(k, n, esz), by = bytes_of(m, n, esz);
-    if (bx == 0 || bw == 0 || by == 0)
+    *bx = bytes_of(m, k, esz);
+    *bw = bytes_of(k, n, esz);
+    *by = bytes_of(m, n, esz);
+    if (*bx == 0 || *bw == 0 || *by == 0)
         return pb_err_set(err, PB_EINPUT, "gemm operands of M=%" PRIu64 " N=%" PRIu64
                                           " K=%" PRIu64 " do not fit this machine's size_t",
                           m, n, k);
+    return PB_OK;
+}
+
+/* Kept as one function (about 85 lines): the operands and events it
+ * allocates are released at its one exit whatever failed, with every
+ * cleanup's code checked; split, each part would repeat that ladder. */
+int pb_gemm_time(pb_gemm_dev_t *d, pb_dtype_t t, uint64_t m, uint64_t n, uint64_t k,
+                 uint64_t warmup, uint64_t iters, double *times_us, pb_err_t *err)
+{
+    size_t bx = 0, bw = 0, by = 0;
+    if (gemm_args(t, m, n, k, iters, &bx, &bw, &by, err) != PB_OK)
+        return err->code;
     /* a fresh error value: the status at `out` is this call's own */
     pb_err_clear(err);
     const cudaDataType_t ty = data_type(t);

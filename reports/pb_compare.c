@@ -61,6 +61,42 @@ static void head(FILE *out)
             "op");
 }
 
+/* The rows of each side that the other lacks, walking the merge again. */
+static void print_unmatched(const pb_result_t *base, const keyed_t *kb, size_t nb,
+                            const char *base_name, size_t only_base, const pb_result_t *cur,
+                            const keyed_t *kc, size_t nc, const char *cur_name, size_t only_new,
+                            FILE *out)
+{
+    for (int side = 0; side < 2; side++) {
+        size_t n = side ? only_new : only_base;
+        if (n == 0)
+            continue;
+        fprintf(out, "# only in %s (%zu row%s):\n", side ? cur_name : base_name, n,
+                n == 1 ? "" : "s");
+        for (size_t i = 0, j = 0; i < nb || j < nc;) {
+            int c = i == nb ? 1 : j == nc ? -1 : strcmp(kb[i].key, kc[j].key);
+            if (c == 0) {
+                i++;
+                j++;
+            } else if (c < 0) {
+                if (!side) {
+                    fputs("  ", out);
+                    describe(out, &base[kb[i].idx]);
+                    fputc('\n', out);
+                }
+                i++;
+            } else {
+                if (side) {
+                    fputs("  ", out);
+                    describe(out, &cur[kc[j].idx]);
+                    fputc('\n', out);
+                }
+                j++;
+            }
+        }
+    }
+}
+
 int pb_compare_rows(const pb_result_t *base, size_t nbase, const char *base_name,
                     const pb_result_t *cur, size_t ncur, const char *cur_name, double threshold,
                     FILE *out, pb_compare_sum_t *sum, pb_err_t *err)
@@ -112,35 +148,8 @@ int pb_compare_rows(const pb_result_t *base, size_t nbase, const char *base_name
         i++;
         j++;
     }
-    for (int side = 0; side < 2; side++) {
-        size_t n = side ? sum->only_new : sum->only_base;
-        if (n == 0)
-            continue;
-        fprintf(out, "# only in %s (%zu row%s):\n", side ? cur_name : base_name, n,
-                n == 1 ? "" : "s");
-        /* walk the merge again, printing this side's unmatched rows */
-        for (i = 0, j = 0; i < nb || j < nc;) {
-            int c = i == nb ? 1 : j == nc ? -1 : strcmp(kb[i].key, kc[j].key);
-            if (c == 0) {
-                i++;
-                j++;
-            } else if (c < 0) {
-                if (!side) {
-                    fputs("  ", out);
-                    describe(out, &base[kb[i].idx]);
-                    fputc('\n', out);
-                }
-                i++;
-            } else {
-                if (side) {
-                    fputs("  ", out);
-                    describe(out, &cur[kc[j].idx]);
-                    fputc('\n', out);
-                }
-                j++;
-            }
-        }
-    }
+    print_unmatched(base, kb, nb, base_name, sum->only_base, cur, kc, nc, cur_name,
+                    sum->only_new, out);
     fprintf(out, "# %zu matched, %zu regressed beyond %.3g %%, %zu improved, %zu only in %s, "
                  "%zu only in %s\n",
             sum->matched, sum->regressed, threshold * 100.0, sum->improved, sum->only_base,

@@ -137,6 +137,36 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
         pb_sbuf_puts(out, "</table>\n");
 }
 
+/* Each line's points as a series of bus bandwidth against log2(size),
+ * and beside it the calibrated model's where a curve covers the size.
+ * Returns the number of series written (at most 2 per line). */
+static size_t to_series(const pb_report_in_t *in, line_t *lines, size_t nlines,
+                        pb_series_t *series)
+{
+    size_t ns = 0;
+    for (size_t k = 0; k < nlines; k++) {
+        line_t *l = &lines[k];
+        for (size_t i = 0; i < l->n; i++) {
+            const pb_result_t *r = l->pts[i];
+            l->x[i] = log2((double)r->bytes);
+            l->y[i] = r->busbw_gbps;
+            const pb_calib_row_t *c = in->calib ? piece_for(in, r) : NULL;
+            double t = c ? pb_calib_time_us(c, r->bytes) : 0.0;
+            if (c && t > 0.0 && r->algbw_gbps > 0.0) {
+                /* the model's time as bus bandwidth: this row's own factor */
+                l->mx[l->nm] = l->x[i];
+                l->my[l->nm++] = (double)r->bytes / (t * 1e3) * (r->busbw_gbps / r->algbw_gbps);
+            }
+        }
+        series[ns++] = (pb_series_t){l->name, l->x, l->y, l->n, 0, (int)k};
+        if (l->nm > 0) {
+            snprintf(l->mname, sizeof l->mname, "model %s", l->name);
+            series[ns++] = (pb_series_t){l->mname, l->mx, l->my, l->nm, 1, (int)k};
+        }
+    }
+    return ns;
+}
+
 static int one_collective(const pb_report_in_t *in, const char *coll, pb_sbuf_t *out,
                           pb_err_t *err)
 {
@@ -178,27 +208,7 @@ static int one_collective(const pb_report_in_t *in, const char *coll, pb_sbuf_t 
         }
         add_point(&lines[k], rows[i]);
     }
-    size_t ns = 0;
-    for (size_t k = 0; k < nlines && rc == PB_OK; k++) {
-        line_t *l = &lines[k];
-        for (size_t i = 0; i < l->n; i++) {
-            const pb_result_t *r = l->pts[i];
-            l->x[i] = log2((double)r->bytes);
-            l->y[i] = r->busbw_gbps;
-            const pb_calib_row_t *c = in->calib ? piece_for(in, r) : NULL;
-            double t = c ? pb_calib_time_us(c, r->bytes) : 0.0;
-            if (c && t > 0.0 && r->algbw_gbps > 0.0) {
-                /* the model's time as bus bandwidth: this row's own factor */
-                l->mx[l->nm] = l->x[i];
-                l->my[l->nm++] = (double)r->bytes / (t * 1e3) * (r->busbw_gbps / r->algbw_gbps);
-            }
-        }
-        series[ns++] = (pb_series_t){l->name, l->x, l->y, l->n, 0, (int)k};
-        if (l->nm > 0) {
-            snprintf(l->mname, sizeof l->mname, "model %s", l->name);
-            series[ns++] = (pb_series_t){l->mname, l->mx, l->my, l->nm, 1, (int)k};
-        }
-    }
+    size_t ns = rc == PB_OK ? to_series(in, lines, nlines, series) : 0;
     if (rc != PB_OK)
         goto out;
     pb_sbuf_puts(out, "<div class=\"plot\" id=\"busbw-");
