@@ -178,11 +178,14 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Rank 0 says whether the next round runs (0), or why not: the budget is
- * spent (1).  Every rank waits for the word without spinning. */
-static int go_on(pb_ctx_t *ctx, double t0, pb_err_t *err)
+/* Rank 0 says whether round `done` runs (0), or why not: the budget is
+ * spent (1; the first round always runs, so that a budget shorter than a
+ * round still measures something).  Every rank waits for the word
+ * without spinning. */
+static int go_on(pb_ctx_t *ctx, int done, double t0, pb_err_t *err)
 {
-    int stop = ctx->rank == 0 && ctx->opt->validate.budget_s > 0.0 && now_s() - t0 >= ctx->opt->validate.budget_s;
+    int stop = ctx->rank == 0 && done > 0 && ctx->opt->validate.budget_s > 0.0 &&
+               now_s() - t0 >= ctx->opt->validate.budget_s;
     MPI_Request req;
     if (MPI_Ibcast(&stop, 1, MPI_INT, 0, ctx->world, &req) != MPI_SUCCESS ||
         quiet_wait(&req) != 0) {
@@ -253,7 +256,7 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->run.quiet), (uint64_t)rounds);
     pb_watch_begin(ctx->wd, "validate: %d rounds of concurrent send/recv pairs", rounds);
     double t0 = now_s();
-    for (; done < rounds && go_on(ctx, t0, err); done++) {
+    for (; done < rounds && go_on(ctx, done, t0, err); done++) {
         char what[96];
         snprintf(what, sizeof what, "validate round %d/%d (%s)", done + 1, rounds,
                  pb_tourn_is_cross(&t, done) ? "cross-node" : "intra-node");

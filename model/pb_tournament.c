@@ -23,8 +23,10 @@ int pb_tourn_opponent(int n, int r, int x)
         y = r;
     else if (x == r)
         y = k;
-    else
-        y = (int)(((2LL * r - x) % k + k) % k);
+    else { /* 0 <= r, x < k: 2r - x lies in (-k, 2k), one fold either way */
+        long long z = 2LL * r - x;
+        y = (int)(z < 0 ? z + k : z >= k ? z - k : z);
+    }
     return y < n ? y : -1; /* y == n: the rest seat */
 }
 
