@@ -98,6 +98,8 @@ static int run_finish(const pb_options_t *o, pb_err_t *err)
 {
     if (o->run.fault == PB_FAULT_SLOW && o->cmd != PB_CMD_VALIDATE)
         return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
+    if (o->run.fault == PB_FAULT_SLOW_RANK && o->cmd != PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--fault slow-rank: is an option of parbench validate");
     return PB_OK;
 }
 
@@ -519,11 +521,35 @@ static const pb_cmd_desc_t cmd_topo = {
 
 /* ---- validate ------------------------------------------------------ */
 
+/* --pairs all|local|rails|leaders: the order of pb_tourn_pairs_t */
+static int set_pairs(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                     pb_err_t *err)
+{
+    (void)s, (void)shown;
+    static const char *const modes[] = {"all", "local", "rails", "leaders"};
+    for (int k = 0; k < 4; k++)
+        if (strcmp(v, modes[k]) == 0) {
+            o->validate.pairs = k;
+            return PB_OK;
+        }
+    return pb_err_set(err, PB_EINPUT, "validate --pairs takes all, local, rails or leaders, "
+                      "not '%s'", v);
+}
+
 static const pb_opt_spec_t validate_specs[] = {
+    {"pairs", 0, "P", set_pairs, 0, 0,
+     "all (default: intra-node rounds, then cross-node rounds\n"
+     "on every rail), local (within nodes), rails (across nodes,\n"
+     "every rail) or leaders (across nodes, rail 0 only)", "all local rails leaders", NULL},
+    {"budget", 0, "S", pb_opt_pos, OFF(validate.budget_s), 0,
+     "start no round after S seconds; report what was measured\n(the first round always runs)",
+     NULL, NULL},
     {"max-pairs", 0, "N", pb_opt_u64, OFF(validate.max_pairs), 1,
-     "measure at most N pairs (default 256)", NULL, NULL},
+     "stop before the round that would pass N pairs (default\n256; the first round always runs)",
+     NULL, NULL},
     {"min-ratio", 0, "R", pb_opt_pos, OFF(validate.min_ratio), 0,
-     "flag pairs below R x their class's median in most\nsweeps (default 0.8)", NULL, NULL},
+     "flag pairs below R x the median of their class in their\nround in most votes (default 0.8)",
+     NULL, NULL},
     {"minbytes", 'b', "S", pb_opt_size, OFF(validate.bytes), 0, "message size (default 1M)", NULL,
      NULL},
 };
@@ -546,15 +572,19 @@ static int validate_finish(pb_options_t *o, pb_err_t *err)
 }
 
 static const pb_cmd_desc_t cmd_validate = {
-    PB_CMD_VALIDATE, "validate", "send/recv bandwidth of every rank pair against its link class",
+    PB_CMD_VALIDATE, "validate", "send/recv bandwidth of rank pairs, in concurrent rounds, against their class",
     "usage: parbench validate [OPTIONS]\n"
     "\n"
-    "Measures send/recv bandwidth of rank pairs (host backend: every pair; with\n"
-    "GPUs: pairs within each node and one pair per node pair) in 7 sweeps,\n"
-    "compares each pair in each sweep with the median of the other pairs of its\n"
-    "link class, and flags the pairs below --min-ratio in most sweeps.\n"
+    "Measures send/recv bandwidth of rank pairs in rounds of pairs that run at\n"
+    "once: first every node's local pairs (a round-robin of its ranks), then a\n"
+    "round-robin of the nodes, rail-aligned (local rank i with local rank i):\n"
+    "N-1 rounds for N nodes.  Each round is timed in 7 votes; a pair below\n"
+    "--min-ratio x the median of the other pairs of its class in its round in\n"
+    "most votes is flagged, and the flags are named as slow ranks (slow with\n"
+    "every partner), NICs, rails (slow on every node pair using it) or pairs.\n"
     "Exit 1 when any pair is flagged.  --csv appends one row per pair (pattern\n"
-    "validate); --fault slow:A-B slows one pair (tests the flagging).\n",
+    "validate); --fault slow:A-B slows one pair, slow-rank:R every pair of a\n"
+    "rank (tests the flagging and naming).\n",
     {{&validate_group, NULL}, {&pb_grp_output, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
     "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0};
 

@@ -56,9 +56,7 @@ static void make_run_id(char *buf, size_t len)
 static int find_oversub(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_nodemap_t *m = &ctx->map;
-    int local = 0, mine = m->ranks[ctx->rank].node;
-    for (int r = 0; r < m->size; r++)
-        local += m->ranks[r].node == mine;
+    int local = pb_rankmap_local_size(m, ctx->rank);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int worst[2] = {cores > 0 ? local - (int)cores : 0, ctx->rank}; /* MPI_2INT */
     int nums[2] = {local, (int)cores};
@@ -294,8 +292,8 @@ int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, 
         !mem->mem_available((pb_backend_t *)&ctx->be, &avail, &per_node, what, sizeof what))
         return PB_OK;
     int local = 1;
-    if (per_node && ctx->map.ranks && ctx->map.ranks[ctx->rank].local_size > 0)
-        local = ctx->map.ranks[ctx->rank].local_size;
+    if (per_node && ctx->map.node)
+        local = pb_rankmap_local_size(&ctx->map, ctx->rank);
     /* in long double: 2 x 2^64 - 1 must not wrap to something that fits */
     long double need = ((long double)buf_bytes * 2.0L + (long double)extra) * (long double)local;
     if (need <= (long double)avail)

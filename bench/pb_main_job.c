@@ -87,7 +87,7 @@ static int step_topology(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
         code = pb_topo_write_pairs(p->pairs, &ctx->topo, err);
         if (code == PB_OK && !ctx->opt->run.quiet) {
             char src[160];
-            snprintf(src, sizeof src, "this node (%s, live)", ctx->map.ranks[0].host);
+            snprintf(src, sizeof src, "this node (%s, live)", pb_rankmap_host(&ctx->map, 0));
             pb_topo_print_matrix(stdout, &ctx->topo, src);
             fflush(stdout);
         }

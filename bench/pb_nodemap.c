@@ -1,5 +1,7 @@
 #include "pb_nodemap.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,37 +24,30 @@ static void binding(const pb_topo_t *tp, char *buf, size_t len)
     hwloc_bitmap_free(set);
 }
 
-static int local_facts(MPI_Comm world, const pb_topo_t *tp, pb_rank_info_t *me, pb_err_t *err)
+/* What a rank knows of itself before any exchange. */
+typedef struct me {
+    int first, local_rank, local_size, gpu;
+    char host[64];
+    char cpuset[256]; /* binding as an hwloc list ("0-3"); "" = unbound */
+    char busid[PB_TOPO_NAME];
+    char nic[PB_TOPO_NAME];
+} me_t;
+
+/* What a rank's node-mates need to classify their links to it. */
+typedef struct peer {
+    int gpu;
+    char cpuset[256];
+} peer_t;
+
+static int local_facts(MPI_Comm local, int rank, const pb_topo_t *tp, me_t *me)
 {
-    int rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm local;
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local) !=
-        MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "cannot split the world by node");
     MPI_Comm_rank(local, &me->local_rank);
     MPI_Comm_size(local, &me->local_size);
-    /* node number: the leaders (local rank 0) before this node's leader,
-     * in rank order.  An all-gather of one flag per rank rather than an
-     * exclusive scan and a broadcast: those send one way only, which
-     * would bias every later small-message time (pb_share.h) */
-    int size = 0;
-    MPI_Comm_size(world, &size);
-    int leader = me->local_rank == 0, before = 0, mine_first = leader ? rank : 0;
-    int *flags = calloc((size_t)size, sizeof *flags);
-    int rc = flags ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(&leader, 1, MPI_INT, flags, 1, MPI_INT, world);
-    /* the node's leader is its lowest rank (the split is keyed by rank) */
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(MPI_IN_PLACE, &mine_first, 1, MPI_INT, MPI_MAX, local);
-    for (int r = 0; rc == MPI_SUCCESS && r < mine_first; r++)
-        before += flags[r];
-    free(flags);
-    MPI_Comm_free(&local);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "cannot number the nodes");
-    me->node = before;
+    /* the node's first rank names it (the split is keyed by rank, so
+     * local rank 0 is the lowest) */
+    me->first = me->local_rank == 0 ? rank : 0;
+    if (MPI_Allreduce(MPI_IN_PLACE, &me->first, 1, MPI_INT, MPI_MAX, local) != MPI_SUCCESS)
+        return -1;
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
     MPI_Get_processor_name(name, &len);
@@ -67,25 +62,135 @@ static int local_facts(MPI_Comm world, const pb_topo_t *tp, pb_rank_info_t *me, 
         if (n >= 0)
             snprintf(me->nic, sizeof me->nic, "%s", tp->nics[n].name);
     }
-    return PB_OK;
+    return 0;
 }
 
-/* My row: links are classified where both ranks' hardware is known, on
- * the node they share. */
-static pb_link_t classify(const pb_topo_t *tp, const pb_rank_info_t *a, const pb_rank_info_t *b,
+/* A link between two ranks of this node, classified here, where both
+ * ranks' hardware is known. */
+static pb_link_t classify(const pb_topo_t *tp, const peer_t *a, const peer_t *b,
                           hwloc_bitmap_t sa, hwloc_bitmap_t sb)
 {
-    pb_link_t l = {PB_LINK_NET, 0};
-    if (a->node != b->node)
-        return l;
     if (a->gpu >= 0 && b->gpu >= 0)
         return pb_topo_gpu_gpu(tp, a->gpu, b->gpu);
     if (hwloc_bitmap_list_sscanf(sa, a->cpuset) != 0)
         hwloc_bitmap_zero(sa);
     if (hwloc_bitmap_list_sscanf(sb, b->cpuset) != 0)
         hwloc_bitmap_zero(sb);
-    l.cls = pb_hostlink_class(tp->t, sa, sb);
-    return l;
+    return (pb_link_t){pb_hostlink_class(tp->t, sa, sb), 0};
+}
+
+/* My row: my links to every rank of my node, from their GPUs and
+ * bindings (an all-gather within the node: local_size x 260 B). */
+static int my_row(MPI_Comm local, const pb_topo_t *tp, const me_t *me, int *row)
+{
+    int l = me->local_size, code = -1;
+    peer_t mine, *all = calloc((size_t)l, sizeof *all);
+    memset(&mine, 0, sizeof mine);
+    mine.gpu = me->gpu;
+    snprintf(mine.cpuset, sizeof mine.cpuset, "%s", me->cpuset);
+    hwloc_bitmap_t sa = hwloc_bitmap_alloc(), sb = hwloc_bitmap_alloc();
+    if (all && sa && sb &&
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                      local) == MPI_SUCCESS) {
+        for (int j = 0; j < l; j++)
+            row[j] = pb_link_rank(classify(tp, &all[me->local_rank], &all[j], sa, sb));
+        code = 0;
+    }
+    if (sa)
+        hwloc_bitmap_free(sa);
+    if (sb)
+        hwloc_bitmap_free(sb);
+    free(all);
+    return code;
+}
+
+/* The world exchange: a fixed header per rank, then a payload of its
+ * row (local_size ints) and labels ("host\0cpuset\0busid\0nic\0", the
+ * host from a node's first rank only), padded to whole ints so that
+ * every row stays aligned. */
+enum { H_FIRST, H_LOCAL, H_LSIZE, H_GPU, H_LEN, H_N };
+
+typedef struct gathered {
+    const int *head; /* H_N per rank */
+    const int *displ;
+    const char *buf;
+} gathered_t;
+
+static void fact_of(const void *ctx, int r, pb_rank_fact_t *f)
+{
+    const gathered_t *g = ctx;
+    const int *h = g->head + (size_t)r * H_N;
+    const char *p = g->buf + g->displ[r];
+    f->first = h[H_FIRST];
+    f->local_rank = h[H_LOCAL];
+    f->local_size = h[H_LSIZE];
+    f->gpu = h[H_GPU];
+    f->row = (const int *)(const void *)p;
+    f->host = p + (size_t)h[H_LSIZE] * sizeof(int);
+    f->cpuset = f->host + strlen(f->host) + 1;
+    f->busid = f->cpuset + strlen(f->cpuset) + 1;
+    f->nic = f->busid + strlen(f->busid) + 1;
+}
+
+/* My payload into out (at least payload_len(me) bytes). */
+static int payload(const me_t *me, const int *row, char *out)
+{
+    size_t used = (size_t)me->local_size * sizeof(int);
+    memcpy(out, row, used);
+    const char *s[4] = {me->local_rank == 0 ? me->host : "", me->cpuset, me->busid, me->nic};
+    for (int i = 0; i < 4; i++) {
+        size_t n = strlen(s[i]) + 1;
+        memcpy(out + used, s[i], n);
+        used += n;
+    }
+    while (used % sizeof(int))
+        out[used++] = '\0';
+    return (int)used;
+}
+
+static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const int *row, pb_nodemap_t *m,
+                    pb_err_t *err)
+{
+    char *mine = calloc(1, (size_t)me->local_size * sizeof(int) + sizeof *me + 8);
+    int *head = calloc((size_t)size * H_N, sizeof *head);
+    int *displ = calloc((size_t)size + 1, sizeof *displ);
+    int *count = calloc((size_t)size + 1, sizeof *count);
+    char *buf = NULL;
+    int code = PB_OK, rc = MPI_ERR_NO_MEM;
+    if (mine && head && displ && count) {
+        int h[H_N] = {me->first, me->local_rank, me->local_size, me->gpu, 0};
+        h[H_LEN] = payload(me, row, mine);
+        rc = MPI_Allgather(h, H_N, MPI_INT, head, H_N, MPI_INT, world);
+    }
+    long long total = 0;
+    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
+        displ[r] = (int)total;
+        count[r] = head[(size_t)r * H_N + H_LEN];
+        total += count[r];
+        if (total > INT_MAX)
+            rc = MPI_ERR_COUNT; /* one MPI_Allgatherv's displacements are ints */
+    }
+    if (rc == MPI_SUCCESS && (buf = malloc((size_t)total + 1)) == NULL)
+        rc = MPI_ERR_NO_MEM;
+    /* all or none enter the all-gather: a rank short of memory must not
+     * leave the others waiting in it */
+    int ok = rc == MPI_SUCCESS;
+    if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS || !ok)
+        rc = rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv(mine, count[rank], MPI_BYTE, buf, count, displ, MPI_BYTE, world);
+    if (rc != MPI_SUCCESS)
+        code = pb_err_set(err, PB_ERUNTIME, "cannot exchange the node map (%d)", rc);
+    if (code == PB_OK) {
+        gathered_t g = {head, displ, buf};
+        code = pb_rankmap_init(m, size, fact_of, &g, err);
+    }
+    free(mine);
+    free(head);
+    free(displ);
+    free(count);
+    free(buf);
+    return code;
 }
 
 int pb_nodemap_build(MPI_Comm world, const pb_topo_t *tp, pb_nodemap_t *m, pb_err_t *err)
@@ -94,81 +199,46 @@ int pb_nodemap_build(MPI_Comm world, const pb_topo_t *tp, pb_nodemap_t *m, pb_er
     int rank, size;
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
-    m->size = size;
-    pb_rank_info_t me;
+    me_t me;
     memset(&me, 0, sizeof me);
-    int code = local_facts(world, tp, &me, err);
-    m->ranks = calloc((size_t)size, sizeof *m->ranks);
-    m->link = calloc((size_t)size * (size_t)size, sizeof *m->link);
-    int *row = calloc((size_t)size, sizeof *row);
-    hwloc_bitmap_t sa = hwloc_bitmap_alloc(), sb = hwloc_bitmap_alloc();
-    if (code == PB_OK && (m->ranks == NULL || m->link == NULL || row == NULL || !sa || !sb))
+    int code = PB_OK, *row = NULL;
+    MPI_Comm local;
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local) !=
+        MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "cannot split the world by node");
+    if (local_facts(local, rank, tp, &me) != 0)
+        code = pb_err_set(err, PB_ERUNTIME, "cannot number the nodes");
+    else if ((row = calloc((size_t)me.local_size, sizeof *row)) == NULL)
         code = pb_err_set(err, PB_ERUNTIME, "out of memory building the node map");
+    else if (my_row(local, tp, &me, row) != 0)
+        code = pb_err_set(err, PB_ERUNTIME, "cannot classify the links on this node");
+    MPI_Comm_free(&local);
     /* every rank takes part in the collectives below, failed or not, so
      * nobody waits alone; a failure is reported by the caller's agree */
     int bad = code != PB_OK;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
-    if (bad) {
-        if (code == PB_OK)
-            code = pb_err_set(err, PB_ERUNTIME, "building the node map failed on another rank");
-        goto out;
-    }
-    if (MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, m->ranks, (int)sizeof me, MPI_BYTE,
-                      world) != MPI_SUCCESS) {
-        code = pb_err_set(err, PB_ERUNTIME, "cannot exchange the node map");
-        goto out;
-    }
-    for (int j = 0; j < size; j++)
-        row[j] = pb_link_rank(classify(tp, &m->ranks[rank], &m->ranks[j], sa, sb));
-    if (MPI_Allgather(row, size, MPI_INT, m->link, size, MPI_INT, world) != MPI_SUCCESS) {
-        code = pb_err_set(err, PB_ERUNTIME, "cannot exchange link classes");
-        goto out;
-    }
-    for (int r = 0; r < size; r++)
-        if (m->ranks[r].node + 1 > m->nnodes)
-            m->nnodes = m->ranks[r].node + 1;
-out:
+    if (bad && code == PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "building the node map failed on another rank");
+    if (!bad)
+        code = exchange(world, rank, size, &me, row, m, err);
     free(row);
-    if (sa)
-        hwloc_bitmap_free(sa);
-    if (sb)
-        hwloc_bitmap_free(sb);
-    if (code != PB_OK)
-        pb_nodemap_free(m);
     return code;
 }
 
 void pb_nodemap_free(pb_nodemap_t *m)
 {
-    free(m->ranks);
-    free(m->link);
-    m->ranks = NULL;
-    m->link = NULL;
+    pb_rankmap_free(m);
 }
 
 pb_link_t pb_nodemap_link(const void *map, int a, int b)
 {
-    const pb_nodemap_t *m = map;
-    /* the row of the lower rank: both rows agree on one node, and
-     * across nodes both say NET */
-    return pb_link_from_rank(m->link[(size_t)a * (size_t)m->size + (size_t)b]);
+    return pb_rankmap_link(map, a, b);
 }
 
 pb_link_t pb_nodemap_groups_slowest(const pb_nodemap_t *m, pb_group_of_fn group_of,
                                     const void *ctx)
 {
-    pb_link_t worst = {PB_LINK_SELF, 0};
-    for (int a = 0; a < m->size; a++) {
-        int g = group_of(ctx, a);
-        for (int b = a + 1; b < m->size; b++) {
-            if (group_of(ctx, b) != g)
-                continue;
-            worst = pb_link_slower(worst, pb_nodemap_link(m, a, b));
-            if (worst.cls == PB_LINK_NET) /* nothing is slower */
-                return worst;
-        }
-    }
-    return worst;
+    return pb_rankmap_groups_slowest(m, group_of, ctx);
 }
 
 static int block_of(const void *k, int rank)

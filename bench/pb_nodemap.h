@@ -2,6 +2,10 @@
  * shared-memory split, named by host), local rank, CPU binding, GPU, bus
  * id and nearest NIC, and the link class of every rank pair.
  *
+ * Bytes exchanged per rank are O(W): a fixed header per rank, then each
+ * rank's labels and its row of link classes to its own node's ranks
+ * (local_size values, classified where the hardware is known).
+ *
  * topo/ classifies; this file only gathers the facts it needs from every
  * rank, so topo/ stays free of MPI. */
 #ifndef PB_NODEMAP_H
@@ -9,26 +13,14 @@
 
 #include <mpi.h>
 
+#include "../topo/pb_rankmap.h"
 #include "../topo/pb_topo.h"
 #include "../util/pb_err.h"
 
-typedef struct pb_rank_info {
-    int node; /* 0.. in order of the nodes' first ranks */
-    int local_rank;
-    int local_size;
-    int gpu;           /* index into its node's GPU list, -1 none */
-    char host[64];
-    char cpuset[256];  /* binding as an hwloc list ("0-3"); "" = unbound */
-    char busid[PB_TOPO_NAME];
-    char nic[PB_TOPO_NAME];
-} pb_rank_info_t;
-
-typedef struct pb_nodemap {
-    int size;
-    int nnodes;
-    pb_rank_info_t *ranks;
-    int *link; /* size x size pb_link_rank() values */
-} pb_nodemap_t;
+/* The map itself is topo/'s (pb_rankmap.h): O(W) facts and one local
+ * link matrix per node shape, so that a 16,384-rank job holds well under
+ * 10 MiB per rank rather than a W x W matrix (1 GiB). */
+typedef pb_rankmap_t pb_nodemap_t;
 
 /* Collective over world.  local is this node's topology (with I/O for
  * GPUs; without, ranks are classified as host ranks). */
@@ -37,10 +29,6 @@ void pb_nodemap_free(pb_nodemap_t *m);
 
 /* A pb_pair_link_fn over world ranks. */
 pb_link_t pb_nodemap_link(const void *map, int a, int b);
-
-/* A partition of the world ranks into groups: the group a rank is in,
- * the same number for every member of one group. */
-typedef int (*pb_group_of_fn)(const void *ctx, int rank);
 
 /* A group's link class: the slowest link between two members of one
  * group, over every group of the partition (X when every group has one

@@ -95,6 +95,10 @@ static int set_fault(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
         r->fault = PB_FAULT_SLOW;
         return PB_OK;
     }
+    if (strncmp(v, "slow-rank:", 10) == 0) {
+        r->fault = PB_FAULT_SLOW_RANK;
+        return pb_parse_int("--fault slow-rank:", v + 10, 0, &r->fault_rank, err);
+    }
     if (strncmp(v, "stall:", 6) == 0) {
         r->fault = PB_FAULT_STALL;
         return pb_parse_int("--fault stall:", v + 6, 0, &r->fault_rank, err);
@@ -105,7 +109,8 @@ static int set_fault(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
     }
     if (strncmp(v, "corrupt:", 8) != 0)
         return pb_err_set(err, PB_EINPUT,
-                          "bad --fault '%s': expected corrupt:RANK, stall:RANK, hang:RANK or slow:A-B",
+                          "bad --fault '%s': expected corrupt:RANK, stall:RANK, hang:RANK, slow:A-B or "
+                          "slow-rank:RANK",
                           v);
     r->fault = PB_FAULT_CORRUPT;
     return pb_parse_int("--fault corrupt:", v + 8, 0, &r->fault_rank, err);
@@ -134,7 +139,9 @@ static const pb_opt_spec_t launch_specs[] = {
      "detection of -T; nccl); hang:R: rank R stops before its\n"
      "first measurement (tests the watchdog of -T: it must name\n"
      "rank R); slow:A-B (validate) times 21 exchanges of ranks A\n"
-     "and B for each one counted (tests the flagging)",
+     "and B for each one counted (tests the flagging);\n"
+     "slow-rank:R (validate) the same for every pair of rank R\n"
+     "(tests naming a slow rank)",
      NULL, NULL},
 };
 const pb_opt_group_t pb_grp_launch = {"running:", launch_specs, NSPECS(launch_specs), NULL};

@@ -62,7 +62,8 @@ typedef enum pb_fault_kind {
     PB_FAULT_CORRUPT, /* one received element wrong: the checker must see it */
     PB_FAULT_STALL,   /* a device stops: the hang detection must see it */
     PB_FAULT_SLOW,    /* one pair slow: validate must flag it */
-    PB_FAULT_HANG     /* a rank stops before a step: the watchdog must name it */
+    PB_FAULT_HANG,    /* a rank stops before a step: the watchdog must name it */
+    PB_FAULT_SLOW_RANK /* every transfer of one rank slow: validate must name the rank */
 } pb_fault_kind_t;
 
 /* meas.given: what the user typed, so that a command's defaults never
@@ -212,6 +213,8 @@ typedef struct pb_validate_opts {
     uint64_t max_pairs; /* pairs measured at most */
     double min_ratio;   /* flag pairs below ratio x class median */
     uint64_t bytes;     /* -b: message size */
+    int pairs;          /* --pairs: a pb_tourn_pairs_t (model/pb_tournament.h) */
+    double budget_s;    /* --budget: seconds, 0 = none */
 } pb_validate_opts_t;
 
 typedef struct pb_step_opts {

@@ -56,12 +56,13 @@ static void print_nodes(const pb_ctx_t *ctx)
     printf("%-5s %-5s %-20s %-6s %-12s %-5s %-14s %s\n", "rank", "node", "host", "local",
            "binding", "GPU", "bus id", "NIC");
     for (int r = 0; r < m->size; r++) {
-        const pb_rank_info_t *i = &m->ranks[r];
         char local[24], gpu[16];
-        snprintf(local, sizeof local, "%d/%d", i->local_rank, i->local_size);
-        snprintf(gpu, sizeof gpu, i->gpu >= 0 ? "GPU%d" : "-", i->gpu);
-        printf("%-5d %-5d %-20s %-6s %-12s %-5s %-14s %s\n", r, i->node, i->host, local,
-               i->cpuset[0] ? i->cpuset : "unbound", gpu, i->busid, i->nic);
+        const char *cpuset = pb_rankmap_cpuset(m, r);
+        snprintf(local, sizeof local, "%d/%d", m->local[r], pb_rankmap_local_size(m, r));
+        snprintf(gpu, sizeof gpu, m->gpu[r] >= 0 ? "GPU%d" : "-", m->gpu[r]);
+        printf("%-5d %-5d %-20s %-6s %-12s %-5s %-14s %s\n", r, m->node[r],
+               pb_rankmap_host(m, r), local, cpuset[0] ? cpuset : "unbound", gpu,
+               pb_rankmap_busid(m, r), pb_rankmap_nic(m, r));
     }
     if (m->size <= 16) { /* the pairs themselves, while they fit a screen */
         printf("\n# links between ranks\n%-5s", "");
@@ -99,12 +100,12 @@ int pb_topo_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (ctx->rank != 0)
         return PB_OK;
     char src[160];
-    snprintf(src, sizeof src, "this node (%s, live)", ctx->map.ranks[0].host);
+    snprintf(src, sizeof src, "this node (%s, live)", pb_rankmap_host(&ctx->map, 0));
     pb_topo_print_matrix(stdout, &ctx->topo, src);
-    if (ctx->topo.ngpus > 0 && ctx->map.ranks[0].gpu < 0)
+    if (ctx->topo.ngpus > 0 && ctx->map.gpu[0] < 0)
         printf("# the GPUs above do not answer CUDA here: ranks are host ranks\n");
     print_nodes(ctx);
-    int gpus = ctx->map.ranks[0].gpu >= 0;
+    int gpus = ctx->map.gpu[0] >= 0;
     pb_topo_print_layout(stdout, &l, ctx->size, pb_nodemap_link, &ctx->map, gpus);
     if (o->run.csv_path)
         printf("# pairs written to %s\n", o->run.csv_path);

@@ -7,109 +7,23 @@
 #include <string.h>
 #include <time.h>
 
-#include "../model/pb_outlier.h"
-#include "pb_stats.h"
+#include "../model/pb_tournament.h"
+#include "pb_progress.h"
+#include "pb_validate_judge.h"
 
-/* Many short trials, keeping the best of each round: load from elsewhere
- * only ever slows a pair down, and a trial short enough to fit in one
- * scheduler time slice catches the pair running undisturbed at least
- * once.  Every round's best is kept and the rounds vote (model/
- * pb_outlier.h): a burst of load from elsewhere hits one round of a pair,
- * not most of them. */
-#define PB_VALIDATE_REPS 2   /* exchanges per trial */
-#define PB_VALIDATE_TRIALS 8 /* per round */
-#define PB_VALIDATE_ROUNDS 7 /* sweeps over all pairs; odd, so no vote ties */
-/* --fault slow:A-B: every timed exchange of the pair is followed by 20
- * more, timed with it, so the pair's bandwidth is about 1/21 of its own,
- * far below any sensible --min-ratio: a test of the flagging proves
- * detection, not luck.  Extra exchanges, not a sleep: they slow down with
- * the pair under load from elsewhere, so the ratio stays near 1/21 on a
- * busy machine too (a sleep of fixed length does not: on 2 cores with
- * spinning processes a healthy exchange waited up to 8 ms for their time
- * slices, which a 20 ms sleep beat by only 2.5x), and they add no sleep
- * whose wake-up skew between the two ranks would slow the next exchange. */
-#define PB_VALIDATE_SLOWDOWN 20
-
-typedef struct vpair {
-    int a, b;
-    char cls[16];
-    double gbps;         /* per direction: median over rounds */
-    pb_stats_t st;       /* seconds per exchange, over the rounds' bests */
-    pb_outlier_t judged;
-} vpair_t;
-
-/* Pairs to measure.  With GPUs: all pairs inside each node plus one per
- * node pair (local rank 0 of each), the links that matter; host ranks:
- * every pair.  Bounded by --max-pairs. */
-static size_t choose_pairs(const pb_ctx_t *ctx, vpair_t *out, size_t cap, size_t *total)
-{
-    const pb_nodemap_t *m = &ctx->map;
-    int gpus = m->ranks[0].gpu >= 0;
-    size_t n = 0;
-    *total = 0;
-    for (int a = 0; a < m->size; a++)
-        for (int b = a + 1; b < m->size; b++) {
-            const pb_rank_info_t *ra = &m->ranks[a], *rb = &m->ranks[b];
-            int take = !gpus || ra->node == rb->node ||
-                       (ra->local_rank == 0 && rb->local_rank == 0);
-            if (!take)
-                continue;
-            (*total)++;
-            if (n < cap) {
-                memset(&out[n], 0, sizeof out[n]);
-                out[n].a = a;
-                out[n].b = b;
-                n++;
-            }
-        }
-    return n;
-}
-
-/* A barrier that sleeps instead of spinning: idle ranks must not take
- * the CPU the measured pair runs on (ranks may outnumber cores).  The
- * backend's barrier cannot do that (MPI_Barrier spins; NCCL's is an
- * all-reduce on the device), so this one coordinates on the MPI world;
- * only the timed exchanges and the buffers go through the backend. */
-static int quiet_barrier(MPI_Comm c)
-{
-    MPI_Request req;
-    if (MPI_Ibarrier(c, &req) != MPI_SUCCESS)
-        return -1;
-    int done = 0;
-    struct timespec ts = {0, 200000};
-    while (!done) {
-        if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return -1;
-        if (!done)
-            nanosleep(&ts, NULL);
-    }
-    return 0;
-}
-
-/* Exchanges timed for each one counted: 1, or 1 + PB_VALIDATE_SLOWDOWN
- * for the pair --fault slow names. */
-static int exchanges_per_count(const pb_options_t *o, const vpair_t *p)
-{
-    int slowed = o->run.fault == PB_FAULT_SLOW &&
-                 ((o->run.fault_rank == p->a && o->run.fault_peer == p->b) ||
-                  (o->run.fault_rank == p->b && o->run.fault_peer == p->a));
-    return 1 + (slowed ? PB_VALIDATE_SLOWDOWN : 0);
-}
-
-/* One round of one pair, on both of its ranks: the best of the trials,
+/* One vote of one pair, on both of its ranks: the best of the trials,
  * in seconds per exchange as this rank saw it.  Timed like every other
  * command, through the backend's marks (host: the clock; device: events
  * on the group's stream), so that on a GPU the time is the transfer's,
  * not the enqueue's. */
-static int measure_pair(pb_ctx_t *ctx, const vpair_t *p, void *sbuf, void *rbuf,
-                        uint64_t bytes, int first, double *best, pb_err_t *err)
+static int measure_pair(pb_ctx_t *ctx, int peer, void *sbuf, void *rbuf, uint64_t bytes,
+                        int first, double *best, pb_err_t *err)
 {
     pb_group_t *g = ctx->world_group;
     const pb_comm_ops_t *ops = ctx->be.comm;
-    int peer = ctx->rank == p->a ? p->b : p->a;
-    int per = exchanges_per_count(ctx->opt, p);
+    int per = pb_validate_per_count(ctx->opt, ctx->rank, peer);
     snprintf(g->doing, sizeof g->doing, "validate: send/recv %" PRIu64 " B, pair %d-%d", bytes,
-             p->a, p->b);
+             ctx->rank < peer ? ctx->rank : peer, ctx->rank < peer ? peer : ctx->rank);
     /* untimed exchanges first: connection setup and the first touch of
      * the shared-memory queues would otherwise slow whichever pair is
      * measured first */
@@ -134,148 +48,6 @@ static int measure_pair(pb_ctx_t *ctx, const vpair_t *p, void *sbuf, void *rbuf,
     return PB_OK;
 }
 
-/* Judge every pair (model/pb_outlier.h) on its per-round bandwidths; sec
- * holds [round][pair] seconds per exchange, the slower rank of the pair. */
-static int judge(const pb_ctx_t *ctx, vpair_t *p, size_t n, const double *sec, uint64_t bytes,
-                 pb_err_t *err)
-{
-    size_t rounds = PB_VALIDATE_ROUNDS;
-    double *bw = calloc(rounds * n + 1, sizeof *bw), *tmp = calloc(rounds + 1, sizeof *tmp);
-    _Static_assert(PB_VALIDATE_ROUNDS % 2 == 1, "the bandwidth shown is bytes / median time");
-    double *scratch = calloc(rounds + 1, sizeof *scratch);
-    int *cls = calloc(n + 1, sizeof *cls);
-    pb_outlier_t *o = calloc(n + 1, sizeof *o);
-    int code = PB_OK;
-    if (!bw || !tmp || !scratch || !cls || !o) {
-        code = pb_err_set(err, PB_ERUNTIME, "out of memory judging %zu pairs", n);
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        pb_link_format(pb_nodemap_link(&ctx->map, p[i].a, p[i].b), p[i].cls, sizeof p[i].cls);
-        size_t j = 0;
-        while (strcmp(p[j].cls, p[i].cls) != 0)
-            j++;
-        cls[i] = (int)j; /* the class's id: its first pair */
-    }
-    /* bytes per second each way; a time of 0 (a clock too coarse to see
-     * the exchange) cannot be told from nothing: 0, judged slow, shown */
-    for (size_t k = 0; k < rounds * n; k++)
-        bw[k] = sec[k] > 0.0 ? (double)bytes / sec[k] / 1e9 : 0.0;
-    if ((code = pb_outlier_judge(bw, n, rounds, cls, ctx->opt->validate.min_ratio, o, err)) != PB_OK)
-        goto out;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t r = 0; r < rounds; r++)
-            tmp[r] = sec[r * n + i];
-        pb_stats_compute(tmp, rounds, scratch, &p[i].st);
-        /* an odd count of rounds: the median time is one round's, and
-         * that round's bandwidth is the median bandwidth */
-        p[i].gbps = p[i].st.median > 0.0 ? (double)bytes / p[i].st.median / 1e9 : 0.0;
-        p[i].judged = o[i];
-    }
-out:
-    free(bw);
-    free(tmp);
-    free(scratch);
-    free(cls);
-    free(o);
-    return code;
-}
-
-static void write_row(pb_ctx_t *ctx, const vpair_t *p, uint64_t bytes, pb_err_t *err)
-{
-    pb_result_t r;
-    pb_ctx_result_base(ctx, &r);
-    snprintf(r.mode, sizeof r.mode, "throughput");
-    snprintf(r.pattern, sizeof r.pattern, "validate");
-    snprintf(r.collective, sizeof r.collective, "sendrecv");
-    snprintf(r.group, sizeof r.group, "pair:%d-%d", p->a, p->b);
-    r.group_size = 2;
-    snprintf(r.link_class, sizeof r.link_class, "%s", p->cls);
-    r.bytes = bytes;
-    snprintf(r.dtype, sizeof r.dtype, "int8");
-    /* the exchanges timed (a pair slowed by --fault did 21 for each one
-     * counted); the times are per counted exchange, over the rounds' best
-     * trials: the numbers the verdict was taken on */
-    r.iters = (uint64_t)PB_VALIDATE_ROUNDS * PB_VALIDATE_TRIALS * PB_VALIDATE_REPS *
-              (uint64_t)exchanges_per_count(ctx->opt, p);
-    r.time_us_min = p->st.min * 1e6;
-    r.time_us_median = p->st.median * 1e6;
-    r.time_us_p99 = p->st.p99 * 1e6;
-    r.time_us_max = p->st.max * 1e6;
-    r.algbw_gbps = r.busbw_gbps = p->gbps;
-    snprintf(r.redop, sizeof r.redop, "none");
-    r.slowest_rank = -1;
-    if (pb_ctx_emit(ctx, &r, err) != PB_OK)
-        pb_ctx_abort(ctx, err);
-}
-
-/* Every rank judged the same numbers (the same exit code everywhere);
- * rank 0 prints and, holding the only CSV writer, writes. */
-static int report(pb_ctx_t *ctx, const vpair_t *p, size_t n, size_t total, uint64_t bytes,
-                  pb_err_t *err)
-{
-    int print = ctx->rank == 0 && !ctx->opt->run.quiet;
-    const pb_options_t *o = ctx->opt;
-    const pb_nodemap_t *m = &ctx->map;
-    size_t flagged = 0, alone = 0;
-    for (size_t i = 0; i < n; i++) {
-        flagged += (size_t)p[i].judged.flagged;
-        alone += p[i].judged.rounds == 0;
-    }
-    if (print) {
-        printf("# parbench %s | validate | %zu of %zu pairs, %" PRIu64
-               " B send/recv both ways, %d rounds, each the best of %d trials x %d exchanges\n",
-               PB_VERSION, n, total, bytes, PB_VALIDATE_ROUNDS, PB_VALIDATE_TRIALS,
-               PB_VALIDATE_REPS);
-        pb_ctx_print_oversub(ctx, stdout);
-        if (n < total)
-            printf("# --max-pairs %" PRIu64 " leaves %zu pairs unmeasured\n", o->validate.max_pairs,
-                   total - n);
-        printf("# GB/s per direction (1e9 B), median of the rounds; ratio per round = GB/s / "
-               "median of the other pairs of the class, shown: the rounds' upper median\n");
-        printf("# flagged: ratio below %.2f in most rounds (slow = rounds below)\n",
-               o->validate.min_ratio);
-        printf("%-9s %-8s %-29s %10s %7s %6s  %s\n", "pair", "class", "bus ids", "GB/s", "ratio",
-               "slow", "");
-        for (size_t i = 0; i < n; i++) {
-            const pb_outlier_t *j = &p[i].judged;
-            char pair[24], bus[2 * PB_TOPO_NAME + 2], ratio[16], slow[24];
-            snprintf(pair, sizeof pair, "%d-%d", p[i].a, p[i].b);
-            snprintf(bus, sizeof bus, "%s %s", m->ranks[p[i].a].busid, m->ranks[p[i].b].busid);
-            if (j->rounds > 0) {
-                snprintf(ratio, sizeof ratio, "%.2f", j->ratio);
-                snprintf(slow, sizeof slow, "%d/%d", j->slow_rounds, j->rounds);
-            } else {
-                snprintf(ratio, sizeof ratio, "-");
-                snprintf(slow, sizeof slow, "-");
-            }
-            printf("%-9s %-8s %-29s %10.3f %7s %6s  %s\n", pair, p[i].cls, bus, p[i].gbps, ratio,
-                   slow,
-                   j->flagged      ? "FLAGGED"
-                   : j->peers == 0 ? "alone in its class: not judged"
-                   : j->rounds == 0 ? "no other pair of its class moved data: not judged"
-                                    : "ok");
-        }
-    }
-    for (size_t i = 0; i < n && (ctx->csv || ctx->json); i++)
-        write_row(ctx, &p[i], bytes, err);
-    if (flagged == 0) {
-        if (print)
-            printf("# every pair judged within %.2f of its class median%s\n", o->validate.min_ratio,
-                   alone ? " (pairs not judged: see above)" : "");
-        return PB_OK;
-    }
-    char list[320] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < n && len < sizeof list - 40; i++)
-        if (p[i].judged.flagged)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d-%d (%s, bus %s %s)",
-                                    len ? ", " : "", p[i].a, p[i].b, p[i].cls,
-                                    m->ranks[p[i].a].busid, m->ranks[p[i].b].busid);
-    return pb_err_set(err, PB_EVERIFY, "validate: %zu of %zu pairs below %.2f x their class median: %s",
-                      flagged, n, o->validate.min_ratio, list);
-}
-
 /* Buffers through the backend (device memory on NCCL), filled by it: the
  * send buffer with this rank's pattern, the receive buffer poisoned; all
  * done before the first timed exchange. */
@@ -292,70 +64,232 @@ static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_e
     return PB_OK;
 }
 
-int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
+/* Waits for a request without spinning: idle ranks must not take the CPU
+ * the measured pairs run on (ranks may outnumber cores).  The backend's
+ * collectives cannot do that (MPI spins; NCCL's barrier is an all-reduce
+ * on the device), so the rounds are coordinated on the MPI world; only
+ * the timed exchanges and the buffers go through the backend. */
+static int quiet_wait(MPI_Request *req)
+{
+    int done = 0;
+    struct timespec ts = {0, 200000};
+    while (!done) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (!done)
+            nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static void quiet_barrier(pb_ctx_t *ctx, pb_err_t *err)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(ctx->world, &req) != MPI_SUCCESS || quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "barrier failed");
+        pb_ctx_abort(ctx, err);
+    }
+}
+
+/* Pairs in round r, counted from the schedule alone (every rank gets the
+ * same number). */
+static size_t pairs_in(const pb_ctx_t *ctx, const pb_tourn_t *t, int r)
+{
+    size_t n = 0;
+    for (int a = 0; a < ctx->size; a++)
+        n += pb_validate_partner(ctx, t, r, a) > a;
+    return n;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* Pairs in the whole schedule, without walking it: a node of L ranks has
+ * L(L-1)/2 local pairs; two nodes meet once, on min(La, Lb) rails (1 for
+ * leaders); with nodes sorted by size, node i is the smaller of its
+ * meetings with the nodes after it. */
+static size_t schedule_pairs(const pb_tourn_t *t, int *sizes_sorted)
+{
+    size_t n = 0;
+    int nn = t->nnodes;
+    if (t->intra > 0)
+        for (int k = 0; k < nn; k++)
+            n += (size_t)t->size[k] * (size_t)(t->size[k] - 1) / 2;
+    if (t->cross == 0)
+        return n;
+    if (t->pairs == PB_TOURN_LEADERS)
+        return n + (size_t)nn * (size_t)(nn - 1) / 2;
+    for (int i = 0; i < nn; i++)
+        sizes_sorted[i] = t->size[i];
+    qsort(sizes_sorted, (size_t)nn, sizeof *sizes_sorted, cmp_int);
+    for (int i = 0; i < nn; i++)
+        n += (size_t)sizes_sorted[i] * (size_t)(nn - 1 - i);
+    return n;
+}
+
+/* The rounds --max-pairs allows: whole rounds while they fit, at least
+ * one (a cap below one round's pairs still measures something). */
+static int rounds_allowed(const pb_ctx_t *ctx, const pb_tourn_t *t, size_t *planned)
+{
+    uint64_t cap = ctx->opt->validate.max_pairs;
+    size_t sum = 0;
+    int r = 0, total = pb_tourn_total(t);
+    for (; r < total; r++) {
+        size_t n = pairs_in(ctx, t, r);
+        if (r > 0 && sum + n > cap)
+            break;
+        sum += n;
+    }
+    *planned = sum;
+    return r;
+}
+
+/* One round on every rank: its votes with its partner (or quiet waits
+ * when it rests), then its times to rank 0, which judges them. */
+static void run_round(pb_ctx_t *ctx, const pb_tourn_t *t, int round, void *sbuf, void *rbuf,
+                      uint64_t bytes, double *all, pb_vjudge_t *j, pb_err_t *err)
+{
+    int peer = pb_validate_partner(ctx, t, round, ctx->rank);
+    double mine[PB_VALIDATE_VOTES] = {0};
+    for (int v = 0; v < PB_VALIDATE_VOTES; v++) {
+        pb_watch_tick(ctx->wd);
+        quiet_barrier(ctx, err);
+        if (peer >= 0 && measure_pair(ctx, peer, sbuf, rbuf, bytes, v == 0, &mine[v], err) != PB_OK)
+            pb_ctx_abort(ctx, err);
+    }
+    MPI_Request req;
+    if (MPI_Igather(mine, PB_VALIDATE_VOTES, MPI_DOUBLE, all, PB_VALIDATE_VOTES, MPI_DOUBLE, 0,
+                    ctx->world, &req) != MPI_SUCCESS ||
+        quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "gathering round %d's times failed", round);
+        pb_ctx_abort(ctx, err);
+    }
+    if (ctx->rank == 0 && pb_vjudge_round(j, round, all, err) != PB_OK)
+        pb_ctx_abort(ctx, err);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 0 says whether round `done` runs (0), or why not: the budget is
+ * spent (1; the first round always runs, so that a budget shorter than a
+ * round still measures something).  Every rank waits for the word
+ * without spinning. */
+static int go_on(pb_ctx_t *ctx, int done, double t0, pb_err_t *err)
+{
+    int stop = ctx->rank == 0 && done > 0 && ctx->opt->validate.budget_s > 0.0 &&
+               now_s() - t0 >= ctx->opt->validate.budget_s;
+    MPI_Request req;
+    if (MPI_Ibcast(&stop, 1, MPI_INT, 0, ctx->world, &req) != MPI_SUCCESS ||
+        quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "broadcast failed");
+        pb_ctx_abort(ctx, err);
+    }
+    return !stop;
+}
+
+static int check_input(const pb_ctx_t *ctx, uint64_t bytes, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
-    uint64_t bytes = o->validate.bytes;
     if (ctx->size < 2)
         return pb_err_set(err, PB_EINPUT, "validate needs at least 2 ranks");
     if (o->run.fault == PB_FAULT_SLOW && (o->run.fault_rank >= ctx->size || o->run.fault_peer >= ctx->size))
         return pb_err_set(err, PB_EINPUT, "--fault slow:%d-%d names a rank outside the %d launched",
                           o->run.fault_rank, o->run.fault_peer, ctx->size);
+    if (o->run.fault == PB_FAULT_SLOW_RANK && o->run.fault_rank >= ctx->size)
+        return pb_err_set(err, PB_EINPUT, "--fault slow-rank:%d names a rank outside the %d "
+                          "launched", o->run.fault_rank, ctx->size);
     if (bytes == 0)
         return pb_err_set(err, PB_EINPUT, "validate needs a message of at least 1 B");
-    size_t cap = (size_t)o->validate.max_pairs, total = 0;
-    size_t all = (size_t)ctx->size * (size_t)(ctx->size - 1) / 2;
-    if (cap > all)
-        cap = all;
-    if (cap > (size_t)INT_MAX / PB_VALIDATE_ROUNDS) /* one MPI_Allreduce count */
-        return pb_err_set(err, PB_EINPUT, "validate measures at most %d pairs: give --max-pairs",
-                          INT_MAX / PB_VALIDATE_ROUNDS);
-    vpair_t *p = calloc(cap + 1, sizeof *p);
-    double *sec = calloc((size_t)PB_VALIDATE_ROUNDS * cap + 1, sizeof *sec);
+    return PB_OK;
+}
+
+/* The whole command: the schedule, every round, rank 0's verdict, and
+ * the verdict's exit code on every rank.  Over 80 lines: the buffers,
+ * the schedule and the judge live and die together here. */
+int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
+{
+    const pb_options_t *o = ctx->opt;
+    uint64_t bytes = o->validate.bytes;
+    int code = check_input(ctx, bytes, err);
+    if (code != PB_OK)
+        return code;
+    const pb_nodemap_t *m = &ctx->map;
+    int nn = m->nnodes;
+    int *sizes = calloc((size_t)nn, sizeof *sizes), *sorted = calloc((size_t)nn, sizeof *sorted);
+    double *all = ctx->rank == 0 ? calloc((size_t)ctx->size * PB_VALIDATE_VOTES, sizeof *all)
+                                 : NULL;
     void *sbuf = NULL, *rbuf = NULL;
-    int code = p && sec ? PB_OK : pb_err_set(err, PB_ERUNTIME, "out of memory");
+    pb_vjudge_t j;
+    memset(&j, 0, sizeof j);
+    pb_tourn_t t;
+    code = sizes && sorted && (all || ctx->rank != 0)
+               ? PB_OK
+               : pb_err_set(err, PB_ERUNTIME, "out of memory for validate's schedule");
+    if (code == PB_OK) {
+        for (int n = 0; n < nn; n++)
+            sizes[n] = pb_rankmap_node_size(m, n);
+        pb_tourn_init(&t, (pb_tourn_pairs_t)o->validate.pairs, nn, sizes);
+        if (ctx->rank == 0)
+            code = pb_vjudge_init(&j, ctx, &t, bytes, err);
+    }
+    if (code == PB_OK && pb_tourn_total(&t) == 0)
+        code = pb_err_set(err, PB_EINPUT, "validate --pairs %s: no pair to measure on %d node%s "
+                          "of %d rank%s", o->validate.pairs == PB_TOURN_LOCAL ? "local" : "rails/leaders",
+                          nn, nn == 1 ? "" : "s", sizes[0], sizes[0] == 1 ? "" : "s");
     if (code == PB_OK)
         code = prepare(ctx, bytes, &sbuf, &rbuf, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK) {
         code = err->code;
         goto out;
     }
-    size_t n = choose_pairs(ctx, p, cap, &total);
-    pb_watch_begin(ctx->wd, "validate: send/recv between %zu pairs of ranks", n);
-    /* sec[round][pair]: this rank's best seconds per exchange where it is
-     * in the pair, 0 elsewhere; the MAX below makes it the slower of the
-     * pair's two ranks (a transfer takes as long as its slower end) */
-    for (int round = 0; round < PB_VALIDATE_ROUNDS; round++)
-        for (size_t i = 0; i < n; i++) {
-            pb_watch_tick(ctx->wd);
-            if (quiet_barrier(ctx->world) != 0) {
-                pb_err_set(err, PB_ERUNTIME, "barrier failed");
-                pb_ctx_abort(ctx, err);
-            }
-            if (ctx->rank == p[i].a || ctx->rank == p[i].b)
-                if (measure_pair(ctx, &p[i], sbuf, rbuf, bytes, round == 0,
-                                 &sec[(size_t)round * n + i], err) != PB_OK)
-                    pb_ctx_abort(ctx, err);
-        }
-    int rc = MPI_Allreduce(MPI_IN_PLACE, sec, (int)((size_t)PB_VALIDATE_ROUNDS * n), MPI_DOUBLE,
-                           MPI_MAX, ctx->world);
-    if (rc != MPI_SUCCESS) {
-        pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the pairs' times failed (%d)", rc);
-        pb_ctx_abort(ctx, err);
+    size_t total = schedule_pairs(&t, sorted), planned = 0;
+    int rounds = rounds_allowed(ctx, &t, &planned), done = 0;
+    pb_progress_t prog;
+    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->run.quiet), (uint64_t)rounds);
+    pb_watch_begin(ctx->wd, "validate: %d rounds of concurrent send/recv pairs", rounds);
+    double t0 = now_s();
+    for (; done < rounds && go_on(ctx, done, t0, err); done++) {
+        char what[96];
+        snprintf(what, sizeof what, "validate round %d/%d (%s)", done + 1, rounds,
+                 pb_tourn_is_cross(&t, done) ? "cross-node" : "intra-node");
+        pb_progress_step(&prog, what);
+        run_round(ctx, &t, done, sbuf, rbuf, bytes, all, &j, err);
     }
     pb_watch_end(ctx->wd);
-    code = judge(ctx, p, n, sec, bytes, err);
-    if (pb_ctx_agree(ctx, code, err) != PB_OK) {
-        code = err->code;
-        goto out;
+    pb_progress_clear(&prog);
+    char stopped[160] = "";
+    if (done < rounds)
+        snprintf(stopped, sizeof stopped, "--budget %g s spent after %d of %d rounds",
+                 o->validate.budget_s, done, pb_tourn_total(&t));
+    else if (rounds < pb_tourn_total(&t))
+        snprintf(stopped, sizeof stopped, "--max-pairs %" PRIu64 " stops after %d of %d rounds",
+                 o->validate.max_pairs, rounds, pb_tourn_total(&t));
+    if (ctx->rank == 0)
+        code = pb_vjudge_report(&j, total, stopped, err);
+    /* rank 0 holds the verdict; every rank exits with its code */
+    if (MPI_Bcast(&code, 1, MPI_INT, 0, ctx->world) != MPI_SUCCESS) {
+        pb_err_set(err, PB_ERUNTIME, "broadcast of the verdict failed");
+        pb_ctx_abort(ctx, err);
     }
-    code = report(ctx, p, n, total, bytes, err);
+    if (ctx->rank != 0 && code != PB_OK)
+        pb_err_set(err, code, "validate: see rank 0");
 out:
     if (rbuf)
         ctx->be.mem->free(&ctx->be, rbuf);
     if (sbuf)
         ctx->be.mem->free(&ctx->be, sbuf);
-    free(sec);
-    free(p);
+    if (ctx->rank == 0)
+        pb_vjudge_free(&j);
+    free(all);
+    free(sizes);
+    free(sorted);
     return code;
 }

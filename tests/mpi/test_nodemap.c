@@ -41,18 +41,22 @@ int main(int argc, char **argv)
     enum { MAXR = 64 };
     int seen[MAXR] = {0}; /* local rank x node: each seen once */
     for (int r = 0; r < size; r++) {
-        const pb_rank_info_t *i = &m.ranks[r];
+        int node = m.node[r], local = m.local[r];
         /* nodes are numbered in the order of their first ranks */
-        CHECK(i->node == r / per && i->local_size == per);
-        CHECK(i->local_rank == r % per);
-        int at = i->node * per + i->local_rank;
-        if (i->node >= 0 && i->node < nodes && i->local_rank >= 0 && i->local_rank < per &&
-            at < MAXR)
+        CHECK(node == r / per && pb_rankmap_local_size(&m, r) == per);
+        CHECK(local == r % per);
+        int at = node * per + local;
+        if (node >= 0 && node < nodes && local >= 0 && local < per && at < MAXR) {
             seen[at]++;
+            CHECK(pb_rankmap_member(&m, node, local) == r);
+        }
         /* one host name per node, another on every other node */
         for (int q = 0; q < r; q++)
-            CHECK((strcmp(i->host, m.ranks[q].host) == 0) == (q / per == r / per));
-        CHECK(i->gpu == -1); /* host ranks: no PCI discovery asked for */
+            CHECK((strcmp(pb_rankmap_host(&m, r), pb_rankmap_host(&m, q)) == 0) ==
+                  (q / per == r / per));
+        CHECK(m.gpu[r] == -1); /* host ranks: no PCI discovery asked for */
+        CHECK(strcmp(pb_rankmap_busid(&m, r), "-") == 0);
+        CHECK(strcmp(pb_rankmap_nic(&m, r), "-") == 0);
     }
     for (int r = 0; r < size && r < MAXR; r++)
         CHECK(seen[r] == 1);
@@ -65,9 +69,9 @@ int main(int argc, char **argv)
             CHECK((l.cls == PB_LINK_NET) == (x / per != y / per));
             if (x / per != y / per)
                 continue;
-            if (hwloc_bitmap_list_sscanf(a, m.ranks[x].cpuset) != 0)
+            if (hwloc_bitmap_list_sscanf(a, pb_rankmap_cpuset(&m, x)) != 0)
                 hwloc_bitmap_zero(a);
-            if (hwloc_bitmap_list_sscanf(b, m.ranks[y].cpuset) != 0)
+            if (hwloc_bitmap_list_sscanf(b, pb_rankmap_cpuset(&m, y)) != 0)
                 hwloc_bitmap_zero(b);
             CHECK(l.cls == pb_hostlink_class(tp.t, a, b));
         }
@@ -81,11 +85,19 @@ int main(int argc, char **argv)
     CHECK((pb_nodemap_block_slowest(&m, size).cls == PB_LINK_NET) == (nodes > 1));
     hwloc_bitmap_free(a);
     hwloc_bitmap_free(b);
+    /* O(W) memory: identical nodes share one local matrix (host ranks
+     * bound alike; unbound ranks are all alike), and the rest is a few
+     * ints per rank and node plus the labels: at most 16 B of labels per
+     * rank here ("-", "-", a short binding), so 20 B + 16 B per rank, 12 B
+     * per node and the matrices' ints bound it */
+    CHECK(m.nshapes >= 1 && m.nshapes <= nodes);
+    CHECK(pb_rankmap_bytes(&m) <= sizeof m + (size_t)size * 40 + (size_t)nodes * 90 +
+                                      (size_t)m.nshapes * ((size_t)per * per * 4 + 12) + 16);
     if (rank == 0) {
         char buf[16];
         pb_link_format(pb_nodemap_block_slowest(&m, size), buf, sizeof buf);
         printf("node map: %d ranks on %d node%s (rank 0 on %s), slowest pair %s\n", size,
-               m.nnodes, m.nnodes == 1 ? "" : "s", m.ranks[0].host, buf);
+               m.nnodes, m.nnodes == 1 ? "" : "s", pb_rankmap_host(&m, 0), buf);
     }
     pb_nodemap_free(&m);
     pb_topo_free(&tp);

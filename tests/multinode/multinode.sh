@@ -9,6 +9,8 @@
 #   nodemap NODEMAP  the node map test binary at 4 ranks, expecting 2 nodes
 #   nodemap3 NODEMAP the same at 6 ranks on 3 nodes
 #   validate PB CSV  `parbench validate` at 4 ranks: every pair's class
+#   validate-fault PB ONE_CORE  slow-rank and slow pair named at 8 ranks
+#   validate-pairs PB CSV  --pairs local, rails, leaders at 8 ranks
 #   step PB          `parbench step` with DP across the nodes, checked
 #   hang PB HANG_SH  the watchdog across nodes: rank 3 (on nodeb) hangs
 set -u
@@ -70,25 +72,71 @@ nodemap3)
     check '^node map: 6 ranks on 3 nodes ' "the node map does not count 3 nodes"
     ;;
 validate)
-    # every pair of the 4 ranks is measured; its row carries the pair's
-    # class: 0-1 and 2-3 share a node, the 4 others cross.  The exit code
-    # depends on timings (a pair flagged slow: 1), so 0 and 1 both pass;
-    # --min-ratio 0.01 keeps flags rare anyway.
+    # the schedule at 4 ranks, 2 per node: one intra-node round (0-1 and
+    # 2-3 at once), then one cross-node round, rail-aligned (local rank
+    # i with local rank i: 0-2 and 1-3); each row carries its pair's
+    # class.  The exit code depends on timings (a pair flagged slow: 1),
+    # so 0 and 1 both pass; --min-ratio 0.01 keeps flags rare anyway.
     csv=$1
     rm -f "$csv"
     run "$run2" -np 4 "$pb" validate -b 64K --min-ratio 0.01 --csv "$csv"
     [ "$rc" -le 1 ] || { echo "FAIL: exit $rc"; fail=1; }
+    check '^# parbench .* \| validate \| 4 of 4 pairs in 2 of 2 rounds \(1 intra-node, 1 cross-node' \
+        "the schedule is not 1 intra-node and 1 cross-node round of 4 pairs"
     cp "$csv" "$out" 2>/dev/null || { echo "FAIL: no CSV at $csv"; exit 1; }
     row=',"validate","sendrecv","pair:'
     host='(CORE|L3|NODE|SOCKET|SYS)'
     for p in 0-1 2-3; do
         check "$row$p\",2,\"$host\"," "pair $p (one node) has no host class"
     done
-    for p in 0-2 0-3 1-2 1-3; do
-        check "$row$p\",2,\"NET\"," "pair $p (two nodes) is not NET"
+    for p in 0-2 1-3; do
+        check "$row$p\",2,\"NET\"," "pair $p (two nodes, one rail) is not NET"
     done
     n=$(grep -c "$row" "$csv")
-    [ "$n" -eq 6 ] || { echo "FAIL: $n pair rows, expected 6 (4 ranks)"; fail=1; }
+    [ "$n" -eq 4 ] || { echo "FAIL: $n pair rows, expected 4 (4 ranks)"; fail=1; }
+    ;;
+validate-fault)
+    # 8 ranks, 4 per node, pinned to one CPU (tests/mpi/one_core.sh) so
+    # that load slows a round's pairs alike: 3 intra-node rounds of 4
+    # pairs (CORE), then 1 cross-node round of 4 rail pairs (NET), 16
+    # pairs.  --fault slow-rank:6 (nodeb's local rank 2) slows its 3
+    # local pairs and its rail pair 2-6: the rank is named, slow with
+    # every partner.  --fault slow:2-6 slows the rail-2 pair alone: the
+    # pair is named, NET, and neither rank (each fine with 3 partners).
+    # Ranks yield when they wait (Open MPI does so by itself only when it
+    # sees more ranks than slots): 8 ranks spinning on one CPU otherwise
+    # hand over only at the end of time slices, and a slowed pair running
+    # alone once the others are done (they wait asleep) then looked only
+    # 2-5x slower, not 21x; yielding, 8x with every vote below.
+    export OMPI_MCA_mpi_yield_when_idle=1
+    onecore=$1
+    run "$onecore" "$run2" -np 8 "$pb" validate -b 64K --min-ratio 0.5 --fault slow-rank:6
+    [ "$rc" -eq 1 ] || { echo "FAIL: slow-rank: exit $rc, expected 1"; fail=1; }
+    check '^parbench: validate: 4 of 16 pairs below 0\.50 x their class median: rank 6 slow with every partner \(4 of 4 pairs, bus -\)$' \
+        "rank 6 is not named alone as slow with every partner"
+    run "$onecore" "$run2" -np 8 "$pb" validate -b 64K --min-ratio 0.5 --fault slow:2-6
+    [ "$rc" -eq 1 ] || { echo "FAIL: slow pair: exit $rc, expected 1"; fail=1; }
+    check '^parbench: validate: 1 of 16 pairs below 0\.50 x their class median: 2-6 \(NET, bus - -\)$' \
+        "pair 2-6 is not named alone as a NET pair"
+    ;;
+validate-pairs)
+    # --pairs at 8 ranks on 2 nodes: local = the 12 intra-node pairs,
+    # none NET; rails = the 4 rail pairs, all NET; leaders = 0-4 alone
+    # (yielding ranks, as above: 3x faster)
+    export OMPI_MCA_mpi_yield_when_idle=1
+    csv=$1
+    for mode in local:12:0 rails:4:4 leaders:1:1; do
+        m=${mode%%:*} rest=${mode#*:}
+        want=${rest%%:*} net=${rest#*:}
+        rm -f "$csv"
+        run "$run2" -np 8 "$pb" validate -b 16K --min-ratio 0.01 --pairs "$m" --csv "$csv"
+        [ "$rc" -le 1 ] || { echo "FAIL: --pairs $m: exit $rc"; fail=1; }
+        n=$(grep -c ',"validate",' "$csv" 2>/dev/null)
+        k=$(grep -c ',"validate",.*,"NET",' "$csv" 2>/dev/null)
+        [ "$n" = "$want" ] && [ "$k" = "$net" ] ||
+            { echo "FAIL: --pairs $m: $n rows ($k NET), expected $want ($net NET)"; fail=1; }
+    done
+    grep -q ',"pair:0-4",2,"NET",' "$csv" || { echo "FAIL: --pairs leaders did not measure 0-4"; fail=1; }
     ;;
 step)
     # tp 2, dp 2 at 4 ranks: TP groups inside the nodes, DP groups {0,2}
