@@ -107,23 +107,20 @@ static void header(const pb_step_exec_t *s, int n, int slowest)
            n, n == 1 ? "" : "s", slowest);
 }
 
-void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
+/* all[] holds, per rank r and timed step i, PB_STEP_COLS numbers: the
+ * step's time, then each category's. */
+static double at(const double *all, int n, int r, int i, int k)
 {
-    pb_ctx_t *ctx = s->ctx;
-    const pb_options_t *o = ctx->opt;
-    int R = ctx->size;
-    double *col = malloc((size_t)n * sizeof *col);
-    double *scratch = malloc((size_t)n * sizeof *scratch);
-    int *slow = calloc((size_t)n, sizeof *slow);
-    int *times_slowest = calloc((size_t)R, sizeof *times_slowest);
-    if (col == NULL || scratch == NULL || slow == NULL || times_slowest == NULL) {
-        fprintf(stderr, "parbench: out of memory for the step report\n");
-        goto out;
-    }
-#define AT(r, i, k) all[((size_t)(r) * (size_t)n + (size_t)(i)) * PB_STEP_COLS + (size_t)(k)]
-    for (int i = 0; i < n; i++) { /* each step's slowest rank */
+    return all[((size_t)r * (size_t)n + (size_t)i) * PB_STEP_COLS + (size_t)k];
+}
+
+/* Each step's slowest rank into slow[i]; returns the rank slowest most
+ * often (times_slowest: R zeroed counters). */
+static int slowest_ranks(const double *all, int n, int R, int *slow, int *times_slowest)
+{
+    for (int i = 0; i < n; i++) {
         for (int r = 1; r < R; r++)
-            if (AT(r, i, 0) > AT(slow[i], i, 0))
+            if (at(all, n, r, i, 0) > at(all, n, slow[i], i, 0))
                 slow[i] = r;
         times_slowest[slow[i]]++;
     }
@@ -131,20 +128,29 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
     for (int r = 1; r < R; r++)
         if (times_slowest[r] > times_slowest[slowest])
             slowest = r;
-    header(s, n, slowest);
+    return slowest;
+}
 
+/* The headline: each category of the slowest rank of each step, median
+ * over steps, beside the model's; a measured and a model row each.
+ * Returns the step's own statistics in *step. */
+static void breakdown(pb_step_exec_t *s, const double *all, int n, const int *slow,
+                      int slowest, int64_t wrong, double *col, double *scratch,
+                      pb_stats_t *step)
+{
+    const pb_options_t *o = s->ctx->opt;
     printf("%-14s %13s %13s %12s %8s\n", "part", "measured_ms", "predicted_ms", "diff_ms",
            "diff");
     pb_result_t res;
-    pb_stats_t step = {0}; /* the step's own time, for the lines below the table */
+    memset(step, 0, sizeof *step);
     for (int c = 0; c <= PB_SC_COUNT; c++) { /* the categories, then the step */
         int k = c < PB_SC_COUNT ? 1 + c : 0;
         for (int i = 0; i < n; i++)
-            col[i] = AT(slow[i], i, k);
+            col[i] = at(all, n, slow[i], i, k);
         pb_stats_t st;
         pb_stats_compute(col, (size_t)n, scratch, &st);
         if (k == 0)
-            step = st;
+            *step = st;
         double pred = c < PB_SC_COUNT ? predicted(s, c) : predicted_total(s);
         const char *name = c < PB_SC_COUNT ? shown[c] : "step";
         char rel[16] = "-";
@@ -161,9 +167,17 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
         row(s, what, "world", "model", &ps, -1, PB_RESULT_WRONG_UNCHECKED, &res);
         emit(s, &res);
     }
+}
+
+/* The lines under the table: the step's spread, the pipeline's share,
+ * where the prediction came from. */
+static void notes(const pb_step_exec_t *s, const double *all, int n, const int *slow,
+                  const pb_stats_t *step, double *col, double *scratch)
+{
+    const pb_options_t *o = s->ctx->opt;
     printf("# step over %d timed steps: min %.3f, median %.3f, max %.3f ms (spread %.1f%% of "
-           "the median)\n", n, step.min * 1e3, step.median * 1e3, step.max * 1e3,
-           step.median > 0 ? 100.0 * (step.max - step.min) / step.median : 0.0);
+           "the median)\n", n, step->min * 1e3, step->median * 1e3, step->max * 1e3,
+           step->median > 0 ? 100.0 * (step->max - step->min) / step->median : 0.0);
     const double *p = s->pred.part;
     printf("# the model's pipeline: %.3f ms of exchanges on the critical path + %.3f ms bubble "
            "((p-1)/(v m) = %.1f%% of the work; Narayanan et al. 2021)\n",
@@ -171,14 +185,14 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
            100.0 * (s->stages - 1) / ((double)s->v * s->m));
     /* the bubble as a share of the whole step, what --no-comm isolates */
     for (int i = 0; i < n; i++)
-        col[i] = AT(slow[i], i, 0) - AT(slow[i], i, 1 + PB_SC_COMPUTE) -
-                 AT(slow[i], i, 1 + PB_SC_OPT);
+        col[i] = at(all, n, slow[i], i, 0) - at(all, n, slow[i], i, 1 + PB_SC_COMPUTE) -
+                 at(all, n, slow[i], i, 1 + PB_SC_OPT);
     pb_stats_t idle;
     pb_stats_compute(col, (size_t)n, scratch, &idle);
     printf("# not compute: %.3f ms = %.1f%% of the step (the stand-ins for compute and the "
            "optimizer aside; with communication off, the bubble alone: (p-1)/(v m + p-1) = "
            "%.1f%%)\n", idle.median * 1e3,
-           step.median > 0 ? 100.0 * idle.median / step.median : 0.0,
+           step->median > 0 ? 100.0 * idle.median / step->median : 0.0,
            100.0 * (s->stages - 1) / ((double)s->v * s->m + s->stages - 1));
     printf("# predicted from %s; cp: each ring step travels beside one block of attention, "
            "the wait is exposed (the model hides them behind all of it)\n",
@@ -192,18 +206,34 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
         pb_step_calib_note(&s->pred, o->predict.hw ? o->predict.hw : "a100", note, sizeof note);
         printf("# %s\n", note);
     }
+}
 
-    /* every rank (or, past 32, each pipeline stage's slowest rank) */
+/* Every rank's medians as CSV rows; printed for every rank up to 32, past
+ * that for each pipeline stage's slowest (by the last step), so that the
+ * table stays readable and its cost O(ranks). */
+static void per_rank(pb_step_exec_t *s, const double *all, int n, int64_t wrong, double *col,
+                     double *scratch, double *stage_max)
+{
+    const pb_layout_t *l = &s->plan.layout;
+    int R = s->ctx->size, pp = l->size[PB_DIM_PP];
+    for (int q = 0; q < pp; q++)
+        stage_max[q] = -1.0;
+    for (int q = 0; q < R; q++) {
+        int st = pb_layout_coord(l, q, PB_DIM_PP);
+        if (at(all, n, q, n - 1, 0) > stage_max[st])
+            stage_max[st] = at(all, n, q, n - 1, 0);
+    }
     printf("# per rank, median over steps (ms):\n%-6s %5s %10s", "rank", "stage", "step");
     for (int c = 0; c < PB_SC_COUNT; c++)
         printf(" %10s", pb_step_cat_name(c));
     printf("\n");
+    pb_result_t res;
     for (int r = 0; r < R; r++) {
-        int stage = pb_layout_coord(&s->plan.layout, r, PB_DIM_PP);
+        int stage = pb_layout_coord(l, r, PB_DIM_PP);
         double med[PB_STEP_COLS];
         for (int k = 0; k < PB_STEP_COLS; k++) {
             for (int i = 0; i < n; i++)
-                col[i] = AT(r, i, k);
+                col[i] = at(all, n, r, i, k);
             pb_stats_t st;
             pb_stats_compute(col, (size_t)n, scratch, &st);
             med[k] = st.median;
@@ -213,26 +243,38 @@ void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
                 emit(s, &res);
             }
         }
-        if (R > 32) { /* print only each stage's slowest */
-            int worst = r;
-            for (int q = 0; q < R; q++)
-                if (pb_layout_coord(&s->plan.layout, q, PB_DIM_PP) == stage &&
-                    AT(q, n - 1, 0) > AT(worst, n - 1, 0))
-                    worst = q;
-            if (worst != r)
-                continue;
-        }
+        if (R > 32 && at(all, n, r, n - 1, 0) < stage_max[stage])
+            continue; /* not its stage's slowest */
         printf("%-6d %5d %10.3f", r, stage, med[0] * 1e3);
         for (int k = 1; k < PB_STEP_COLS; k++)
             printf(" %10.3f", med[k] * 1e3);
         printf("\n");
     }
-#undef AT
-    if (wrong >= 0)
-        printf("# check: %" PRId64 " wrong elements over every distinct operation\n", wrong);
-out:
+}
+
+void pb_step_report(pb_step_exec_t *s, const double *all, int n, int64_t wrong)
+{
+    int R = s->ctx->size, pp = s->plan.layout.size[PB_DIM_PP];
+    double *col = malloc((size_t)n * sizeof *col);
+    double *scratch = malloc((size_t)n * sizeof *scratch);
+    double *stage_max = malloc((size_t)(pp > 0 ? pp : 1) * sizeof *stage_max);
+    int *slow = calloc((size_t)n, sizeof *slow);
+    int *times_slowest = calloc((size_t)R, sizeof *times_slowest);
+    if (col && scratch && stage_max && slow && times_slowest) {
+        int slowest = slowest_ranks(all, n, R, slow, times_slowest);
+        header(s, n, slowest);
+        pb_stats_t step;
+        breakdown(s, all, n, slow, slowest, wrong, col, scratch, &step);
+        notes(s, all, n, slow, &step, col, scratch);
+        per_rank(s, all, n, wrong, col, scratch, stage_max);
+        if (wrong >= 0)
+            printf("# check: %" PRId64 " wrong elements over every distinct operation\n", wrong);
+    } else {
+        fprintf(stderr, "parbench: out of memory for the step report\n");
+    }
     free(col);
     free(scratch);
+    free(stage_max);
     free(slow);
     free(times_slowest);
 }

@@ -80,6 +80,18 @@ int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max)
     return n;
 }
 
+int pb_imp_next(const pb_imp_src_t *s, pb_imp_line_t *ln)
+{
+    while (ln->next < s->nlines) {
+        ln->no = ln->next++;
+        ln->text = s->lines[ln->no];
+        ln->n = pb_imp_tokens(ln->text, ln->buf, sizeof ln->buf, ln->tok, PB_IMP_MAXTOK);
+        if (ln->n > 0)
+            return 1;
+    }
+    return 0;
+}
+
 int pb_imp_u64(const char *s, uint64_t *v)
 {
     if (!isdigit((unsigned char)s[0]))

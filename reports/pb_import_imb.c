@@ -176,17 +176,14 @@ static const char *after_colon(char **tok, int n)
 
 int pb_import_imb(pb_imp_src_t *s, pb_err_t *err)
 {
-    imb_state_t st;
-    memset(&st, 0, sizeof st);
-    char buf[4096];
-    char *tok[PB_IMP_MAXTOK];
+    imb_state_t st = {0};
+    pb_imp_line_t ln = {0};
     int code = PB_OK;
-    for (size_t l = 0; l < s->nlines && code == PB_OK; l++) {
-        const char *line = s->lines[l];
-        int n = pb_imp_tokens(line, buf, sizeof buf, tok, PB_IMP_MAXTOK);
+    while (code == PB_OK && pb_imp_next(s, &ln)) {
+        const char *line = ln.text;
+        char **tok = ln.tok;
+        int n = ln.n;
         uint64_t v;
-        if (n == 0)
-            continue;
         if (pb_imp_has(line, "MPI Benchmark") && line[0] == '#')
             version_line(&st, line);
         else if (pb_imp_starts(line, "# MPI_Datatype for reductions"))
@@ -200,7 +197,7 @@ int pb_import_imb(pb_imp_src_t *s, pb_err_t *err)
         else if (strcmp(tok[0], "#bytes") == 0)
             header_line(&st, tok, n);
         else if (line[0] != '#' && st.ncols && pb_imp_u64(tok[0], &v) == 0)
-            code = row_line(s, &st, l, tok, n, err);
+            code = row_line(s, &st, ln.no, tok, n, err);
     }
     return code;
 }

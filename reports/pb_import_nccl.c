@@ -334,19 +334,19 @@ static void footer_line(pb_imp_src_t *s, state_t *st, char **tok, int n)
 int pb_import_nccl(pb_imp_src_t *s, pb_err_t *err)
 {
     state_t *st = calloc(1, sizeof *st);
-    char buf[4096];
-    char *tok[PB_IMP_MAXTOK];
     if (st == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
     coll_from_name(s->name, st->coll, sizeof st->coll);
     snprintf(st->prog, sizeof st->prog, "%.63s", s->name);
     size_t from = s->out->n, header = 0;
     int code = PB_OK;
-    for (size_t l = 0; l < s->nlines && code == PB_OK; l++) {
-        const char *line = s->lines[l];
-        int n = pb_imp_tokens(line, buf, sizeof buf, tok, PB_IMP_MAXTOK);
-        if (n == 0)
-            continue;
+    pb_imp_line_t ln;
+    memset(&ln, 0, sizeof ln);
+    while (code == PB_OK && pb_imp_next(s, &ln)) {
+        const char *line = ln.text;
+        char **tok = ln.tok;
+        int n = ln.n;
+        size_t l = ln.no;
         if (line[0] != '#') {
             uint64_t v;
             if (st->ncols && pb_imp_u64(tok[0], &v) == 0) /* else: NCCL INFO lines, etc. */

@@ -197,17 +197,14 @@ static int row_line(pb_imp_src_t *s, osu_state_t *st, size_t line, char **tok, i
 
 int pb_import_osu(pb_imp_src_t *s, pb_err_t *err)
 {
-    osu_state_t st;
-    memset(&st, 0, sizeof st);
-    char buf[4096];
-    char *tok[PB_IMP_MAXTOK];
+    osu_state_t st = {0};
+    pb_imp_line_t ln = {0};
     int code = PB_OK;
-    for (size_t l = 0; l < s->nlines && code == PB_OK; l++) {
-        const char *line = s->lines[l];
-        int n = pb_imp_tokens(line, buf, sizeof buf, tok, PB_IMP_MAXTOK);
+    while (code == PB_OK && pb_imp_next(s, &ln)) {
+        const char *line = ln.text;
+        char **tok = ln.tok;
+        int n = ln.n;
         uint64_t v;
-        if (n == 0)
-            continue;
         if (pb_imp_starts(line, "# OSU "))
             title_line(&st, line);
         else if (pb_imp_starts(line, "# Datatype:"))
@@ -215,7 +212,7 @@ int pb_import_osu(pb_imp_src_t *s, pb_err_t *err)
         else if (pb_imp_starts(line, "# Size"))
             header_line(&st, tok, n);
         else if (line[0] != '#' && st.ncols && pb_imp_u64(tok[0], &v) == 0)
-            code = row_line(s, &st, l, tok, n, err);
+            code = row_line(s, &st, ln.no, tok, n, err);
     }
     return code;
 }

@@ -27,6 +27,17 @@ typedef struct pb_imp_where {
 /* Splits a copy of s on blanks; returns the count, at most max (a line
  * of max tokens or more is refused as a row: no table is that wide). */
 int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max);
+/* The log's lines with at least one token, one at a time: `no` is the
+ * line's 0-based index (for pb_imp_bad), `text` the line, tok[0..n) its
+ * tokens.  Start from a zeroed cursor; pb_imp_next returns 0 at the end. */
+typedef struct pb_imp_line {
+    size_t next, no;
+    const char *text;
+    char *tok[PB_IMP_MAXTOK];
+    int n;
+    char buf[4096];
+} pb_imp_line_t;
+int pb_imp_next(const pb_imp_src_t *s, pb_imp_line_t *ln);
 /* Whole strings only: "12x" is not a number. */
 int pb_imp_u64(const char *s, uint64_t *v);
 int pb_imp_dbl(const char *s, double *v);
