@@ -23,8 +23,10 @@ for _ in $(seq 600); do
   grep -q "^# allreduce" "$out" && break
   sleep 0.1
 done
+# only this run's ranks (mpirun's children): another test may run the
+# same binary with its own rank R at the same time (ctest -j)
 victim=
-for p in $(pgrep -f "$pb coll"); do
+for p in $(pgrep -P "$pid"); do
   tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$r" && victim=$p
 done
 [ -n "$victim" ] || { echo "FAIL: rank $r not found"; kill "$pid"; cat "$out"; exit 1; }
