@@ -62,6 +62,8 @@ static void print_table(const pb_vjudge_t *j)
 }
 
 /* Appends to the verdict line while it has room. */
+__attribute__((format(printf, 4, 5))) static void add(char *buf, size_t len, size_t *used,
+                                                      const char *fmt, ...);
 static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
 {
     if (*used + 2 >= len)
