@@ -223,7 +223,11 @@ static int positional(pb_options_t *o, const pb_cmd_desc_t *c, const char *a, pb
         o->calibrate.inputs[o->calibrate.ninputs++] = a;
         return PB_OK;
     }
-    if (o->cmd != PB_CMD_CALIBRATE && c->positional > o->files.nargs) {
+    /* report and compare only: import's and calibrate's lists are above
+     * (an import argument starting with '-' must not land here) */
+    int room = (int)(sizeof o->files.args / sizeof o->files.args[0]);
+    if (o->cmd != PB_CMD_CALIBRATE && o->cmd != PB_CMD_IMPORT && c->positional > o->files.nargs &&
+        o->files.nargs < room) {
         o->files.args[o->files.nargs++] = a; /* report and compare: the files to read */
         return PB_OK;
     }
