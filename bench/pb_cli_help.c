@@ -5,6 +5,14 @@
 
 #define HELP_COL 20 /* where an option's help starts */
 
+void pb_opt_name(const pb_opt_spec_t *s, char *buf, size_t len)
+{
+    if (s->lng[0])
+        snprintf(buf, len, "--%s", s->lng);
+    else
+        snprintf(buf, len, "-%c", s->shrt);
+}
+
 static int spec_synopsis(const pb_opt_spec_t *s, char *buf, size_t n)
 {
     int k = snprintf(buf, n, "  ");
@@ -42,10 +50,7 @@ static void write_brief(FILE *f, const pb_cmd_section_t *sec)
         if (s->help == NULL)
             continue;
         char name[48];
-        if (s->lng[0])
-            snprintf(name, sizeof name, "--%s", s->lng);
-        else
-            snprintf(name, sizeof name, "-%c", s->shrt);
+        pb_opt_name(s, name, sizeof name);
         if (col + (int)strlen(name) + 2 > 78) {
             fprintf(f, "\n%*s", 8, "");
             col = 8;

@@ -79,6 +79,9 @@ extern const size_t pb_ncommands;
 /* The descriptor of a command id (PB_CMD_PATTERN: the main job's). */
 const pb_cmd_desc_t *pb_cmd_find(pb_command_t id);
 
+/* An option as a user types it: "--name", or "-c" for a short-only one. */
+void pb_opt_name(const pb_opt_spec_t *s, char *buf, size_t len);
+
 /* The shared groups (pb_opt_groups.c). */
 extern const pb_opt_group_t pb_grp_launch, pb_grp_output, pb_grp_what, pb_grp_sizes,
     pb_grp_timing, pb_grp_check, pb_grp_model, pb_grp_layout, pb_grp_train, pb_grp_predict,

@@ -66,10 +66,7 @@ static void test_help_lists(const pb_cmd_desc_t *c)
             char name[64];
             if (s->help == NULL)
                 continue;
-            if (s->lng[0])
-                snprintf(name, sizeof name, "--%s", s->lng);
-            else
-                snprintf(name, sizeof name, "-%c", s->shrt);
+            pb_opt_name(s, name, sizeof name);
             if (strstr(text, name) == NULL)
                 fprintf(stderr, "parbench %s --help lacks %s\n", c->name, name);
             CHECK(strstr(text, name) != NULL);
@@ -89,10 +86,7 @@ static void test_foreign(const pb_cmd_desc_t *c)
                 if (takes(c, s))
                     continue;
                 char opt[64];
-                if (s->lng[0])
-                    snprintf(opt, sizeof opt, "--%s", s->lng);
-                else
-                    snprintf(opt, sizeof opt, "-%c", s->shrt);
+                pb_opt_name(s, opt, sizeof opt);
                 char *av[5];
                 int argc = 0;
                 av[argc++] = (char *)"parbench";

@@ -4,16 +4,8 @@
 #include <string.h>
 
 #include "pb_test.h"
-#include "topo/pb_nccl_topo.h"
+#include "ntopo_cls.h"
 
-static const char *cls(const pb_ntopo_t *t, int a, int b, int nvlink)
-{
-    static char buf[4][16];
-    static int k;
-    k = (k + 1) % 4;
-    pb_link_format(pb_ntopo_link(t, a, b, nvlink), buf[k], sizeof buf[k]);
-    return buf[k];
-}
 
 static void small(void)
 {

@@ -7,16 +7,8 @@
 #include <unistd.h>
 
 #include "pb_test.h"
-#include "topo/pb_nccl_topo.h"
+#include "ntopo_cls.h"
 
-static const char *cls(const pb_ntopo_t *t, int a, int b, int nvlink)
-{
-    static char buf[4][16];
-    static int k;
-    k = (k + 1) % 4;
-    pb_link_format(pb_ntopo_link(t, a, b, nvlink), buf[k], sizeof buf[k]);
-    return buf[k];
-}
 
 static int azure(const char *file, const char *const want[8][8], const char *const gpu_nic[8])
 {
