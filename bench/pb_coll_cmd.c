@@ -227,7 +227,8 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_err_t err;
     pb_err_clear(&err);
     pb_harness_cfg_t cfg = {mode, o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters, o->meas.batch,
-                            o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd};
+                            o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd,
+                            o->meas.samples_path != NULL};
     if (o->run.fault == PB_FAULT_HANG && o->run.fault_rank == ctx->rank)
         pb_watchdog_hang_forever(); /* the others' watchdogs must name this rank */
     snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
@@ -246,6 +247,7 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_watch_end(ctx->wd);
     if (tm.abandoned) { /* a signal: no row for a measurement cut short */
         ctx->stopped_by = tm.abandoned;
+        free(tm.per_rank);
         return 0;
     }
     int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
@@ -261,8 +263,10 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         s->wrong_total += wrong;
     }
     fill_row(s, op, mode, &tm, wrong, r);
-    if (pb_ctx_emit(ctx, r, &err) != PB_OK)
+    if (pb_ctx_emit(ctx, r, &err) != PB_OK ||
+        pb_ctx_emit_samples(ctx, r, tm.per_rank, tm.samples, &err) != PB_OK)
         pb_ctx_abort(ctx, &err);
+    free(tm.per_rank);
     return 1;
 }
 

@@ -109,6 +109,8 @@ static int open_outputs(pb_ctx_t *ctx, pb_err_t *err)
         code = pb_csv_open(ctx->csv_path, &ctx->csv, err);
     if (code == PB_OK && ctx->rank == 0 && ctx->opt->run.json_path)
         code = pb_json_open(ctx->opt->run.json_path, &ctx->json, err);
+    if (code == PB_OK && ctx->rank == 0 && ctx->opt->meas.samples_path)
+        code = pb_samples_open(ctx->opt->meas.samples_path, &ctx->samples, err);
     return pb_ctx_agree(ctx, code, err);
 }
 
@@ -250,6 +252,7 @@ void pb_ctx_fini(pb_ctx_t *ctx)
     if (ctx->csv)
         pb_csv_close(ctx->csv);
     pb_json_close(ctx->json);
+    pb_samples_close(ctx->samples);
     if (ctx->be.comm) {
         if (ctx->world_group)
             ctx->be.comm->group_free(ctx->world_group);
@@ -268,6 +271,14 @@ int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)
     if (ctx->csv || ctx->json)
         ctx->rows++; /* what a stop reports as kept */
     return PB_OK;
+}
+
+int pb_ctx_emit_samples(pb_ctx_t *ctx, const pb_result_t *r, const double *per_rank, uint64_t n,
+                        pb_err_t *err)
+{
+    if (ctx->samples == NULL || per_rank == NULL)
+        return PB_OK;
+    return pb_samples_write(ctx->samples, r, per_rank, n, ctx->size, err);
 }
 
 static void human(uint64_t b, char *buf, size_t len)

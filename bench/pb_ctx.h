@@ -9,6 +9,7 @@
 #include "../collectives/pb_backend.h"
 #include "../reports/pb_csv.h"
 #include "../reports/pb_json.h"
+#include "../reports/pb_samples_csv.h"
 #include "../topo/pb_topo.h"
 #include "pb_nodemap.h"
 #include "pb_options.h"
@@ -29,6 +30,7 @@ typedef struct pb_ctx {
     pb_group_t *world_group;
     pb_csv_writer_t *csv; /* rank 0 only */
     pb_json_writer_t *json; /* rank 0 only: --json, the same rows */
+    pb_samples_writer_t *samples; /* rank 0 only: --samples */
     pb_topo_t topo;       /* this node (PCI devices only for topo/validate) */
     pb_nodemap_t map;     /* every rank's node, binding, GPU; pair links */
     pb_watchdog_t *wd;    /* hang watchdog and signal taker (NULL: none) */
@@ -66,6 +68,12 @@ _Noreturn void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err);
 /* Writes a finished row to every output (--csv, --json); rank 0 holds
  * them, elsewhere this does nothing. */
 int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err);
+
+/* --samples: the raw times behind row r (per_rank as pb_timing_t holds
+ * it: rank-major, n samples per rank); rank 0 writes, elsewhere (and
+ * without --samples) nothing happens. */
+int pb_ctx_emit_samples(pb_ctx_t *ctx, const pb_result_t *r, const double *per_rank, uint64_t n,
+                        pb_err_t *err);
 
 /* Before allocating: do two buffers of buf_bytes (send and receive) plus
  * `extra` bytes per rank fit in the memory the backend allocates from

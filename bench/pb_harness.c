@@ -1,5 +1,6 @@
 #include "pb_harness.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,7 @@ typedef struct sampler {
     uint64_t batch, replays;
     int tight, rank;
     double *samples, *scratch;
+    double *mine; /* cfg->keep: this rank's own samples, before the max */
     dbl_int_t *round;
     int *slow;
 } sampler_t;
@@ -176,6 +178,9 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
                 return err->code;
             round[i].rank = sp->rank;
         }
+        /* after the round's samples, so the copy costs them nothing */
+        for (uint64_t i = 0; sp->mine && i < r; i++)
+            sp->mine[*n + i] = round[i].v;
         /* the last entry carries the wall time, so the stop is unanimous */
         round[r].v = MPI_Wtime() - t0;
         round[r].rank = sp->rank;
@@ -200,6 +205,29 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
         if (!cfg->iters || *n >= cfg->iters)
             pb_stats_compute(sp->samples, *n, sp->scratch, st);
     }
+    return PB_OK;
+}
+
+/* --samples: every rank's own samples to rank 0, rank-major.  Every rank
+ * took the same number (the stop is unanimous), so a plain gather does;
+ * a failed allocation on rank 0 is agreed on before the gather. */
+static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_err_t *err)
+{
+    if (n > (uint64_t)INT_MAX)
+        return pb_err_set(err, PB_ERUNTIME, "%llu samples are too many to gather",
+                          (unsigned long long)n);
+    int ok = 1;
+    if (sp->rank == 0)
+        ok = (out->per_rank = malloc((size_t)n * (size_t)wn * sizeof *out->per_rank)) != NULL;
+    int rc = MPI_Bcast(&ok, 1, MPI_INT, 0, sp->ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast before the samples' gather failed (%d)", rc);
+    if (!ok)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples of %d ranks",
+                          (unsigned long long)n, wn);
+    rc = MPI_Gather(sp->mine, (int)n, MPI_DOUBLE, out->per_rank, (int)n, MPI_DOUBLE, 0, sp->ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Gather of the samples failed (%d)", rc);
     return PB_OK;
 }
 
@@ -236,8 +264,9 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     sp.scratch = malloc(cap * sizeof *sp.scratch);
     sp.round = malloc((cap + 2) * sizeof *sp.round);
     sp.slow = calloc((size_t)wn, sizeof *sp.slow);
+    sp.mine = cfg->keep ? malloc(cap * sizeof *sp.mine) : NULL;
     int code = PB_OK;
-    if (!sp.samples || !sp.scratch || !sp.round || !sp.slow) {
+    if (!sp.samples || !sp.scratch || !sp.round || !sp.slow || (cfg->keep && !sp.mine)) {
         code = pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples",
                           (unsigned long long)cap);
         goto out;
@@ -255,6 +284,8 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     uint64_t n = 0;
     pb_stats_t st;
     if ((code = rounds(&sp, out, &n, &st, err)) != PB_OK || out->abandoned)
+        goto out;
+    if (sp.mine && (code = gather_mine(&sp, n, wn, out, err)) != PB_OK)
         goto out;
     out->st = st;
     out->samples = n;
@@ -274,5 +305,10 @@ out:
     free(sp.scratch);
     free(sp.round);
     free(sp.slow);
+    free(sp.mine);
+    if (code != PB_OK) {
+        free(out->per_rank);
+        out->per_rank = NULL;
+    }
     return code;
 }

@@ -35,6 +35,9 @@ typedef struct pb_harness_cfg {
     /* ticked once per operation or sample; asked for signals after each
      * round (NULL: none) */
     pb_watchdog_t *wd;
+    /* keep every rank's own samples and gather them to rank 0
+     * (pb_timing_t.per_rank): --samples */
+    int keep;
 } pb_harness_cfg_t;
 
 typedef struct pb_timing {
@@ -45,6 +48,9 @@ typedef struct pb_timing {
     int slowest_rank; /* world rank slowest in most samples */
     int converged;    /* precision reached */
     int abandoned;    /* SIGINT/SIGTERM seen by some rank: no result */
+    /* cfg.keep, rank 0 only: per_rank[r * samples + i] is rank r's
+     * seconds per operation in sample i; free() it (NULL elsewhere) */
+    double *per_rank;
 } pb_timing_t;
 
 const char *pb_mode_name(pb_mode_t m);

@@ -404,6 +404,9 @@ static const pb_opt_spec_t timing_specs[] = {
      NULL, NULL},
     {"batch", 0, "N", pb_opt_u64, OFF(meas.batch), 1,
      "throughput mode: operations per sample (default: ~1 ms)", NULL, NULL},
+    {"samples", 0, "FILE", pb_opt_file, OFF(meas.samples_path), 0,
+     "write every rank's time in every sample to FILE (CSV,\n"
+     "replaced): the raw times behind each row, to find the\nslow rank", "@file", NULL},
 };
 const pb_opt_group_t pb_grp_timing = {"timing:", timing_specs, NSPECS(timing_specs), NULL};
 

@@ -130,6 +130,7 @@ typedef struct pb_meas_opts {
     double time_budget; /* seconds per measurement */
     uint64_t batch;     /* throughput mode ops per sample; 0 = auto */
     uint64_t graph_replays; /* graph mode: replays of the captured batch per sample */
+    const char *samples_path; /* --samples: every rank's every sample (points into argv) */
     int check;
     unsigned given; /* PB_GIVEN_* */
 } pb_meas_opts_t;

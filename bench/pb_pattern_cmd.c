@@ -191,7 +191,8 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         return err->code;
     pb_harness_cfg_t cfg = {o->meas.modes[0], o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters,
-                            o->meas.batch, o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd};
+                            o->meas.batch, o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd,
+                            o->meas.samples_path != NULL};
     snprintf(g->doing, sizeof g->doing, "%s pattern: %s of %" PRIu64 " B %s, group of %d ranks",
              pb_strategy_name(m->rec->strategy), pb_coll_name(m->op.coll), m->op.bytes,
              pb_dtype_name(m->op.dtype), g->size);
@@ -203,6 +204,8 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
     if (m->tm.abandoned) { /* a signal: no row for a measurement cut short */
         ctx->stopped_by = m->tm.abandoned;
         pb_bufs_free(g, &b);
+        free(m->tm.per_rank);
+        m->tm.per_rank = NULL;
         return PB_OK;
     }
     if (o->meas.check) {
@@ -217,12 +220,15 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
         r->wrong_total += m->wrong;
     }
     pb_bufs_free(g, &b);
-    if (ctx->csv || ctx->json) {
+    if (ctx->csv || ctx->json || ctx->samples) {
         pb_result_t row;
         fill_row(r, m, &row);
-        if (pb_ctx_emit(ctx, &row, err) != PB_OK)
+        if (pb_ctx_emit(ctx, &row, err) != PB_OK ||
+            pb_ctx_emit_samples(ctx, &row, m->tm.per_rank, m->tm.samples, err) != PB_OK)
             pb_ctx_abort(ctx, err);
     }
+    free(m->tm.per_rank); /* the row's statistics stay in m->tm */
+    m->tm.per_rank = NULL;
     return PB_OK;
 }
 
