@@ -136,7 +136,9 @@ static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t 
     pb_step_cfg_default(&e->step);
     e->step.recomp = t->recompute ? PB_RECOMP_FULL : h->selective ? PB_RECOMP_SELECTIVE
                                                                   : PB_RECOMP_NONE;
-    e->step.flash = h->flash;
+    /* flash attention unless refused: current Megatron-Core (Transformer
+     * Engine), NeMo and FSDP recipes all run a fused attention kernel */
+    e->step.flash = !h->no_flash;
     e->step.causal = h->causal;
     e->step.tp_overlap = h->tp_overlap;
     e->step.gpus_per_node = e->hw.gpus_per_node;

@@ -212,7 +212,10 @@ static const pb_opt_spec_t predict_specs[] = {
     {"selective", 0, NULL, pb_opt_flag, OFF(predict.selective), 0,
      "selective activation recomputation (--recompute: full)", NULL, NULL},
     {"flash", 0, NULL, pb_opt_flag, OFF(predict.flash), 0,
-     "flash attention (no s^2 activations stored)", NULL, NULL},
+     "flash attention, the default (one fused kernel, no s^2\nactivations stored)", NULL, NULL},
+    {"no-flash", 0, NULL, pb_opt_flag, OFF(predict.no_flash), 0,
+     "materialised attention scores instead: two GEMMs, a\nmemory-bound softmax, s^2 activations",
+     NULL, NULL},
     {"causal", 0, NULL, pb_opt_flag, OFF(predict.causal), 0,
      "count half the attention scores (causal masking skipped)", NULL, NULL},
     {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
@@ -225,5 +228,5 @@ static const pb_opt_spec_t predict_specs[] = {
 };
 const pb_opt_group_t pb_grp_predict = {
     "hardware and compute:", predict_specs, NSPECS(predict_specs),
-    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, "
+    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
     "--causal, --tp-overlap and --tflops belong to parbench model and plan"};

@@ -180,7 +180,8 @@ typedef struct pb_predict_opts {
     const char *gemm_csv; /* --gemm-csv: parbench gemm rows for the compute rate */
     const char *against;  /* --against FILE: model the published runs of FILE */
     int selective;        /* --selective: selective recomputation */
-    int flash;            /* --flash: flash attention (no s^2 activations) */
+    int flash;            /* --flash: flash attention (the default; explicit) */
+    int no_flash;         /* --no-flash: materialised scores (s^2 activations) */
     int causal;           /* --causal: count half the attention scores */
     double tp_overlap;    /* --tp-overlap F */
     double tflops;        /* --tflops: compute rate override */
