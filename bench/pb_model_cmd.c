@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "../model/pb_plan.h"
+#include "../patterns/pb_stages.h"
 #include "pb_against.h"
 #include "pb_calib_csv.h"
 #include "pb_meas_rows.h"
@@ -210,6 +211,13 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
            (unsigned long long)st->micro, pb_recomp_name(e->step.recomp),
            e->step.flash ? ", flash attention" : "");
+    pb_stages_t sg;
+    pb_err_t ignore;
+    if (l->size[PB_DIM_PP] > 1 && pb_stages_split(m, l->size[PB_DIM_PP], 1, &sg, &ignore) == PB_OK &&
+        (sg.first != sg.last || (l->size[PB_DIM_PP] > 2 && sg.first != sg.mid)))
+        printf("stages: %llu layers on the first, %llu on each between, %llu on the last\n",
+               (unsigned long long)sg.first, (unsigned long long)sg.mid,
+               (unsigned long long)sg.last);
     print_hw(&e->hw);
     printf("compute rate: %.1f TFLOP/s per GPU (%s)\n", st->rate_tflops, e->rate_src);
     printf("collectives: %d operation kinds from the calibration, %d from the %s preset%s\n",

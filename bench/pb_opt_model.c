@@ -71,6 +71,10 @@ static const pb_opt_spec_t model_specs[] = {
     FIELD("moe-every", "N", "every N-th layer is an MoE layer"),
     FIELD("moe-ffn", "F", "an expert's MLP inner size"),
     FIELD("pp-trim", "N", "layers fewer on the first and last pipeline stage"),
+    FIELD("pp-first", "N", "layers on the first pipeline stage (Megatron's\n"
+                           "--decoder-first-pipeline-num-layers); the rest even"),
+    FIELD("pp-last", "N", "layers on the last pipeline stage (Megatron's\n"
+                          "--decoder-last-pipeline-num-layers)"),
     {"gated", 0, NULL, set_gated, 0, 0, "gated MLP (SwiGLU)", NULL, NULL},
     {"no-gated", 0, NULL, set_gated, 0, 0, "plain MLP", NULL, NULL},
 };

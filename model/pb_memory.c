@@ -1,5 +1,7 @@
 #include "pb_memory.h"
 
+#include "../patterns/pb_stages.h"
+
 #include "../patterns/pb_traffic.h"
 
 double pb_mem_bytes_per_param(int zero, int d)
@@ -46,21 +48,24 @@ void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c,
     int tp = l->size[PB_DIM_TP], pp = l->size[PB_DIM_PP], ep = l->size[PB_DIM_EP];
     int d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
     double h = (double)m->hidden, V = (double)m->vocab;
-    uint64_t L = pb_traffic_stage_layers(m, l);
-    /* MoE share of the stage's layers, as in the whole model */
+    pb_stages_t st; /* the layers of each stage (checked with the layout) */
+    pb_err_t ignore;
+    if (pb_stages_split(m, pp, 1, &st, &ignore) != PB_OK)
+        st.first = st.mid = st.last = pb_traffic_stage_layers(m, l);
+    /* one layer's parameters on a GPU, the MoE share of the layers as in
+     * the whole model */
     double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;
-    double Lmoe = (double)L * moe_frac, Ldense = (double)L - Lmoe;
     double dense_layer = (double)pb_model_dense_layer_params(m);
     double moe_shared = (double)pb_model_attn_params(m) + 2.0 * h + h * (double)m->experts;
     double experts = (double)pb_model_expert_params(m);
-    double mid = (Ldense * dense_layer + Lmoe * moe_shared) / tp + Lmoe * experts / ((double)pb_layout_etp(l) * ep);
-    /* the end stages: pp_trim layers fewer, split between them */
-    double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
-    double per_layer = (double)L > 0 ? mid / (double)L : 0.0;
-    double first = mid - trim_each * per_layer + V * h / tp;
-    double last = mid - trim_each * per_layer + (V * h + h) / tp;
+    double per_layer = ((1.0 - moe_frac) * dense_layer + moe_frac * moe_shared) / tp +
+                       moe_frac * experts / ((double)pb_layout_etp(l) * ep);
+    /* the end stages hold the embedding and the output layer (+ final norm) */
+    double first = (double)st.first * per_layer + V * h / tp;
+    double last = (double)st.last * per_layer + (V * h + h) / tp;
+    double mid = pp > 2 ? (double)st.mid * per_layer : 0.0;
     if (pp == 1)
-        first = mid + (2.0 * V * h + h) / tp;
+        first = (double)st.first * per_layer + (2.0 * V * h + h) / tp;
     double params = first > last ? first : last;
     if (mid > params)
         params = mid;
@@ -76,7 +81,7 @@ void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c,
     out->inflight = inflight;
     out->act_layer = pb_mem_act_layer(m, l, 0, c->recomp, c->flash);
     double act_moe = pb_mem_act_layer(m, l, 1, c->recomp, c->flash);
-    double Lfirst = (double)L - trim_each;
+    double Lfirst = (double)st.first; /* the first stage holds the most in flight */
     out->act_layers =
         inflight * (Lfirst * (1.0 - moe_frac) * out->act_layer + Lfirst * moe_frac * act_moe);
     double s = (double)m->seq / (double)l->size[PB_DIM_CP], b = (double)m->mbs;

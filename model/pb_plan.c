@@ -1,5 +1,7 @@
 #include "pb_plan.h"
 
+#include "../patterns/pb_stages.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,38 +35,108 @@ void pb_plan_free(pb_plan_result_t *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Every training setting of one layout and micro-batch: recomputation,
+ * ZeRO stage, flash attention, TP overlap. */
 static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_t *cost,
                     const pb_layout_t *l, uint64_t mbs, pb_plan_result_t *out, pb_err_t *err)
 {
     pb_model_t m = *m0;
     m.mbs = mbs;
+    int pp = l->size[PB_DIM_PP];
+    /* ZeRO-2/3 shard gradients per micro-batch, which a pipeline's
+     * accumulation across micro-batches defeats: DeepSpeed refuses them
+     * with pipeline parallelism (its docs, "Pipeline Parallelism"), and
+     * Megatron-Core's FSDP runs without a pipeline */
+    int zeros = pp > 1 ? 2 : 4;
+    int overlaps = l->size[PB_DIM_TP] > 1 ? 2 : 1;
+    double on = c->step.tp_overlap > 0.0 ? c->step.tp_overlap : PB_PLAN_TP_OVERLAP;
+    uint64_t combos = (uint64_t)(PB_RECOMP_FULL + 1) * (uint64_t)zeros * 2u * (uint64_t)overlaps;
     pb_err_t e;
     pb_err_clear(&e);
-    out->considered += 6;
+    out->considered += combos;
     if (pb_layout_check(l, &m, (uint64_t)c->gpus, &e) != PB_OK) {
-        out->invalid += 6;
+        out->invalid += combos;
         return PB_OK;
     }
-    for (int r = 0; r <= PB_RECOMP_FULL; r++)
-        for (int z = 0; z <= 1; z++) {
-            pb_step_cfg_t sc = c->step;
-            sc.recomp = (pb_recomp_t)r;
-            sc.traffic.zero = z;
-            pb_plan_entry_t en;
-            memset(&en, 0, sizeof en);
-            en.layout = *l;
-            en.mbs = mbs;
-            en.recomp = sc.recomp;
-            en.zero = z;
-            if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
-                return err->code;
-            if (!en.st.fits) {
-                out->oom++;
-                continue;
-            }
-            if (push(out, &en, err))
-                return err->code;
+    for (uint64_t k = 0; k < combos; k++) {
+        pb_step_cfg_t sc = c->step;
+        uint64_t rest = k;
+        sc.recomp = (pb_recomp_t)(rest % (PB_RECOMP_FULL + 1));
+        rest /= PB_RECOMP_FULL + 1;
+        sc.traffic.zero = (int)(rest % (uint64_t)zeros);
+        rest /= (uint64_t)zeros;
+        sc.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */
+        rest /= 2;
+        sc.tp_overlap = rest % (uint64_t)overlaps ? on : 0.0;
+        pb_plan_entry_t en;
+        memset(&en, 0, sizeof en);
+        en.layout = *l;
+        en.mbs = mbs;
+        en.recomp = sc.recomp;
+        en.zero = sc.traffic.zero;
+        en.flash = sc.flash;
+        en.tp_overlap = sc.tp_overlap;
+        en.pp_trim = m.pp_trim;
+        if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
+            return err->code;
+        if (!en.st.fits) {
+            out->oom++;
+            continue;
         }
+        if (push(out, &en, err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
+/* The stage splits searched for pp stages: the model's own, and the ends
+ * one layer lighter (pp_trim 2) where the model gives neither ends nor
+ * that trim already.  Returns how many (0: pp does not split the
+ * layers either way). */
+static int splits(const pb_model_t *m, int pp, pb_model_t out[2])
+{
+    int n = 0;
+    pb_stages_t st;
+    pb_err_t e;
+    if (pb_stages_split(m, pp, 1, &st, &e) == PB_OK)
+        out[n++] = *m;
+    if (pp > 1 && !m->pp_first && !m->pp_last && m->pp_trim != 2) {
+        out[n] = *m;
+        out[n].pp_trim = 2;
+        if (pb_stages_split(&out[n], pp, 1, &st, &e) == PB_OK)
+            n++;
+    }
+    return n;
+}
+
+/* Every vp, ep and micro-batch of one tp x cp x pp and stage split. */
+static int inner(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost, int tp,
+                 int cp, int pp, pb_plan_result_t *out, pb_err_t *err)
+{
+    int dp = c->gpus / (tp * cp * pp);
+    for (int vp = 1; vp <= 16; vp++) {
+        pb_stages_t st;
+        pb_err_t e;
+        if (vp > 1 && (pp == 1 || pb_stages_split(m, pp, vp, &st, &e) != PB_OK))
+            continue;
+        for (int ep = 1; ep <= dp * cp; ep++) {
+            if ((dp * cp) % ep || (ep > 1 && (m->experts == 0 || m->experts % (uint64_t)ep)))
+                continue;
+            for (uint64_t mbs = 1; mbs <= 8; mbs *= 2) {
+                pb_layout_t l;
+                pb_layout_default(&l);
+                l.size[PB_DIM_TP] = tp;
+                l.size[PB_DIM_CP] = cp;
+                l.size[PB_DIM_PP] = pp;
+                l.size[PB_DIM_DP] = dp;
+                l.size[PB_DIM_EP] = ep;
+                l.vp = vp;
+                l.sp = tp > 1;
+                if (evaluate(m, c, cost, &l, mbs, out, err))
+                    return err->code;
+            }
+        }
+    }
     return PB_OK;
 }
 
@@ -73,40 +145,20 @@ int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
 {
     memset(out, 0, sizeof *out);
     int G = c->gpus;
-    uint64_t layers = m->layers + m->pp_trim;
     for (int tp = 1; tp <= 64 && tp <= G; tp *= 2) {
         if (m->heads % (uint64_t)tp || m->kv_heads % (uint64_t)tp || G % tp)
             continue;
         for (int cp = 1; cp <= 16 && tp * cp <= G; cp *= 2) {
             if (G % (tp * cp) || m->seq % (uint64_t)(2 * cp))
                 continue;
-            for (int pp = 1; pp <= G / (tp * cp) && (uint64_t)pp <= layers; pp++) {
-                if (layers % (uint64_t)pp || (G / (tp * cp)) % pp)
+            for (int pp = 1; pp <= G / (tp * cp) && (uint64_t)pp <= m->layers + 2; pp++) {
+                pb_model_t ms[2];
+                if ((G / (tp * cp)) % pp)
                     continue;
-                if (pp == 1 && m->pp_trim)
-                    continue;
-                int dp = G / (tp * cp * pp);
-                for (int vp = 1; vp <= 16; vp++) {
-                    if (vp > 1 && (pp == 1 || (layers / (uint64_t)pp) % (uint64_t)vp))
-                        continue;
-                    for (int ep = 1; ep <= dp * cp; ep++) {
-                        if ((dp * cp) % ep || (ep > 1 && (m->experts == 0 || m->experts % (uint64_t)ep)))
-                            continue;
-                        for (uint64_t mbs = 1; mbs <= 8; mbs *= 2) {
-                            pb_layout_t l;
-                            pb_layout_default(&l);
-                            l.size[PB_DIM_TP] = tp;
-                            l.size[PB_DIM_CP] = cp;
-                            l.size[PB_DIM_PP] = pp;
-                            l.size[PB_DIM_DP] = dp;
-                            l.size[PB_DIM_EP] = ep;
-                            l.vp = vp;
-                            l.sp = tp > 1;
-                            if (evaluate(m, c, cost, &l, mbs, out, err))
-                                return err->code;
-                        }
-                    }
-                }
+                int ns = splits(m, pp, ms);
+                for (int i = 0; i < ns; i++)
+                    if (inner(&ms[i], c, cost, tp, cp, pp, out, err))
+                        return err->code;
             }
         }
     }
@@ -125,10 +177,14 @@ void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
         snprintf(cp, sizeof cp, " cp %d", l->size[PB_DIM_CP]);
     if (l->size[PB_DIM_EP] > 1)
         snprintf(ep, sizeof ep, " ep %d", l->size[PB_DIM_EP]);
-    snprintf(buf, len, "tp %d%s, pp %d%s, dp %d%s%s, mbs %llu, %s, %s", l->size[PB_DIM_TP],
+    static const char *const zero[] = {"no opt-shard", "dist-opt", "zero 2", "zero 3"};
+    char ends[32] = "";
+    if (l->size[PB_DIM_PP] > 1 && e->pp_trim)
+        snprintf(ends, sizeof ends, ", ends -%llu", (unsigned long long)e->pp_trim);
+    snprintf(buf, len, "tp %d%s, pp %d%s, dp %d%s%s, mbs %llu, %s, %s%s%s%s", l->size[PB_DIM_TP],
              l->sp ? " sp" : "", l->size[PB_DIM_PP], vp, l->size[PB_DIM_DP], cp, ep,
-             (unsigned long long)e->mbs, pb_recomp_name(e->recomp),
-             e->zero ? "dist-opt" : "no opt-shard");
+             (unsigned long long)e->mbs, pb_recomp_name(e->recomp), zero[e->zero & 3],
+             e->flash ? "" : ", no-flash", e->tp_overlap > 0.0 ? ", tp-overlap" : "", ends);
 }
 
 void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *buf, size_t len)

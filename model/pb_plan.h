@@ -2,12 +2,17 @@
  * predicted step time.
  *
  * Enumerated: tp (powers of two dividing heads and KV heads, at most 64),
- * cp (1..16, powers of two), pp (divisors of layers + pp_trim), vp
- * (divisors of the layers per stage, at most 16; pp > 1), ep (MoE:
- * divisors of dp*cp and of the experts), dp what is left, micro-batch
- * (1, 2, 4, 8), recomputation (none, selective, full) and optimizer
- * sharding (none, distributed optimizer); sequence parallelism whenever
- * tp > 1 (it only saves memory: the same bytes on the wire).  Dropped: any
+ * cp (1..16, powers of two), pp (every count the layers split over,
+ * patterns/pb_stages.h), the stage split (the model's own, and for pp > 1
+ * also one layer fewer on the first and the last stage, the embedding and
+ * the loss counted as a layer each: Megatron's --account-for-embedding/
+ * loss-in-pipeline-split), vp (at most 16; pp > 1), ep (MoE: divisors of
+ * dp*cp and of the experts), dp what is left, micro-batch (1, 2, 4, 8),
+ * recomputation (none, selective, full), optimizer sharding (ZeRO 0, 1 =
+ * distributed optimizer, 2, 3), flash attention on and off, and for tp > 1
+ * TP communication overlap off and on (on: the --tp-overlap fraction
+ * given, else PB_PLAN_TP_OVERLAP); sequence parallelism whenever tp > 1
+ * (it only saves memory: the same bytes on the wire).  Dropped: any
  * layout pb_layout_check refuses, and any that does not fit the GPU's
  * usable memory.  The rest is ranked by pb_step_model's step time. */
 #ifndef PB_PLAN_H
@@ -18,9 +23,18 @@
 
 #include "pb_step.h"
 
+/* TP overlap "on" where no fraction is given: Transformer Engine's
+ * userbuffer overlaps hide the TP all-gathers and reduce-scatters behind
+ * the GEMMs but take 16 of an H100's 132 SMs from them while they run
+ * (shared/research/COMPUTE-AND-OVERLAP.md Sec. 4.4), counted here as
+ * 1 - 16/132 of the communication hidden. */
+#define PB_PLAN_TP_OVERLAP (1.0 - 16.0 / 132.0)
+
 typedef struct pb_plan_cfg {
     int gpus;
-    pb_step_cfg_t step; /* recomp and traffic.zero are searched over */
+    /* recomp, flash, tp_overlap and traffic.zero are searched over;
+     * step.tp_overlap > 0 is the fraction "on" means */
+    pb_step_cfg_t step;
 } pb_plan_cfg_t;
 
 typedef struct pb_plan_entry {
@@ -28,6 +42,9 @@ typedef struct pb_plan_entry {
     uint64_t mbs;
     pb_recomp_t recomp;
     int zero;
+    int flash;
+    double tp_overlap;
+    uint64_t pp_trim; /* the split: the model's own (its pp_trim), or 2 */
     pb_step_t st;
 } pb_plan_entry_t;
 
@@ -41,7 +58,8 @@ int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
             pb_plan_result_t *out, pb_err_t *err);
 void pb_plan_free(pb_plan_result_t *r);
 
-/* "tp 8 sp, pp 4 vp 2, dp 32, mbs 1, selective, dist-opt" */
+/* "tp 8 sp, pp 4 vp 2, dp 32, mbs 1, selective, zero 1" and what else
+ * differs from the plain case: "no-flash", "tp-overlap", "ends -1" */
 void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len);
 /* Why `worse` is slower than `better`: the part of the step that grew
  * most, in words ("bubble 18 % vs 9 %", "TP=16 crosses nodes"). */

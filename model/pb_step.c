@@ -1,5 +1,7 @@
 #include "pb_step.h"
 
+#include "../patterns/pb_stages.h"
+
 #include "pb_kernels.h"
 
 #include <math.h>
@@ -204,22 +206,29 @@ void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size
 }
 
 /* The busiest stage: the first (embedding), a middle one or the last
- * (logits and loss), each with its own layer count. */
+ * (logits and loss), each with its own layer count (patterns/pb_stages.h:
+ * pp_first/pp_last, or pp_trim). */
 static void busiest_stage(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
                           const pb_hw_t *hw, double rate, stage_t *st)
 {
     int pp = l->size[PB_DIM_PP];
-    double L = (double)pb_traffic_stage_layers(m, l);
-    double trim_each = pp > 1 ? (double)m->pp_trim / 2.0 : 0.0;
+    pb_stages_t sp;
+    pb_err_t ignore;
+    if (pb_stages_split(m, pp, 1, &sp, &ignore) != PB_OK) /* checked with the layout */
+        sp.first = sp.mid = sp.last = pb_traffic_stage_layers(m, l);
     if (pp == 1) {
-        stage_time(m, l, c, hw, rate, L, 1, 1, st);
+        stage_time(m, l, c, hw, rate, (double)sp.first, 1, 1, st);
         return;
     }
-    stage_t a, b, d;
-    stage_time(m, l, c, hw, rate, L - trim_each, 1, 0, &a);
-    stage_time(m, l, c, hw, rate, L, 0, 0, &b);
-    stage_time(m, l, c, hw, rate, L - trim_each, 0, 1, &d);
-    *st = a.mb > b.mb ? a : b;
+    /* on a tie a middle stage, then the first, is the one named */
+    stage_t a, d;
+    stage_time(m, l, c, hw, rate, (double)sp.first, 1, 0, &a);
+    stage_time(m, l, c, hw, rate, (double)sp.last, 0, 1, &d);
+    if (pp > 2)
+        stage_time(m, l, c, hw, rate, (double)sp.mid, 0, 0, st);
+    else
+        *st = a;
+    *st = a.mb > st->mb ? a : *st;
     *st = d.mb > st->mb ? d : *st;
 }
 

@@ -1,5 +1,7 @@
 #include "pb_layout.h"
 
+#include "pb_stages.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -95,12 +97,9 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
                           ULL(m->kv_heads), tp);
     if (l->vp > 1 && pp < 2)
         return pb_err_set(err, PB_EINPUT, "--vp %d (interleaving) needs --pp above 1", l->vp);
-    uint64_t chunks = (uint64_t)pp * (uint64_t)l->vp;
-    uint64_t trim = pp > 1 ? m->pp_trim : 0;
-    if ((m->layers + trim) % chunks != 0)
-        return pb_err_set(err, PB_EINPUT,
-                          "layers %llu%s are not divisible by pp x vp = %llu", ULL(m->layers),
-                          trim ? " (+ pp_trim)" : "", ULL(chunks));
+    pb_stages_t st; /* every stage's layers divide as Megatron requires */
+    if (pb_stages_split(m, pp, l->vp, &st, err) != PB_OK)
+        return err->code;
     if (cp > 1 && m->seq % (2 * (uint64_t)cp) != 0)
         return pb_err_set(err, PB_EINPUT,
                           "sequence %llu is not divisible by 2 x cp = %d (load-balanced context chunks)",

@@ -12,7 +12,7 @@ enum act {
     A_FLAGKV,   /* flag -> model key = fixed value */
     A_TP, A_CP, A_EP, A_PP, A_VP, A_VP_LAYERS,
     A_SP, A_RECOMP_GRAN, A_RECOMP_ACT, A_DISTOPT, A_FLASH, A_GQA, A_GRAD_FP32,
-    A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_COMM_OVERLAP,
+    A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_COMM_OVERLAP, A_ACCOUNT_EMB, A_ACCOUNT_LOSS,
     A_QUIET_V, A_QUIET_F, /* known, no effect on the traffic */
     A_NOCP_V, A_NOCP_F    /* known, change the traffic, no parbench counterpart */
 };
@@ -48,12 +48,15 @@ static const struct arg {
     {"moe-shared-expert-intermediate-size", A_NOCP_V, NULL},
     {"moe-token-dispatcher-type", A_NOCP_V, NULL}, {"moe-router-load-balancing-type", A_NOCP_V, NULL},
     {"moe-expert-capacity-factor", A_NOCP_V, NULL},
-    {"decoder-first-pipeline-num-layers", A_NOCP_V, NULL},
-    {"decoder-last-pipeline-num-layers", A_NOCP_V, NULL},
+    {"decoder-first-pipeline-num-layers", A_KV, "pp_first"},
+    {"decoder-last-pipeline-num-layers", A_KV, "pp_last"},
     {"ddp-bucket-size", A_NOCP_V, NULL},        {"num-distributed-optimizer-instances", A_NOCP_V, NULL},
     {"fp8-format", A_NOCP_V, NULL},             {"multi-latent-attention", A_NOCP_F, NULL},
-    {"use-torch-fsdp2", A_NOCP_F, NULL},        {"account-for-embedding-in-pipeline-split", A_NOCP_F, NULL},
-    {"account-for-loss-in-pipeline-split", A_NOCP_F, NULL},
+    {"use-torch-fsdp2", A_NOCP_F, NULL},
+    /* the embedding and the loss count as a layer in the split: one layer
+     * fewer in the first (last) model chunk, parbench's pp_trim */
+    {"account-for-embedding-in-pipeline-split", A_ACCOUNT_EMB, NULL},
+    {"account-for-loss-in-pipeline-split", A_ACCOUNT_LOSS, NULL},
     {"moe-grouped-gemm", A_QUIET_F, NULL},
     /* no effect on the traffic (or already parbench's assumption) */
     {"max-position-embeddings", A_QUIET_V, NULL}, {"train-iters", A_QUIET_V, NULL},
@@ -166,6 +169,8 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
     case A_GRAD_FP32: snprintf(m->grad_dtype, sizeof m->grad_dtype, "fp32"); return PB_OK;
     case A_OVERLAP_GRAD: m->overlap_grad = 1; return PB_OK;
     case A_OVERLAP_PARAM: m->overlap_param = 1; return PB_OK;
+    case A_ACCOUNT_EMB: m->account |= 1; return PB_OK;
+    case A_ACCOUNT_LOSS: m->account |= 2; return PB_OK;
     case A_TP_COMM_OVERLAP:
         m->tp_comm_overlap = 1;
         list_add(m->no_counterpart, sizeof m->no_counterpart,
@@ -203,6 +208,15 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
     }
     if (get_kv(m, "experts") == NULL && hidden)
         put_kv(m, "experts", "0"), put_kv(m, "topk", "0");
+    /* pp_trim takes ceil(N/2) from the first stage: N = 1 is the embedding
+     * alone; the loss alone has no counterpart */
+    if (m->account == 3)
+        put_kv(m, "pp_trim", "2");
+    else if (m->account == 1)
+        put_kv(m, "pp_trim", "1");
+    else if (m->account == 2)
+        list_add(m->no_counterpart, sizeof m->no_counterpart,
+                 "account-for-loss-in-pipeline-split without the embedding's");
     const char *dt = get_kv(m, "dtype");
     if (m->grad_dtype[0] == '\0' && dt) /* grads reduced in the parameters' type */
         snprintf(m->grad_dtype, sizeof m->grad_dtype, "%s", dt);

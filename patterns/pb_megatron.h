@@ -37,6 +37,7 @@ typedef struct pb_megatron {
     int dist_opt;    /* --use-distributed-optimizer */
     int flash;       /* --use-flash-attn */
     int overlap_grad, overlap_param, tp_comm_overlap;
+    int account;     /* --account-for-{embedding (1), loss (2)}-in-pipeline-split */
     char grad_dtype[8]; /* "" unsaid, "bf16", "fp16" or "fp32" */
     int gpus, gpus_per_node; /* from torchrun's --nnodes x --nproc_per_node */
     int found_cmd;   /* a pretrain_*.py word was found */

@@ -13,13 +13,13 @@ static const pb_model_t presets[] = {
      * 2.1: 96 layers, d_model 12288, 96 heads of 128, d_ff = 4 d_model,
      * context 2048, batch 3.2M tokens = 1536 sequences; GPT-2 BPE vocab
      * 50257; trained in fp16 (Sec. 2.3). */
-    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, 2048, 1, 1536, PB_F16, 0, 0, 0, 1, 0, 0, 0},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, 2048, 1, 1536, PB_F16, 0, 0, 0, 1, 0, 0, 0, 0, 0},
     /* Touvron et al. 2023, "Llama 2", Table 1 and the released config.json:
      * 32 layers, 4096, 32 heads, FFN 11008 (SwiGLU), vocab 32000, context
      * 4096, batch 4M tokens = 1024 sequences. */
-    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     /* Llama 2 70B: 80 layers, 8192, 64 heads, 8 KV heads (GQA), FFN 28672. */
-    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     /* Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3: 8B has 32
      * layers, 4096, 32 heads, 8 KV heads, FFN 14336, vocab 128256; 70B has
      * 80 layers, 8192, 64 heads, 8 KV heads, FFN 28672; 405B has 126
@@ -28,15 +28,15 @@ static const pb_model_t presets[] = {
      * (Sec. 3.4.1); the 8B and 70B batches are not published, 2048 is
      * assumed.  Sec. 3.3.2: the 405B pipeline has one layer fewer on its
      * first and last stage (pp_trim 2). */
-    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0},
-    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0,
-     2, 0},
+     2, 0, 0, 0},
     /* Jiang et al. 2024, "Mixtral of Experts", Table 1: 32 layers, 4096,
      * 32 heads, 8 KV heads, expert FFN 14336, vocab 32000, 8 experts, top
      * 2, every layer MoE.  Training sequence and batch are not published:
      * 4096 and 1024 are assumed. */
-    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 1024, PB_BF16, 1, 8, 2, 1, 0, 0, 0},
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 1024, PB_BF16, 1, 8, 2, 1, 0, 0, 0, 0, 0},
     /* DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", Sec. 4.2: 61
      * layers, hidden 7168, 128 heads, dense FFN 18432, 256 routed experts
      * of 2048, top 8, vocab 129280, sequence 4096, batch up to 15360.
@@ -44,13 +44,13 @@ static const pb_model_t presets[] = {
      * shared expert and the first 3 dense layers are left out (every
      * layer is MoE). */
     {"deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096, 1, 15360, PB_BF16, 1, 256, 8, 1,
-     2048, 0, 0},
+     2048, 0, 0, 0, 0},
     /* The 70B example of DESIGN.md: 80 layers, hidden 8192, sequence 4096;
      * heads, FFN and vocab as Llama 2 70B; batch 1024 as Llama 2. */
-    {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0},
+    {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     /* A small model for runs on a few ranks (the default): GPT-style, 4
      * layers of 1024, sequence 512, vocab 32000. */
-    {"tiny", 4, 1024, 16, 16, 4096, 32000, 512, 1, 0, PB_BF16, 0, 0, 0, 1, 0, 0, 0},
+    {"tiny", 4, 1024, 16, 16, 4096, 32000, 512, 1, 0, PB_BF16, 0, 0, 0, 1, 0, 0, 0, 0, 0},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -124,6 +124,8 @@ int pb_model_set(pb_model_t *m, const char *key, const char *v, pb_err_t *err)
         {"moe_ffn", offsetof(pb_model_t, moe_ffn), 0},
         {"pp_trim", offsetof(pb_model_t, pp_trim), 0},
         {"head_dim", offsetof(pb_model_t, head_dim), 0},
+        {"pp_first", offsetof(pb_model_t, pp_first), 0},
+        {"pp_last", offsetof(pb_model_t, pp_last), 0},
     };
     if (key_eq(key, "dtype")) {
         if (pb_pat_dtype_parse(v, &m->dtype) != 0)

@@ -34,6 +34,10 @@ typedef struct pb_model {
     /* width of one attention head; 0 = hidden / heads.  Qwen3 235B-A22B:
      * 64 heads of 128 on a hidden of 4096 (its config.json) */
     uint64_t head_dim;
+    /* Layers on the first and the last pipeline stage (Megatron's
+     * --decoder-first/last-pipeline-num-layers); 0: as the stages between,
+     * which share the rest evenly (patterns/pb_stages.h). */
+    uint64_t pp_first, pp_last;
 } pb_model_t;
 
 /* Known presets, by name (NULL after the last). */
@@ -43,7 +47,8 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 
 /* Sets one field by its name (as in a model file: layers, hidden (or
  * size), heads, kv_heads (or kv-heads), ffn, vocab, seq, mbs, gbs, dtype,
- * gated, experts, topk, moe_every, moe_ffn, pp_trim, head_dim).  PB_EINPUT: "unknown
+ * gated, experts, topk, moe_every, moe_ffn, pp_trim, head_dim, pp_first,
+ * pp_last).  PB_EINPUT: "unknown
  * key 'x'" or "bad value 'v' for key: ...", without any location; callers
  * add the file and line or the flag. */
 int pb_model_set(pb_model_t *m, const char *key, const char *value, pb_err_t *err);

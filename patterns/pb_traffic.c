@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_stages.h"
 #include "pb_traffic_priv.h"
 
 void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
@@ -63,8 +64,13 @@ uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l)
 
 uint64_t pb_traffic_stage_layers(const pb_model_t *m, const pb_layout_t *l)
 {
-    uint64_t pp = (uint64_t)l->size[PB_DIM_PP];
-    return pp > 1 ? (m->layers + m->pp_trim) / pp : m->layers;
+    pb_stages_t st;
+    pb_err_t ignore;
+    /* a layout that passed pb_layout_check splits; anything else counts
+     * the even share */
+    if (pb_stages_split(m, l->size[PB_DIM_PP], 1, &st, &ignore) != PB_OK)
+        return m->layers / (uint64_t)l->size[PB_DIM_PP];
+    return pb_stages_max(&st);
 }
 
 int pb_traffic_gen(const pb_model_t *m, const pb_layout_t *l, const pb_traffic_cfg_t *cfg,
