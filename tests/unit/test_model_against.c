@@ -20,12 +20,13 @@ static void published(void)
     printf("within %d of %d, mean %.3f max %.3f\n", s.within, s.runs, s.mean_abs, s.max_abs);
     CHECK(s.runs == 29);      /* the file's rows */
     CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
-    /* the accuracy reached when this test was written: 22 of 29 within
-     * +-10 %, mean absolute error 10.2 %, max 58.6 % (the MoE run whose
-     * DeepEP dispatch crosses 4 nodes) */
-    CHECK(s.within >= 22);
-    CHECK(s.mean_abs <= 0.11);
-    CHECK(s.max_abs <= 0.60);
+    /* the accuracy reached when this test was last updated: 23 of 29
+     * within +-10 %, mean absolute error 8.2 %, max 35.8 % (Qwen3-235B
+     * at TP 4, EP 8; the EP 32 run whose DeepEP dispatch crosses 4 nodes
+     * was +58.6 % before the node-deduplicated dispatch, now +1.5 %) */
+    CHECK(s.within >= 23);
+    CHECK(s.mean_abs <= 0.085);
+    CHECK(s.max_abs <= 0.36);
 }
 
 /* one bad row: refused with the file and line, nothing predicted */
