@@ -65,9 +65,35 @@ static void bad_rows(void)
     }
 }
 
+/* the optional dispatcher column: a name it does not know is refused
+ * with the file and line; a row without the column takes the default */
+static void dispatcher_column(void)
+{
+    static const char text[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "dispatcher,metric,value,flops,source\n"
+        "x,h100,16,4,1024,16,16,0,4096,32000,0,8,2,1024,512,1,16,1,1,16,1,16,0,1,0,0,none,0,1,g,"
+        "allgather,step_s,1,none,s\n";
+    char path[] = "/tmp/pb_against_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    pb_against_sum_t s;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "allgather") != NULL);
+    printf("refused: %s\n", err.msg);
+    unlink(path);
+}
+
 int main(void)
 {
     published();
     bad_rows();
+    dispatcher_column();
     PB_TEST_END("model_against");
 }
