@@ -22,6 +22,7 @@ typedef struct state {
     const char *path;
     FILE *out;
     int map[C_COUNT];
+    int disp_col; /* the optional "dispatcher" column, -1 when absent */
     int header;
     pb_against_sum_t *sum;
     double abs_sum;
@@ -117,6 +118,13 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: recompute '%s' is none of none, selective, full",
                           s->path, line, rec->field[s->map[C_RECOMP]]);
     c.traffic.zero = (int)d[7];
+    /* dispatcher (optional column): alltoall or flex (DeepEP); empty or
+     * absent: auto, by whether the EP group spans nodes (pb_ep_cost.h) */
+    if (s->disp_col >= 0 && (size_t)s->disp_col < rec->nfields &&
+        pb_ep_disp_parse(rec->field[s->disp_col], &c.ep_disp) != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: dispatcher '%s' is none of alltoall, flex, auto or empty",
+                          s->path, line, rec->field[s->disp_col]);
     /* overlap: the letters of what the run overlapped - g gradient
      * reduction, t TP backward collectives, p interleaved send/recv;
      * "-" none */
@@ -166,6 +174,7 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
             if ((s->map[i] = pb_csv_rec_find(rec, cols[i])) < 0)
                 return pb_err_set(err, PB_EINPUT, "%s:%zu: no '%s' column", s->path, line,
                                   cols[i]);
+        s->disp_col = pb_csv_rec_find(rec, "dispatcher");
         s->header = 1;
         return PB_OK;
     }

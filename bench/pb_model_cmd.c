@@ -146,6 +146,9 @@ static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t 
     e->step.traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
     e->step.traffic.zero = t->zero;
     e->step.traffic.imbalance = t->imbalance;
+    if (h->ep_dispatcher && pb_ep_disp_parse(h->ep_dispatcher, &e->step.ep_disp) != 0)
+        return pb_err_set(err, PB_EINPUT, "--ep-dispatcher takes alltoall, flex or auto, not '%s'",
+                          h->ep_dispatcher);
     if (t->grad_dtype && pb_pat_dtype_parse(t->grad_dtype, &e->step.traffic.grad_dtype) != 0)
         return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
                           t->grad_dtype);
@@ -236,8 +239,13 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
     printf("groups:");
     for (int k = 0; k < PB_GK_COUNT; k++) {
         int n = pb_layout_group_size(l, (pb_gkind_t)k);
-        if (n > 1)
-            printf(" %s %d %s;", kinds[k], n, st->net[k] ? "across nodes" : "within a node");
+        if (n <= 1)
+            continue;
+        printf(" %s %d %s", kinds[k], n, st->net[k] ? "across nodes" : "within a node");
+        if (k == PB_GK_EP) /* the dispatcher its all-to-alls are costed as */
+            printf(" (%s dispatcher)",
+                   pb_ep_disp_name(pb_ep_disp_resolve(e->step.ep_disp, st->net[k])));
+        printf(";");
     }
     printf("\n\n%-10s %12s %9s %16s\n", "part", "seconds", "% step", "before overlap");
     for (int p = 0; p < PB_PART_COUNT; p++) {

@@ -224,6 +224,11 @@ static const pb_opt_spec_t predict_specs[] = {
      "count half the attention scores (causal masking skipped)", NULL, NULL},
     {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
      "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
+    {"ep-dispatcher", 0, "D", pb_opt_str, OFF(predict.ep_dispatcher), 0,
+     "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
+     "crosses the network once per node) or auto (default:\n"
+     "flex when the EP group spans nodes)",
+     "alltoall flex auto", NULL},
     {"tflops", 0, "X", pb_opt_pos, OFF(predict.tflops), 0,
      "compute rate per GPU instead (step: the stand-in's rate,\n"
      "default 156: an A100's 312 dense bf16 at the model's 0.5\n"
@@ -233,4 +238,4 @@ static const pb_opt_spec_t predict_specs[] = {
 const pb_opt_group_t pb_grp_predict = {
     "hardware and compute:", predict_specs, NSPECS(predict_specs),
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
-    "--causal, --tp-overlap and --tflops belong to parbench model and plan"};
+    "--causal, --tp-overlap, --ep-dispatcher and --tflops belong to parbench model and plan"};

@@ -185,6 +185,7 @@ typedef struct pb_predict_opts {
     int causal;           /* --causal: count half the attention scores */
     double tp_overlap;    /* --tp-overlap F */
     double tflops;        /* --tflops: compute rate override */
+    const char *ep_dispatcher; /* --ep-dispatcher: alltoall, flex or auto */
 } pb_predict_opts_t;
 
 /* ---- each command's own options ---- */

@@ -19,6 +19,13 @@
 /* Weight-gradient GEMMs accumulate into the fp32 main gradient: 0.02 -
  * 0.05 below fprop (SimuMax NT vs TN, 1.5); the middle is used. */
 #define PB_WGRAD_EFF 0.96
+/* Token permutation is a row gather / scatter by routing index: it
+ * reaches a lower share of HBM bandwidth than a streaming kernel.
+ * SimuMax's measured bandwidth factors (COMPUTE-AND-OVERLAP.md 3.1):
+ * permute 0.50 of peak on B200 (Transformer Engine's fused permute),
+ * 0.19 on A100 PCIe, against 0.67 / 0.91 for their default kernels; the
+ * fused kernel's 0.50 is used on every GPU. */
+#define PB_PERMUTE_HBM 0.50
 /* Launch and synchronisation floor of a kernel: a few microseconds each
  * (COMPUTE-AND-OVERLAP.md 3.1, "budget a few us per kernel launch"). */
 #define PB_KERNEL_US 4.0
@@ -75,6 +82,30 @@ double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch)
 double pb_membound_s(const pb_hw_t *hw, double bytes)
 {
     return bytes / (hw->hbm_tbps * 1e12 * hw->hbm_eff) + PB_KERNEL_US * 1e-6;
+}
+
+int pb_moe_permute_passes(pb_ep_disp_t disp, int local_experts)
+{
+    /* Megatron-Core: the alltoall dispatcher permutes globally (by
+     * destination) before the all-to-all and sorts the received chunks by
+     * local expert after it; DeepEP's dispatch kernel does the global
+     * permute itself and leaves the one local permute ("Optimizing
+     * DeepSeek-V3 Training Performance on GB200 NVL72", Megatron-LM docs,
+     * 2.1.1).  With one expert per rank there is no local sort (MoE
+     * README: with EP = experts "the local token permutation/un-
+     * permutation for experts computation are omitted"). */
+    int local = local_experts > 1;
+    return disp == PB_EP_DISP_FLEX ? 1 : 1 + local;
+}
+
+double pb_moe_permute_s(const pb_hw_t *hw, double copies_x_h, int passes)
+{
+    if (passes <= 0 || copies_x_h <= 0)
+        return 0.0;
+    /* permute + unpermute per pass, 4 bytes (bf16 read and write) per
+     * element, at the gather/scatter's own HBM efficiency */
+    double bytes = 2.0 * 4.0 * copies_x_h * passes;
+    return passes * 2.0 * PB_KERNEL_US * 1e-6 + bytes / (hw->hbm_tbps * 1e12 * PB_PERMUTE_HBM);
 }
 
 /* forward + dgrad + wgrad of a linear layer y[M,N] = x[M,K] w[K,N] */
@@ -161,11 +192,12 @@ void pb_kern_layer(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *
         add_lin(o, linear(hw, per_expert, e_up, h, local, PB_GROUPED_EFF));
         add_lin(o, linear(hw, per_expert, h, ffn / etp, local, PB_GROUPED_EFF));
         act_elems = T * k * ffn / tp;
-        /* permute and unpermute: each routed token's h bf16 values read
-         * and written, forward and backward */
-        double perm = 2.0 * 4.0 * T * k * h / (c->sp ? tp : 1.0);
-        o->fwd += pb_membound_s(hw, perm);
-        o->bwd += pb_membound_s(hw, perm);
+        /* permute and unpermute, forward and backward: each pass reads
+         * and writes every routed copy's h bf16 values (pb_moe_permute_s) */
+        double perm = pb_moe_permute_s(hw, T * k / (c->sp ? tp : 1.0) * h,
+                                       pb_moe_permute_passes(c->disp, (int)local));
+        o->fwd += perm;
+        o->bwd += perm;
     }
     /* memory-bound kernels, bytes per element (COMPUTE-AND-OVERLAP.md
      * 3.2): two norms 4 fwd / 6 bwd, two bias-dropout-residual 7 / 5 on

@@ -17,12 +17,14 @@
 
 #include "../patterns/pb_model.h"
 #include "pb_flops.h"
+#include "pb_ep_cost.h"
 #include "pb_hw.h"
 
 typedef struct pb_kern_cfg {
     int tp, cp, sp, ep, etp; /* etp: the experts' tensor parallelism */
     int flash, causal;
     pb_recomp_t recomp;
+    pb_ep_disp_t disp; /* resolved: alltoall or flex (its permutes differ) */
 } pb_kern_cfg_t;
 
 /* seconds on one GPU, one micro-batch of one layer */
@@ -45,6 +47,14 @@ double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K);
 double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch);
 /* seconds to move `bytes` through HBM in a memory-bound kernel */
 double pb_membound_s(const pb_hw_t *hw, double bytes);
+
+/* Permute passes of an MoE layer (each a permute before the experts and
+ * its unpermute after): alltoall 1 global + 1 local (none with one
+ * local expert), flex (DeepEP) 1 local. */
+int pb_moe_permute_passes(pb_ep_disp_t disp, int local_experts);
+/* seconds for `passes` permute + unpermute pairs over copies_x_h routed
+ * token values (bf16), one direction (forward or backward) */
+double pb_moe_permute_s(const pb_hw_t *hw, double copies_x_h, int passes);
 
 void pb_kern_layer(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *c, int moe,
                    pb_layer_time_t *out);

@@ -60,6 +60,13 @@ static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
     return (int)in;
 }
 
+/* the MoE dispatcher the step runs: the configured one, or by where the
+ * EP group lies (pb_ep_cost.h) */
+static pb_ep_disp_t ep_dispatcher(const pb_layout_t *l, const pb_step_cfg_t *c)
+{
+    return pb_ep_disp_resolve(c->ep_disp, pb_step_group_net(l, PB_GK_EP, c->gpus_per_node));
+}
+
 /* one micro-batch on a stage: forward, backward with recomputation,
  * the attention core's and the weight-gradient GEMMs' share of it */
 typedef struct stage {
@@ -100,7 +107,8 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
         return;
     }
     pb_kern_cfg_t kc = {l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->sp, l->size[PB_DIM_EP],
-                        pb_layout_etp(l), c->flash, c->causal, c->recomp};
+                        pb_layout_etp(l), c->flash, c->causal, c->recomp,
+                        ep_dispatcher(l, c)};
     pb_layer_time_t t;
     pb_kern_layer(m, hw, &kc, 0, &t);
     stage_add(out, &t, layers * (1.0 - moe_frac));
@@ -259,8 +267,8 @@ static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, doubl
 }
 
 /* One op's seconds per step into its strategy's total and its window. */
-static void add_op(const pb_layout_t *l, const pb_step_cfg_t *c, const pb_cost_t *cost,
-                   const pb_pat_op_t *o, pb_step_t *out, comm_sums_t *s)
+static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                   const pb_cost_t *cost, const pb_pat_op_t *o, pb_step_t *out, comm_sums_t *s)
 {
     pb_cost_src_t src;
     /* Megatron's pipeline sends 1/tp per TP rank with or without SP (the
@@ -275,7 +283,17 @@ static void add_op(const pb_layout_t *l, const pb_step_cfg_t *c, const pb_cost_t
     }
     double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
                               o->bytes, o->imbalance, &src) * 1e-6;
-    if (src.cal == PB_CAL_PRESET && out->net[o->group])
+    pb_ep_disp_t disp = ep_dispatcher(l, c);
+    if (o->strategy == PB_STRAT_EP && out->net[o->group] &&
+        (src.cal == PB_CAL_PRESET || disp == PB_EP_DISP_FLEX)) {
+        /* EP across nodes: the dispatcher's own path (pb_ep_cost.h);
+         * a measured all-to-all does not stand for DeepEP's kernels */
+        memset(&src, 0, sizeof src);
+        src.cal = PB_CAL_PRESET;
+        t = pb_ep_net_us(cost->hw, disp, o->group_size,
+                         group_per_node(l, o->group, c->gpus_per_node), (int)m->experts,
+                         (int)m->topk, o->bytes, o->imbalance) * 1e-6;
+    } else if (src.cal == PB_CAL_PRESET && out->net[o->group])
         t = pb_cost_preset_rail_us(cost->hw, o->coll, o->group_size,
                                    group_per_node(l, o->group, c->gpus_per_node), o->bytes,
                                    o->imbalance) * 1e-6;
@@ -315,7 +333,7 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
     for (size_t i = 0; i < ops.n; i++)
-        add_op(l, c, cost, &ops.ops[i], out, s);
+        add_op(m, l, c, cost, &ops.ops[i], out, s);
     pb_op_list_free(&ops);
     return PB_OK;
 }

@@ -34,6 +34,7 @@
 #include "../patterns/pb_model.h"
 #include "../patterns/pb_traffic.h"
 #include "pb_cost.h"
+#include "pb_ep_cost.h"
 #include "pb_flops.h"
 #include "pb_memory.h"
 
@@ -54,6 +55,9 @@ typedef struct pb_step_cfg {
      * interleaved pipelines' send/recv beside compute
      * (--overlap-p2p-communication). */
     int overlap_grad, overlap_tp_bwd, overlap_p2p;
+    /* MoE token dispatcher (pb_ep_cost.h): AUTO (default) is DeepEP's
+     * flex dispatcher when the EP group spans nodes, alltoall within one */
+    pb_ep_disp_t ep_disp;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);

@@ -20,12 +20,13 @@ static void published(void)
     printf("within %d of %d, mean %.3f max %.3f\n", s.within, s.runs, s.mean_abs, s.max_abs);
     CHECK(s.runs == 29);      /* the file's rows */
     CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
-    /* the accuracy reached when this test was written: 22 of 29 within
-     * +-10 %, mean absolute error 10.2 %, max 58.6 % (the MoE run whose
-     * DeepEP dispatch crosses 4 nodes) */
-    CHECK(s.within >= 22);
-    CHECK(s.mean_abs <= 0.11);
-    CHECK(s.max_abs <= 0.60);
+    /* the accuracy reached when this test was last updated: 23 of 29
+     * within +-10 %, mean absolute error 8.2 %, max 35.8 % (Qwen3-235B
+     * at TP 4, EP 8; the EP 32 run whose DeepEP dispatch crosses 4 nodes
+     * was +58.6 % before the node-deduplicated dispatch, now +1.5 %) */
+    CHECK(s.within >= 23);
+    CHECK(s.mean_abs <= 0.085);
+    CHECK(s.max_abs <= 0.36);
 }
 
 /* one bad row: refused with the file and line, nothing predicted */
@@ -64,9 +65,35 @@ static void bad_rows(void)
     }
 }
 
+/* the optional dispatcher column: a name it does not know is refused
+ * with the file and line; a row without the column takes the default */
+static void dispatcher_column(void)
+{
+    static const char text[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "dispatcher,metric,value,flops,source\n"
+        "x,h100,16,4,1024,16,16,0,4096,32000,0,8,2,1024,512,1,16,1,1,16,1,16,0,1,0,0,none,0,1,g,"
+        "allgather,step_s,1,none,s\n";
+    char path[] = "/tmp/pb_against_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    pb_against_sum_t s;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "allgather") != NULL);
+    printf("refused: %s\n", err.msg);
+    unlink(path);
+}
+
 int main(void)
 {
     published();
     bad_rows();
+    dispatcher_column();
     PB_TEST_END("model_against");
 }
