@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/pb_gemm_fit.h"
 #include "../model/pb_plan.h"
 #include "../patterns/pb_stages.h"
 #include "pb_against.h"
@@ -97,7 +98,7 @@ typedef struct env {
     pb_calib_t calib;
     int have_calib;
     pb_step_cfg_t step;
-    char rate_src[128];
+    char rate_src[256];
 } env_t;
 
 static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t *e, pb_err_t *err)
@@ -155,30 +156,67 @@ static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t 
     return PB_OK;
 }
 
-/* model and plan: the compute rate, from --tflops, else --gemm-csv's
- * GEMM rows, else the hardware's peak x achievable */
+/* --gemm-csv: the shapes of parbench gemm's bf16 rows (their label
+ * starts "M=.. N=.. K=..") with the rates measured */
+static int gemm_rows(const char *path, pb_gemm_meas_t **out, size_t *n, pb_err_t *err)
+{
+    pb_result_t *rows = NULL;
+    size_t nr = 0;
+    *out = NULL;
+    *n = 0;
+    if (pb_meas_read_files(&path, 1, &rows, &nr, err))
+        return err->code;
+    pb_gemm_meas_t *g = malloc((nr ? nr : 1) * sizeof *g);
+    if (g == NULL) {
+        free(rows);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", path);
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const pb_result_t *r = &rows[i];
+        unsigned long long m, nn, k;
+        if (strcmp(r->pattern, "gemm") != 0 || strcmp(r->dtype, "bfloat16") != 0 ||
+            !(r->tflops > 0) || sscanf(r->label, "M=%llu N=%llu K=%llu", &m, &nn, &k) != 3)
+            continue;
+        g[*n] = (pb_gemm_meas_t){(double)m, (double)nn, (double)k, r->tflops};
+        (*n)++;
+    }
+    free(rows);
+    if (*n == 0) {
+        free(g);
+        return pb_err_set(err, PB_EINPUT, "%s has no bf16 parbench gemm rows", path);
+    }
+    *out = g;
+    return PB_OK;
+}
+
+/* model and plan: the compute rate, from --tflops (flat), else the kernel
+ * model, its GEMM share fitted to --gemm-csv's rows where given */
 static int env_rate(const pb_predict_opts_t *h, env_t *e, pb_err_t *err)
 {
-    double peak = e->hw.bf16_tflops;
-    (void)peak;
     snprintf(e->rate_src, sizeof e->rate_src,
              "kernel by kernel: GEMM efficiency, attention, memory-bound kernels");
     if (h->tflops > 0) {
         e->step.compute_tflops = h->tflops;
         snprintf(e->rate_src, sizeof e->rate_src, "--tflops");
     } else if (h->gemm_csv) {
-        pb_result_t *rows = NULL;
-        size_t n = 0, ng = 0;
-        if (pb_meas_read_files(&h->gemm_csv, 1, &rows, &n, err))
+        pb_gemm_meas_t *rows;
+        size_t n;
+        if (gemm_rows(h->gemm_csv, &rows, &n, err) != PB_OK)
             return err->code;
-        double g = pb_meas_gemm_tflops(rows, n, &ng);
+        pb_gemm_fit_t fit;
+        pb_gemm_fit(&e->hw, rows, n, &fit);
         free(rows);
-        if (ng == 0)
-            return pb_err_set(err, PB_EINPUT, "%s has no parbench gemm rows", h->gemm_csv);
-        e->step.compute_tflops = g * e->hw.achievable / PB_GEMM_PEAK_SHARE;
+        if (fit.used == 0)
+            return pb_err_set(err, PB_EINPUT,
+                              "%s: every GEMM row is bound by HBM, none measures the GEMM rate "
+                              "(measure larger shapes)",
+                              h->gemm_csv);
         snprintf(e->rate_src, sizeof e->rate_src,
-                 "%zu GEMM rows: %.1f TFLOP/s x %.2f / %.2f (layer share)", ng, g,
-                 e->hw.achievable, PB_GEMM_PEAK_SHARE);
+                 "kernel by kernel, the GEMM share fitted to %zu measured GEMM%s: %.3f of the "
+                 "peak at the best shape (preset %.3f)%s",
+                 fit.used, fit.used == 1 ? "" : "s", fit.gemm_eff, e->hw.gemm_eff,
+                 fit.above ? "; some rows beat the model's best, taken as 1" : "");
+        e->hw.gemm_eff = fit.gemm_eff;
     }
     return PB_OK;
 }

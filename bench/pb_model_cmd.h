@@ -29,11 +29,5 @@ int pb_model_predict(const pb_model_t *m, const pb_layout_t *l, const pb_predict
                      const pb_train_opts_t *train, double tflops, pb_step_t *out,
                      int *calibrated, pb_err_t *err);
 
-/* A large GEMM's share of the dense peak that the presets' achievable
- * fraction assumes (cuBLAS bf16 on A100 reaches about 250 of 312
- * TFLOP/s): measured GEMM rows set the compute rate to
- * measured x achievable / PB_GEMM_PEAK_SHARE, keeping the non-GEMM
- * share of a layer (attention, norms, element-wise) of the preset. */
-#define PB_GEMM_PEAK_SHARE 0.80
 
 #endif

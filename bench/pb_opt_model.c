@@ -212,7 +212,8 @@ static const pb_opt_spec_t predict_specs[] = {
     {"calib", 0, "FILE", pb_opt_str, OFF(predict.calib), 0, "parbench calibrate's CSV", "@file",
      NULL},
     {"gemm-csv", 0, "FILE", pb_opt_str, OFF(predict.gemm_csv), 0,
-     "parbench gemm rows: their GEMM rate sets the compute rate", "@file", NULL},
+     "parbench gemm rows measured on your GPU: they calibrate the\n"
+     "GEMM efficiency of the kernel model", "@file", NULL},
     {"selective", 0, NULL, pb_opt_flag, OFF(predict.selective), 0,
      "selective activation recomputation (--recompute: full)", NULL, NULL},
     {"flash", 0, NULL, pb_opt_flag, OFF(predict.flash), 0,

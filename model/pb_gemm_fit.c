@@ -1,0 +1,68 @@
+#include "pb_gemm_fit.h"
+
+#include <stdlib.h>
+
+#include "pb_kernels.h"
+
+static double model_s(const pb_hw_t *hw, double share, const pb_gemm_meas_t *r)
+{
+    pb_hw_t h = *hw;
+    h.gemm_eff = share;
+    return pb_gemm_s(&h, r->m, r->n, r->k, 1.0);
+}
+
+double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
+{
+    if (!(r->tflops > 0) || r->m < 1 || r->n < 1 || r->k < 1)
+        return -1.0;
+    double t = 2.0 * r->m * r->n * r->k / (r->tflops * 1e12);
+    /* floor-bound even at a poor share: the share cannot be read here */
+    if (model_s(hw, 0.25, r) <= model_s(hw, 1.0, r) * (1.0 + 1e-9))
+        return -1.0;
+    if (model_s(hw, 1.0, r) >= t)
+        return 1.0; /* faster than the model allows: the best it can say */
+    /* pb_gemm_s falls as the share grows (until the floor): bisect */
+    double lo = 1e-3, hi = 1.0;
+    if (model_s(hw, lo, r) <= t)
+        return lo;
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (model_s(hw, mid, r) > t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double g = 0.5 * (lo + hi);
+    /* the solution sits where the time no longer depends on the share */
+    if (model_s(hw, g * 0.98, r) <= t * (1.0 + 1e-9))
+        return -1.0;
+    return g;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out)
+{
+    out->gemm_eff = hw->gemm_eff;
+    out->used = out->above = 0;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        double g = pb_gemm_implied_eff(hw, &rows[i]);
+        if (g < 0)
+            continue;
+        out->above += g >= 1.0;
+        v[out->used++] = g;
+    }
+    if (out->used) {
+        qsort(v, out->used, sizeof *v, cmp);
+        size_t k = out->used;
+        out->gemm_eff = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+    }
+    free(v);
+}

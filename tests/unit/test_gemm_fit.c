@@ -1,0 +1,55 @@
+/* test_gemm_fit.c - model/pb_gemm_fit: the GEMM share read back from
+ * measured rows. */
+#include "model/pb_gemm_fit.h"
+
+#include "model/pb_kernels.h"
+#include "pb_test.h"
+
+int main(void)
+{
+    pb_hw_t hw;
+    pb_err_t err;
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    /* By hand, 8192^3 bf16 on an H100 (132 SMs, 128 x 256 tiles):
+     * 64 x 32 = 2048 tiles in 16 waves of 132 fill 2048/2112 = 0.969697
+     * (the half tile's 4096 tiles fill as well but at 0.9 x), each
+     * dimension loses 8192/(8192 + 192) = 0.977099, so the shape's factor
+     * is 0.977099^3 x 0.969697 = 0.904591.  Measured at 600 TFLOP/s: 2 x
+     * 8192^3 = 1.0995e12 FLOP in 1.83252 ms, less the 4 us launch floor,
+     * is 601.313 TFLOP/s of GEMM, so the share is 601.313 / (989 x
+     * 0.904591) = 0.672128 (the HBM floor, 3 x 8192^2 x 2 B / (3.35 TB/s
+     * x 0.85) = 0.14 ms, is far below). */
+    pb_gemm_meas_t big = {8192, 8192, 8192, 600.0};
+    CHECK_NEAR(pb_gemm_implied_eff(&hw, &big), 0.672128, 2e-6);
+    /* a shape the model times at the HBM floor (M = 16 tokens) says
+     * nothing about the share */
+    pb_gemm_meas_t thin = {16, 8192, 8192, 50.0};
+    CHECK(pb_gemm_implied_eff(&hw, &thin) < 0);
+    /* faster than the model's best: share 1 */
+    pb_gemm_meas_t fast = {8192, 8192, 8192, 989.0};
+    CHECK(pb_gemm_implied_eff(&hw, &fast) == 1.0);
+    /* round trip: rows timed by the model itself at share 0.55, over the
+     * layer shapes of a Llama 3 70B at tp 8 (QKV, O, MLP up, MLP down for
+     * 8192 tokens), give 0.55 back; an odd row (half speed) and a floor-
+     * bound one do not move the median */
+    double shapes[4][3] = {{8192, 1280, 8192}, {8192, 8192, 1024}, {8192, 7168, 8192},
+                           {8192, 8192, 3584}};
+    pb_gemm_meas_t rows[6];
+    pb_hw_t at = hw;
+    at.gemm_eff = 0.55;
+    for (int i = 0; i < 4; i++) {
+        double M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
+        rows[i] = (pb_gemm_meas_t){M, N, K, 2.0 * M * N * K / pb_gemm_s(&at, M, N, K, 1.0) / 1e12};
+    }
+    rows[4] = rows[0];
+    rows[4].tflops *= 0.5;
+    rows[5] = thin;
+    pb_gemm_fit_t fit;
+    pb_gemm_fit(&hw, rows, 6, &fit);
+    CHECK(fit.used == 5 && fit.above == 0);
+    CHECK_NEAR(fit.gemm_eff, 0.55, 1e-6);
+    /* nothing informative: the preset stays */
+    pb_gemm_fit(&hw, &thin, 1, &fit);
+    CHECK(fit.used == 0 && fit.gemm_eff == hw.gemm_eff);
+    PB_TEST_END("unit_gemm_fit");
+}
