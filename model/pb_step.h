@@ -7,8 +7,10 @@
  *   TP       = the TP/SP operations of the patterns' op list, each timed by
  *              the collective model, times (1 - tp_overlap): they sit on
  *              the critical path between a block's GEMMs
- *   PP       = the send/recv operations; 1F1B's are on the critical path,
- *              interleaved ones overlap compute (what sticks out is kept)
+ *   PP       = the send/recv operations, and without SP the receiver's
+ *              all-gather of the scattered tensor over TP; 1F1B's are on
+ *              the critical path, interleaved ones with --overlap-p2p
+ *              overlap compute (what sticks out is kept)
  *   EP       = the all-to-alls (dispatch and combine wait for each other)
  *   CP       = the K,V ring steps, hidden behind the attention they feed;
  *              the excess is exposed
@@ -18,7 +20,10 @@
  *              backward: what exceeds it, and at least the last bucket,
  *              is exposed; the distributed optimizer's parameter
  *              all-gather overlaps the next step's first forward likewise;
- *              ZeRO-3's per-layer traffic overlaps all compute
+ *              ZeRO-3's per-layer traffic overlaps its own pass's compute
+ *              except each micro-batch's first gather and last scatter
+ *              (pb_step_z3_exposed); hidden traffic still slows compute a
+ *              little (pb_step_hidden_cost)
  *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
  *              30 bytes per parameter (read fp32 weight, moments, gradient;
  *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
@@ -118,6 +123,30 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 /* Does a group of kind k of the layout span nodes of G GPUs (ranks
  * numbered node by node)? */
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
+
+/* The compute a hidden collective still costs: NCCL's kernels take SMs
+ * and memory bandwidth from the kernels beside them, so overlapped
+ * compute slows by 1/(1 - usage) (Calculon's processor_usage: 0.15 of the
+ * GPU for a collective within a node, 0.02 for one over the network).
+ * Seconds added for hidden_s seconds of hidden communication. */
+double pb_step_hidden_cost(double hidden_s, int net);
+
+/* ZeRO-3 / FSDP traffic of one step on a stage and the compute that can
+ * hide it (seconds): every layer's parameters gathered before its
+ * forward (fwd) and again before its backward, its gradients scattered
+ * after it (bwd), one layer's gather and scatter (ag_one, rs_one), over
+ * `micro` micro-batches whose forward and backward passes take fwd_win
+ * and bwd_win in all. */
+typedef struct pb_z3 {
+    double fwd, bwd, ag_one, rs_one, micro, fwd_win, bwd_win;
+} pb_z3_t;
+
+/* What of it shows: per micro-batch the first gather of the forward and
+ * the last scatter of the backward (nothing of the same pass runs before
+ * or after them), and whatever of the rest exceeds its pass's compute
+ * (FSDP2's prefetch hides a layer's gather behind the previous layer's
+ * compute: PyTorch FSDP2 fully_shard docs, forward/backward prefetch). */
+double pb_step_z3_exposed(const pb_z3_t *z);
 
 /* Usable share of HBM: the rest is the CUDA context, NCCL buffers and the
  * allocator's fragmentation (PyTorch runs commonly lose 5-10 %). */
