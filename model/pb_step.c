@@ -15,6 +15,12 @@ void pb_step_cfg_default(pb_step_cfg_t *c)
     pb_traffic_cfg_default(&c->traffic);
     c->gpus_per_node = 8;
     c->overlap_grad = c->overlap_tp_bwd = c->overlap_p2p = 1;
+    c->grad_accum_fused = 1;
+}
+
+double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes)
+{
+    return params * (2.0 + 2.0 * grad_bytes) / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
 }
 
 const char *pb_part_name(int part)
@@ -477,8 +483,16 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
 
+    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
+    pb_memory(m, l, &mc, &out->mem);
+
     stage_t st;
     busiest_stage(m, l, c, hw, rate, &st);
+    if (!c->grad_accum_fused) { /* after each backward, on the compute stream */
+        double acc = pb_step_accum_s(hw, out->mem.params,
+                                     (double)pb_dtype_size(c->traffic.grad_dtype));
+        st.bwd += acc, st.mb += acc;
+    }
     out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb;
     out->attn_share = st.attn_share;
 
@@ -489,8 +503,6 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         return err->code;
     expose(l, c, &st, &sums, out);
 
-    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
-    pb_memory(m, l, &mc, &out->mem);
     double opt_params = out->mem.params;
     if (c->traffic.zero >= 1)
         opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);

@@ -24,6 +24,9 @@
  *              except each micro-batch's first gather and last scatter
  *              (pb_step_z3_exposed); hidden traffic still slows compute a
  *              little (pb_step_hidden_cost)
+ *   accumulate= without gradient-accumulation fusion, each micro-batch's
+ *              add of the gradients into the fp32 buffer (pb_step_accum_s),
+ *              part of the stage's backward
  *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
  *              30 bytes per parameter (read fp32 weight, moments, gradient;
  *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
@@ -63,6 +66,14 @@ typedef struct pb_step_cfg {
     /* MoE token dispatcher (pb_ep_cost.h): AUTO (default) is DeepEP's
      * flex dispatcher when the EP group spans nodes, alltoall within one */
     pb_ep_disp_t ep_disp;
+    /* Weight gradients accumulated into the gradient buffer by the
+     * weight-gradient GEMM itself (Megatron's --gradient-accumulation-
+     * fusion, on by default since 2022; TransformerEngine likewise).  Off,
+     * every micro-batch's backward ends with a separate add of each
+     * gradient into that buffer, as Megatron's 2021 LocalDDP hook
+     * (param.main_grad.add_(param.grad.data)) and PyTorch autograd's
+     * AccumulateGrad did: pb_step_accum_s. */
+    int grad_accum_fused;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
@@ -123,6 +134,13 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 /* Does a group of kind k of the layout span nodes of G GPUs (ranks
  * numbered node by node)? */
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
+
+/* Seconds of one micro-batch's unfused gradient accumulation on a GPU
+ * holding `params` parameters: read the 16-bit gradient, read and write
+ * the accumulator of grad_bytes per element, memory-bound at the
+ * preset's hbm_eff of HBM bandwidth (2 + 2 x 4 = 10 bytes per parameter
+ * for fp32 main gradients). */
+double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes);
 
 /* The compute a hidden collective still costs: NCCL's kernels take SMs
  * and memory bandwidth from the kernels beside them, so overlapped
