@@ -23,6 +23,12 @@ double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes)
     return params * (2.0 + 2.0 * grad_bytes) / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
 }
 
+void pb_step_fsdp_copy_bytes(double grad_bytes, double *fwd, double *bwd)
+{
+    *fwd = 2.0 + 2.0;
+    *bwd = 2.0 + 2.0 + 2.0 + grad_bytes;
+}
+
 const char *pb_part_name(int part)
 {
     static const char *const n[] = {"compute", "TP",  "PP", "bubble",
@@ -492,6 +498,13 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         double acc = pb_step_accum_s(hw, out->mem.params,
                                      (double)pb_dtype_size(c->traffic.grad_dtype));
         st.bwd += acc, st.mb += acc;
+    }
+    if (c->traffic.zero == 3 && c->zero3_copies && l->size[PB_DIM_DP] * l->size[PB_DIM_CP] > 1) {
+        double bf, bb;
+        pb_step_fsdp_copy_bytes((double)pb_dtype_size(c->traffic.grad_dtype), &bf, &bb);
+        double cf = pb_membound_s(hw, out->mem.params * bf);
+        double cb = pb_membound_s(hw, out->mem.params * bb);
+        st.fwd += cf, st.bwd += cb, st.mb += cf + cb;
     }
     out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb;
     out->attn_share = st.attn_share;

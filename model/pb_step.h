@@ -74,6 +74,14 @@ typedef struct pb_step_cfg {
      * (param.main_grad.add_(param.grad.data)) and PyTorch autograd's
      * AccumulateGrad did: pb_step_accum_s. */
     int grad_accum_fused;
+    /* ZeRO-3 as PyTorch FSDP2 runs it: each gather's output is copied
+     * out into the parameters (split_with_sizes_copy) and each layer's
+     * gradients copied into the reduce-scatter buffer in its type, both
+     * on the compute stream ("FSDP::all_gather_copy_out" and
+     * "FSDP::post_backward_reduce" on the critical path, pytorch/pytorch
+     * #157027): pb_step_fsdp_copy_bytes.  Off (the default), the gathers
+     * land in the parameters' own storage, as Megatron-FSDP's buffers do. */
+    int zero3_copies;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
@@ -141,6 +149,12 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
  * preset's hbm_eff of HBM bandwidth (2 + 2 x 4 = 10 bytes per parameter
  * for fp32 main gradients). */
 double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes);
+
+/* Bytes per parameter one micro-batch's FSDP2 copies move on the compute
+ * stream, forward (*fwd) and backward (*bwd): the forward's copy-out
+ * (read and write 2 bytes), the backward's again plus the gradient's
+ * copy-in (read 2, write grad_bytes). */
+void pb_step_fsdp_copy_bytes(double grad_bytes, double *fwd, double *bwd);
 
 /* The compute a hidden collective still costs: NCCL's kernels take SMs
  * and memory bandwidth from the kernels beside them, so overlapped

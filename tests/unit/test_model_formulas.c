@@ -270,6 +270,40 @@ static void grad_accum(void)
                8.0 * pb_step_accum_s(&hw, fused.mem.params, 4.0), 1e-9);
 }
 
+/* FSDP2's copies on the compute stream (pytorch/pytorch#157027): per
+ * micro-batch the forward gather's copy-out reads and writes 2 bytes per
+ * parameter (4); the backward's copy-out again (4) and the gradient's
+ * copy-in, read 2 and written in fp32 (6): 10.  On a step they add
+ * micro x memory-bound time of those bytes over the GPU's parameters. */
+static void fsdp_copies(void)
+{
+    double f, b;
+    pb_step_fsdp_copy_bytes(4.0, &f, &b);
+    CHECK(f == 4.0 && b == 10.0);
+    pb_step_fsdp_copy_bytes(2.0, &f, &b);
+    CHECK(f == 4.0 && b == 8.0);
+    pb_model_t m = gpt(8, 8192, 64, 51200, 4096, 1);
+    m.gbs = 4 * 64;
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, NULL};
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 64;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    c.traffic.zero = 3;
+    pb_step_t off, on;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &off, &err) == PB_OK);
+    c.zero3_copies = 1;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &on, &err) == PB_OK);
+    double p = off.mem.params;
+    CHECK_NEAR(on.part[PB_PART_COMPUTE] - off.part[PB_PART_COMPUTE],
+               4.0 * (pb_membound_s(&hw, p * 4.0) + pb_membound_s(&hw, p * 10.0)), 1e-9);
+}
+
 /* ZeRO-3 exposure, by hand: 4 micro-batches, a layer's gather 10 ms and
  * scatter 20 ms; forward gathers 4 s against 3 s of forward compute,
  * backward traffic 10 s against 12 s.  Shown: 4 x (0.01 + 0.02) = 0.12
@@ -355,6 +389,7 @@ int main(void)
 {
     hidden_cost();
     grad_accum();
+    fsdp_copies();
     zero3_exposure();
     zero3_step();
     pp_regather();
