@@ -26,7 +26,8 @@
  *              little (pb_step_hidden_cost)
  *   accumulate= without gradient-accumulation fusion, each micro-batch's
  *              add of the gradients into the fp32 buffer (pb_step_accum_s),
- *              part of the stage's backward
+ *              part of the stage's backward; with FSDP2's copies, their
+ *              bytes in the forward and backward (pb_step_fsdp_copy_bytes)
  *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
  *              30 bytes per parameter (read fp32 weight, moments, gradient;
  *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
