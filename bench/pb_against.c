@@ -127,14 +127,23 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
                           s->path, line, rec->field[s->disp_col]);
     /* overlap: the letters of what the run overlapped - g gradient
      * reduction, t TP backward collectives, p interleaved send/recv;
-     * "-" none */
+     * and how its gradients were kept: u, accumulated by a separate add
+     * per micro-batch rather than inside the weight-gradient GEMMs (the
+     * 2021 code); h, kept and reduced in 16 bits (fp16 runs without
+     * --accumulate-allreduce-grads-in-fp32, DeepSpeed fp16); c, ZeRO-3
+     * through PyTorch FSDP2's copies on the compute stream; "-" none */
     const char *ov = rec->field[s->map[C_OVERLAP]];
-    if (ov[0] == '\0' || strspn(ov, "gtp-") != strlen(ov))
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: overlap '%s' is not letters of g, t, p or '-'",
+    if (ov[0] == '\0' || strspn(ov, "gtpuhc-") != strlen(ov))
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: overlap '%s' is not letters of g, t, p, u, h, c or '-'",
                           s->path, line, ov);
     c.overlap_grad = strchr(ov, 'g') != NULL;
     c.overlap_tp_bwd = strchr(ov, 't') != NULL;
     c.overlap_p2p = strchr(ov, 'p') != NULL;
+    c.grad_accum_fused = strchr(ov, 'u') == NULL;
+    c.zero3_copies = strchr(ov, 'c') != NULL;
+    if (strchr(ov, 'h'))
+        c.traffic.grad_dtype = m.dtype;
     /* a fused attention kernel skips the masked half; the materialised
      * path of the 2021-22 runs computes every score */
     c.flash = c.causal = d[8] > 0;

@@ -15,6 +15,18 @@ void pb_step_cfg_default(pb_step_cfg_t *c)
     pb_traffic_cfg_default(&c->traffic);
     c->gpus_per_node = 8;
     c->overlap_grad = c->overlap_tp_bwd = c->overlap_p2p = 1;
+    c->grad_accum_fused = 1;
+}
+
+double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes)
+{
+    return params * (2.0 + 2.0 * grad_bytes) / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
+}
+
+void pb_step_fsdp_copy_bytes(double grad_bytes, double *fwd, double *bwd)
+{
+    *fwd = 2.0 + 2.0;
+    *bwd = 2.0 + 2.0 + 2.0 + grad_bytes;
 }
 
 const char *pb_part_name(int part)
@@ -245,14 +257,22 @@ static void busiest_stage(const pb_model_t *m, const pb_layout_t *l, const pb_st
  * launched), the optimizer's parameter gathers, ZeRO-3's gathers. */
 typedef struct comm_sums {
     double tp_fwd, tp_bwd;
-    double dp_bwd, dp_bwd_last, dp_opt, dp_opt_max, dp_z3;
+    double dp_bwd, dp_bwd_last, dp_opt, dp_opt_max;
+    /* ZeRO-3: the forward's gathers, the backward's gathers and
+     * scatters, and one layer's gather and scatter (the pieces no
+     * compute of the same pass hides) */
+    double z3_fwd, z3_bwd, z3_ag_one, z3_rs_one;
 } comm_sums_t;
 
 static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, double tot,
                    comm_sums_t *s)
 {
     if (c->traffic.zero == 3 && o->group == PB_GK_DP) {
-        s->dp_z3 += tot;
+        *(o->phase == PB_PH_FWD ? &s->z3_fwd : &s->z3_bwd) += tot;
+        if (o->coll == PB_ALLGATHER)
+            s->z3_ag_one = t > s->z3_ag_one ? t : s->z3_ag_one;
+        else
+            s->z3_rs_one = t > s->z3_rs_one ? t : s->z3_rs_one;
     } else if (o->phase == PB_PH_OPT) {
         s->dp_opt += tot;
         s->dp_opt_max = t > s->dp_opt_max ? t : s->dp_opt_max;
@@ -264,6 +284,22 @@ static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, doubl
          * the smallest */
         s->dp_bwd_last = t;
     }
+}
+
+/* Megatron's scatter/gather pipeline send (Narayanan et al. 2021, Sec.
+ * 4.1, Megatron-LM's p2p_communication gather_split_1d_tensor; DeepSpeed's
+ * pipe engine likewise partitions and re-gathers across the model-parallel
+ * group): each TP rank sends 1/tp of the activation, and the receiving
+ * stage all-gathers the tp pieces over NVLink before it can use them, on
+ * the path of the exchange.  Seconds of one such gather for the
+ * (already split) send o. */
+static double pp_regather_s(const pb_layout_t *l, const pb_cost_t *cost, const pb_step_t *out,
+                            const pb_pat_op_t *o)
+{
+    int tp = l->size[PB_DIM_TP];
+    uint64_t whole = o->bytes * (uint64_t)tp;
+    return pb_cost_us(cost, PB_ALLGATHER, o->dtype, tp, out->net[PB_GK_TP], whole, 1.0, NULL) *
+           1e-6;
 }
 
 /* One op's seconds per step into its strategy's total and its window. */
@@ -299,6 +335,8 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
                                    o->imbalance) * 1e-6;
     count_source(out, &src);
     double tot = t * (double)o->count;
+    if (o == &sg) /* the receiver gathers the whole tensor back over TP */
+        tot += pp_regather_s(l, cost, out, o) * (double)o->count;
     switch (o->strategy) {
     case PB_STRAT_TP:
     case PB_STRAT_SP:
@@ -338,6 +376,29 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
     return PB_OK;
 }
 
+double pb_step_hidden_cost(double hidden_s, int net)
+{
+    /* Calculon's processor_usage per network tier (calculon
+     * systems/a100_80g.json, h100_80g_nvl8.json; COMPUTE-AND-OVERLAP.md
+     * 4.8): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
+    double use = net ? 0.02 : 0.15;
+    return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
+}
+
+double pb_step_z3_exposed(const pb_z3_t *z)
+{
+    double m = z->micro;
+    /* each pass opens with a gather nothing precedes, and each backward
+     * ends waiting for its last scatter (FSDP2's final post-backward
+     * callback waits on the reduce-scatter stream); every other layer's
+     * traffic hides behind its own pass's compute (prefetch), what
+     * exceeds that compute shows */
+    double first = m * (z->ag_one + z->rs_one);
+    double f = z->fwd - m * z->ag_one - z->fwd_win;
+    double b = z->bwd - m * z->rs_one - z->bwd_win;
+    return first + (f > 0 ? f : 0.0) + (b > 0 ? b : 0.0);
+}
+
 /* What of each strategy's communication shows on the critical path. */
 static void expose(const pb_layout_t *l, const pb_step_cfg_t *c, const stage_t *st,
                    const comm_sums_t *s, pb_step_t *out)
@@ -359,10 +420,9 @@ static void expose(const pb_layout_t *l, const pb_step_cfg_t *c, const stage_t *
      * bandwidth from the GEMMs beside them (Calculon's processor_usage,
      * 0.15 for NVLink and 0.02 for the network: overlapped compute slows
      * by 1/(1 - usage), COMPUTE-AND-OVERLAP.md 4.8) */
-    double use = out->net[PB_GK_TP] ? 0.02 : 0.15;
     double tp_hidden = tp_b - tp_bx;
-    out->part[PB_PART_TP] =
-        (s->tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) + tp_hidden * use / (1.0 - use);
+    out->part[PB_PART_TP] = (s->tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) +
+                            pb_step_hidden_cost(tp_hidden, out->net[PB_GK_TP]);
     out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
     double ppc = out->comm_total[PB_PART_PP];
     if (v > 1 && c->overlap_p2p) /* interleaved: overlapped with compute, the excess shows */
@@ -381,8 +441,12 @@ static void expose(const pb_layout_t *l, const pb_step_cfg_t *c, const stage_t *
     dpx = dpx > s->dp_bwd_last ? dpx : s->dp_bwd_last;
     double agx = s->dp_opt - st->fwd;
     agx = agx > s->dp_opt_max ? agx : s->dp_opt_max;
-    double z3 = s->dp_z3 - out->part[PB_PART_COMPUTE];
-    out->part[PB_PART_DP] = dpx + agx + (z3 > 0 ? z3 : 0.0);
+    pb_z3_t z = {s->z3_fwd, s->z3_bwd, s->z3_ag_one, s->z3_rs_one, micro, micro * st->fwd,
+                 micro * st->bwd};
+    double z3x = pb_step_z3_exposed(&z);
+    double shown = dpx + agx + z3x;
+    out->part[PB_PART_DP] =
+        shown + pb_step_hidden_cost(out->comm_total[PB_PART_DP] - shown, out->net[PB_GK_DP]);
 }
 
 /* Totals, throughput, MFU and the efficiencies the report prints. */
@@ -425,8 +489,23 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
 
+    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
+    pb_memory(m, l, &mc, &out->mem);
+
     stage_t st;
     busiest_stage(m, l, c, hw, rate, &st);
+    if (!c->grad_accum_fused) { /* after each backward, on the compute stream */
+        double acc = pb_step_accum_s(hw, out->mem.params,
+                                     (double)pb_dtype_size(c->traffic.grad_dtype));
+        st.bwd += acc, st.mb += acc;
+    }
+    if (c->traffic.zero == 3 && c->zero3_copies && l->size[PB_DIM_DP] * l->size[PB_DIM_CP] > 1) {
+        double bf, bb;
+        pb_step_fsdp_copy_bytes((double)pb_dtype_size(c->traffic.grad_dtype), &bf, &bb);
+        double cf = pb_membound_s(hw, out->mem.params * bf);
+        double cb = pb_membound_s(hw, out->mem.params * bb);
+        st.fwd += cf, st.bwd += cb, st.mb += cf + cb;
+    }
     out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb;
     out->attn_share = st.attn_share;
 
@@ -437,8 +516,6 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         return err->code;
     expose(l, c, &st, &sums, out);
 
-    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
-    pb_memory(m, l, &mc, &out->mem);
     double opt_params = out->mem.params;
     if (c->traffic.zero >= 1)
         opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);

@@ -7,8 +7,10 @@
  *   TP       = the TP/SP operations of the patterns' op list, each timed by
  *              the collective model, times (1 - tp_overlap): they sit on
  *              the critical path between a block's GEMMs
- *   PP       = the send/recv operations; 1F1B's are on the critical path,
- *              interleaved ones overlap compute (what sticks out is kept)
+ *   PP       = the send/recv operations, and without SP the receiver's
+ *              all-gather of the scattered tensor over TP; 1F1B's are on
+ *              the critical path, interleaved ones with --overlap-p2p
+ *              overlap compute (what sticks out is kept)
  *   EP       = the all-to-alls (dispatch and combine wait for each other)
  *   CP       = the K,V ring steps, hidden behind the attention they feed;
  *              the excess is exposed
@@ -18,7 +20,14 @@
  *              backward: what exceeds it, and at least the last bucket,
  *              is exposed; the distributed optimizer's parameter
  *              all-gather overlaps the next step's first forward likewise;
- *              ZeRO-3's per-layer traffic overlaps all compute
+ *              ZeRO-3's per-layer traffic overlaps its own pass's compute
+ *              except each micro-batch's first gather and last scatter
+ *              (pb_step_z3_exposed); hidden traffic still slows compute a
+ *              little (pb_step_hidden_cost)
+ *   accumulate= without gradient-accumulation fusion, each micro-batch's
+ *              add of the gradients into the fp32 buffer (pb_step_accum_s),
+ *              part of the stage's backward; with FSDP2's copies, their
+ *              bytes in the forward and backward (pb_step_fsdp_copy_bytes)
  *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
  *              30 bytes per parameter (read fp32 weight, moments, gradient;
  *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
@@ -58,6 +67,22 @@ typedef struct pb_step_cfg {
     /* MoE token dispatcher (pb_ep_cost.h): AUTO (default) is DeepEP's
      * flex dispatcher when the EP group spans nodes, alltoall within one */
     pb_ep_disp_t ep_disp;
+    /* Weight gradients accumulated into the gradient buffer by the
+     * weight-gradient GEMM itself (Megatron's --gradient-accumulation-
+     * fusion, on by default since 2022; TransformerEngine likewise).  Off,
+     * every micro-batch's backward ends with a separate add of each
+     * gradient into that buffer, as Megatron's 2021 LocalDDP hook
+     * (param.main_grad.add_(param.grad.data)) and PyTorch autograd's
+     * AccumulateGrad did: pb_step_accum_s. */
+    int grad_accum_fused;
+    /* ZeRO-3 as PyTorch FSDP2 runs it: each gather's output is copied
+     * out into the parameters (split_with_sizes_copy) and each layer's
+     * gradients copied into the reduce-scatter buffer in its type, both
+     * on the compute stream ("FSDP::all_gather_copy_out" and
+     * "FSDP::post_backward_reduce" on the critical path, pytorch/pytorch
+     * #157027): pb_step_fsdp_copy_bytes.  Off (the default), the gathers
+     * land in the parameters' own storage, as Megatron-FSDP's buffers do. */
+    int zero3_copies;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
@@ -118,6 +143,43 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 /* Does a group of kind k of the layout span nodes of G GPUs (ranks
  * numbered node by node)? */
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
+
+/* Seconds of one micro-batch's unfused gradient accumulation on a GPU
+ * holding `params` parameters: read the 16-bit gradient, read and write
+ * the accumulator of grad_bytes per element, memory-bound at the
+ * preset's hbm_eff of HBM bandwidth (2 + 2 x 4 = 10 bytes per parameter
+ * for fp32 main gradients). */
+double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes);
+
+/* Bytes per parameter one micro-batch's FSDP2 copies move on the compute
+ * stream, forward (*fwd) and backward (*bwd): the forward's copy-out
+ * (read and write 2 bytes), the backward's again plus the gradient's
+ * copy-in (read 2, write grad_bytes). */
+void pb_step_fsdp_copy_bytes(double grad_bytes, double *fwd, double *bwd);
+
+/* The compute a hidden collective still costs: NCCL's kernels take SMs
+ * and memory bandwidth from the kernels beside them, so overlapped
+ * compute slows by 1/(1 - usage) (Calculon's processor_usage: 0.15 of the
+ * GPU for a collective within a node, 0.02 for one over the network).
+ * Seconds added for hidden_s seconds of hidden communication. */
+double pb_step_hidden_cost(double hidden_s, int net);
+
+/* ZeRO-3 / FSDP traffic of one step on a stage and the compute that can
+ * hide it (seconds): every layer's parameters gathered before its
+ * forward (fwd) and again before its backward, its gradients scattered
+ * after it (bwd), one layer's gather and scatter (ag_one, rs_one), over
+ * `micro` micro-batches whose forward and backward passes take fwd_win
+ * and bwd_win in all. */
+typedef struct pb_z3 {
+    double fwd, bwd, ag_one, rs_one, micro, fwd_win, bwd_win;
+} pb_z3_t;
+
+/* What of it shows: per micro-batch the first gather of the forward and
+ * the last scatter of the backward (nothing of the same pass runs before
+ * or after them), and whatever of the rest exceeds its pass's compute
+ * (FSDP2's prefetch hides a layer's gather behind the previous layer's
+ * compute: PyTorch FSDP2 fully_shard docs, forward/backward prefetch). */
+double pb_step_z3_exposed(const pb_z3_t *z);
 
 /* Usable share of HBM: the rest is the CUDA context, NCCL buffers and the
  * allocator's fragmentation (PyTorch runs commonly lose 5-10 %). */

@@ -20,12 +20,14 @@ static void published(void)
     printf("within %d of %d, mean %.3f max %.3f\n", s.within, s.runs, s.mean_abs, s.max_abs);
     CHECK(s.runs == 29);      /* the file's rows */
     CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
-    /* the accuracy reached when this test was last updated: 23 of 29
-     * within +-10 %, mean absolute error 8.2 %, max 35.8 % (Qwen3-235B
+    /* the accuracy reached when this test was last updated: 24 of 29
+     * within +-10 %, mean absolute error 6.6 %, max 35.8 % (Qwen3-235B
      * at TP 4, EP 8; the EP 32 run whose DeepEP dispatch crosses 4 nodes
-     * was +58.6 % before the node-deduplicated dispatch, now +1.5 %) */
-    CHECK(s.within >= 23);
-    CHECK(s.mean_abs <= 0.085);
+     * was +58.6 % before the node-deduplicated dispatch, now +1.5 %; the
+     * FSDP2 Llama 3 70B run was -31 % before its recipe's recomputation
+     * and FSDP2's per-micro-batch traffic and copies, now -0.5 %) */
+    CHECK(s.within >= 24);
+    CHECK(s.mean_abs <= 0.067);
     CHECK(s.max_abs <= 0.36);
 }
 

@@ -230,8 +230,169 @@ static void tp_exposure(void)
     CHECK(on.part[PB_PART_TP] >= fwd && on.part[PB_PART_TP] < fwd * 1.2);
 }
 
+/* What hidden communication still costs (Calculon's processor_usage,
+ * COMPUTE-AND-OVERLAP.md 4.8): 0.02 of the GPU over the network, 0.15
+ * within a node, compute slowed by 1/(1 - usage). */
+static void hidden_cost(void)
+{
+    CHECK_NEAR(pb_step_hidden_cost(1.0, 1), 0.02 / 0.98, 1e-12);
+    CHECK_NEAR(pb_step_hidden_cost(2.0, 0), 2.0 * 0.15 / 0.85, 1e-12);
+    CHECK(pb_step_hidden_cost(-1.0, 0) == 0.0); /* nothing hidden, nothing paid */
+}
+
+/* Unfused gradient accumulation (Megatron 2021 LocalDDP's hook
+ * main_grad.add_(grad)): per micro-batch read the 16-bit gradient, read
+ * and write the accumulator.  A100 preset, HBM 2.039 TB/s at 0.85:
+ * 1e9 parameters into fp32 = 10e9 B / 1.73315e12 B/s = 5.770 ms; into
+ * fp16 6e9 B = 3.462 ms.  On a step it adds that per micro-batch to the
+ * busiest stage's compute (tp 8 gpt 8 x 8192: 8 micro-batches). */
+static void grad_accum(void)
+{
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    CHECK_NEAR(pb_step_accum_s(&hw, 1e9, 4.0), 10e9 / (2.039e12 * 0.85), 1e-12);
+    CHECK_NEAR(pb_step_accum_s(&hw, 1e9, 2.0), 6e9 / (2.039e12 * 0.85), 1e-12);
+    pb_model_t m = gpt(8, 8192, 64, 51200, 2048, 1);
+    m.gbs = 8;
+    pb_cost_t cost = {&hw, NULL};
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = 8;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    pb_step_t fused, sep;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &fused, &err) == PB_OK);
+    c.grad_accum_fused = 0;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &sep, &err) == PB_OK);
+    CHECK_NEAR(sep.part[PB_PART_COMPUTE] - fused.part[PB_PART_COMPUTE],
+               8.0 * pb_step_accum_s(&hw, fused.mem.params, 4.0), 1e-9);
+}
+
+/* FSDP2's copies on the compute stream (pytorch/pytorch#157027): per
+ * micro-batch the forward gather's copy-out reads and writes 2 bytes per
+ * parameter (4); the backward's copy-out again (4) and the gradient's
+ * copy-in, read 2 and written in fp32 (6): 10.  On a step they add
+ * micro x memory-bound time of those bytes over the GPU's parameters. */
+static void fsdp_copies(void)
+{
+    double f, b;
+    pb_step_fsdp_copy_bytes(4.0, &f, &b);
+    CHECK(f == 4.0 && b == 10.0);
+    pb_step_fsdp_copy_bytes(2.0, &f, &b);
+    CHECK(f == 4.0 && b == 8.0);
+    pb_model_t m = gpt(8, 8192, 64, 51200, 4096, 1);
+    m.gbs = 4 * 64;
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, NULL};
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 64;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    c.traffic.zero = 3;
+    pb_step_t off, on;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &off, &err) == PB_OK);
+    c.zero3_copies = 1;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &on, &err) == PB_OK);
+    double p = off.mem.params;
+    CHECK_NEAR(on.part[PB_PART_COMPUTE] - off.part[PB_PART_COMPUTE],
+               4.0 * (pb_membound_s(&hw, p * 4.0) + pb_membound_s(&hw, p * 10.0)), 1e-9);
+}
+
+/* ZeRO-3 exposure, by hand: 4 micro-batches, a layer's gather 10 ms and
+ * scatter 20 ms; forward gathers 4 s against 3 s of forward compute,
+ * backward traffic 10 s against 12 s.  Shown: 4 x (0.01 + 0.02) = 0.12
+ * s of first gathers and last scatters, plus the forward's excess
+ * 4 - 4 x 0.01 - 3 = 0.96 s; the backward hides the rest. */
+static void zero3_exposure(void)
+{
+    pb_z3_t z = {4.0, 10.0, 0.01, 0.02, 4.0, 3.0, 12.0};
+    CHECK_NEAR(pb_step_z3_exposed(&z), 0.12 + 0.96, 1e-12);
+    z.fwd_win = 100.0; /* all hidden but the ends of each pass */
+    CHECK_NEAR(pb_step_z3_exposed(&z), 0.12, 1e-12);
+    z.bwd_win = 1.0; /* backward: 10 - 4 x 0.02 - 1 = 8.92 s outlasts it */
+    CHECK_NEAR(pb_step_z3_exposed(&z), 0.12 + 8.92, 1e-12);
+}
+
+/* ZeRO-3 on a step: FSDP over 64 A100s (8 nodes), 4 micro-batches of
+ * 4096 tokens, so compute hides every layer's traffic but each pass's
+ * ends.  A layer's parameters (padded to a multiple of 64) are gathered
+ * in bf16 and scattered in fp32 over the 64-rank ring, whose traffic
+ * leaves each node over its 8 NICs (pb_cost_preset_rail_us): DP shows
+ * 4 x (gather + scatter) and the hidden rest's 0.02 / 0.98 share. */
+static void zero3_step(void)
+{
+    pb_model_t m = gpt(8, 8192, 64, 51200, 4096, 1);
+    m.gbs = 4 * 64;
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, NULL};
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 64;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    c.traffic.zero = 3;
+    pb_step_t st;
+    CHECK(pb_layout_check(&l, &m, 64, &err) == PB_OK);
+    CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
+    uint64_t unit = (pb_model_dense_layer_params(&m) + 63) / 64 * 64;
+    double ag = pb_cost_preset_rail_us(&hw, PB_ALLGATHER, 64, 8, unit * 2, 0.0) * 1e-6;
+    double rs = pb_cost_preset_rail_us(&hw, PB_REDUCESCATTER, 64, 8, unit * 4, 0.0) * 1e-6;
+    CHECK_NEAR(st.comm_total[PB_PART_DP], 4.0 * 8 * (2 * ag + rs), 1e-9);
+    double shown = 4.0 * (ag + rs);
+    CHECK_NEAR(st.part[PB_PART_DP],
+               shown + (st.comm_total[PB_PART_DP] - shown) * 0.02 / 0.98, 1e-9);
+}
+
+/* Megatron's scatter/gather pipeline sends (Narayanan et al. 2021, Sec.
+ * 4.1): without SP each of the 8 TP ranks sends 1/8 of the b*s*h
+ * activation and the receiving stage all-gathers it back over NVLink.
+ * h 8192, s 2048, b 1, bf16: 32 MiB, 4 MiB per rank; tp 8 x pp 2 on two
+ * A100 nodes, 8 micro-batches, one send forward and one backward each.
+ * A100 preset: the send over one 200 Gb/s NIC at 0.92 = 23 GB/s, 20 us:
+ * 20 + 4194304 / 23e3 = 202.36 us; the gather over NVLink at 300 x 0.8
+ * = 240 GB/s, 10 us: 10 + 33554432 x 7/8 / 240e3 = 132.33 us.  With SP
+ * the next stage takes the sequence-split tensor as it is: no gather. */
+static void pp_regather(void)
+{
+    pb_model_t m = gpt(8, 8192, 64, 51200, 2048, 1);
+    m.gbs = 8;
+    pb_hw_t hw;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    pb_cost_t cost = {&hw, NULL};
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = 8, l.size[PB_DIM_PP] = 2;
+    pb_step_cfg_t c;
+    pb_step_cfg_default(&c);
+    pb_step_t st;
+    CHECK(pb_layout_check(&l, &m, 16, &err) == PB_OK);
+    CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
+    double send = 20.0 + 4194304.0 / 23e3, gather = 10.0 + 33554432.0 * 7.0 / 8.0 / 240e3;
+    CHECK_NEAR(st.comm_total[PB_PART_PP], 16.0 * (send + gather) * 1e-6, 1e-9);
+    l.sp = 1;
+    CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
+    CHECK_NEAR(st.comm_total[PB_PART_PP], 16.0 * send * 1e-6, 1e-9);
+}
+
 int main(void)
 {
+    hidden_cost();
+    grad_accum();
+    fsdp_copies();
+    zero3_exposure();
+    zero3_step();
+    pp_regather();
     gemm();
     tp_exposure();
     flops();
