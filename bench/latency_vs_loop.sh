@@ -9,7 +9,8 @@
 # one run against another taken minutes apart means nothing.  The two
 # sides run as alternating pairs (loop, parbench; parbench, loop; ...),
 # each pair gives a ratio parbench / loop, and the median over PAIRS pairs
-# (default 5) is printed per size.  Target: every ratio <= 1.02.
+# (default 5) is printed per size (SIZES="8 1024" picks sizes).  Target:
+# every ratio <= 1.02.
 #
 # Each side's value in a run is the interquartile mean of its samples
 # (the mean of the middle half), taken from parbench's --samples file and
@@ -47,7 +48,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : 
 printf '# %d alternating pairs per size; per run the interquartile mean (iqm) of the samples\n' "$pairs"
 printf '# ratio = median over pairs of parbench / loop; us = medians over pairs\n'
 printf '%10s %12s %12s %8s %16s %13s\n' size loop_us parbench_us ratio ratio_min..max median_ratio
-for size in 8 1024 65536 1048576 16777216; do
+for size in ${SIZES:-8 1024 65536 1048576 16777216}; do
   iters=2000
   [ "$size" -ge 1048576 ] && iters=300
   ls=() ps=() rs=() rms=()
