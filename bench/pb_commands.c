@@ -157,6 +157,8 @@ static int predict_finish(const pb_options_t *o, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "give --recompute (full) or --selective, not both");
     if (o->predict.flash && o->predict.no_flash)
         return pb_err_set(err, PB_EINPUT, "give --flash or --no-flash, not both");
+    if (o->predict.fsdp2 && o->model.train.zero != 3)
+        return pb_err_set(err, PB_EINPUT, "--fsdp2 is a way of running ZeRO-3: give --zero 3");
     return PB_OK;
 }
 

@@ -210,7 +210,10 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
 
 /* --samples: every rank's own samples to rank 0, rank-major.  Every rank
  * took the same number (the stop is unanimous), so a plain gather does;
- * a failed allocation on rank 0 is agreed on before the gather. */
+ * a failed allocation on rank 0 is agreed on first, through an all-reduce
+ * (bench/pb_share.h: no one-way message where avoidable).  The gather
+ * itself is one-way by nature, which is why it runs only when asked and
+ * after the measurement's samples. */
 static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_err_t *err)
 {
     if (n > (uint64_t)INT_MAX)
@@ -219,9 +222,10 @@ static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_e
     int ok = 1;
     if (sp->rank == 0)
         ok = (out->per_rank = malloc((size_t)n * (size_t)wn * sizeof *out->per_rank)) != NULL;
-    int rc = MPI_Bcast(&ok, 1, MPI_INT, 0, sp->ctrl);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, sp->ctrl);
     if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast before the samples' gather failed (%d)", rc);
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce before the samples' gather failed (%d)",
+                          rc);
     if (!ok)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples of %d ranks",
                           (unsigned long long)n, wn);

@@ -143,6 +143,8 @@ static int env_init(const pb_predict_opts_t *h, const pb_train_opts_t *t, env_t 
     e->step.flash = !h->no_flash;
     e->step.causal = h->causal;
     e->step.tp_overlap = h->tp_overlap;
+    e->step.zero3_copies = h->fsdp2;
+    e->step.grad_accum_fused = !h->unfused_accum;
     e->step.gpus_per_node = e->hw.gpus_per_node;
     e->step.traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
     e->step.traffic.zero = t->zero;
@@ -243,7 +245,7 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
     uint64_t world = pb_layout_world(l);
     uint64_t nodes = (world + (uint64_t)e->hw.gpus_per_node - 1) / (uint64_t)e->hw.gpus_per_node;
     printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPU%s (%llu node%s of %d); "
-           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s\n",
+           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s%s%s\n",
            l->size[PB_DIM_TP], l->sp ? " (sp)" : "", l->size[PB_DIM_PP], l->vp,
            l->size[PB_DIM_DP],
            l->size[PB_DIM_CP], l->size[PB_DIM_EP], (unsigned long long)world,
@@ -251,7 +253,9 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            e->hw.gpus_per_node, (unsigned long long)m->mbs,
            (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
            (unsigned long long)st->micro, pb_recomp_name(e->step.recomp),
-           e->step.flash ? ", flash attention" : "");
+           e->step.flash ? ", flash attention" : "",
+           e->step.zero3_copies ? ", FSDP2 copies" : "",
+           e->step.grad_accum_fused ? "" : ", unfused gradient accumulation");
     pb_stages_t sg;
     pb_err_t ignore;
     if (l->size[PB_DIM_PP] > 1 && pb_stages_split(m, l->size[PB_DIM_PP], 1, &sg, &ignore) == PB_OK &&

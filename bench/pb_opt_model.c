@@ -223,6 +223,12 @@ static const pb_opt_spec_t predict_specs[] = {
      NULL, NULL},
     {"causal", 0, NULL, pb_opt_flag, OFF(predict.causal), 0,
      "count half the attention scores (causal masking skipped)", NULL, NULL},
+    {"fsdp2", 0, NULL, pb_opt_flag, OFF(predict.fsdp2), 0,
+     "ZeRO-3 as PyTorch FSDP2 runs it: each gather's copy-out\n"
+     "and each gradient's copy-in on the compute stream (needs\n--zero 3)", NULL, NULL},
+    {"unfused-grad-accum", 0, NULL, pb_opt_flag, OFF(predict.unfused_accum), 0,
+     "each micro-batch's gradients added to the main gradient in\n"
+     "a separate pass (Megatron 2021's local DDP) rather than by\nthe wgrad GEMM", NULL, NULL},
     {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
      "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, OFF(predict.ep_dispatcher), 0,
@@ -239,4 +245,5 @@ static const pb_opt_spec_t predict_specs[] = {
 const pb_opt_group_t pb_grp_predict = {
     "hardware and compute:", predict_specs, NSPECS(predict_specs),
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
-    "--causal, --tp-overlap, --ep-dispatcher and --tflops belong to parbench model and plan"};
+    "--causal, --fsdp2, --unfused-grad-accum, --tp-overlap, --ep-dispatcher and --tflops belong to "
+    "parbench model and plan"};

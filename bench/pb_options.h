@@ -184,6 +184,8 @@ typedef struct pb_predict_opts {
     int no_flash;         /* --no-flash: materialised scores (s^2 activations) */
     int causal;           /* --causal: count half the attention scores */
     double tp_overlap;    /* --tp-overlap F */
+    int fsdp2;            /* --fsdp2: ZeRO-3's copies on the compute stream */
+    int unfused_accum;    /* --unfused-grad-accum: a separate add per micro-batch */
     double tflops;        /* --tflops: compute rate override */
     const char *ep_dispatcher; /* --ep-dispatcher: alltoall, flex or auto */
 } pb_predict_opts_t;
