@@ -256,10 +256,9 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const env_t *e
            e->step.flash ? ", flash attention" : "",
            e->step.zero3_copies ? ", FSDP2 copies" : "",
            e->step.grad_accum_fused ? "" : ", unfused gradient accumulation");
-    pb_stages_t sg;
-    pb_err_t ignore;
-    if (l->size[PB_DIM_PP] > 1 && pb_stages_split(m, l->size[PB_DIM_PP], 1, &sg, &ignore) == PB_OK &&
-        (sg.first != sg.last || (l->size[PB_DIM_PP] > 2 && sg.first != sg.mid)))
+    pb_stages_t sg; /* said only when uneven */
+    pb_stages_of(m, l->size[PB_DIM_PP], &sg);
+    if (l->size[PB_DIM_PP] > 1 && (sg.first != sg.last || (l->size[PB_DIM_PP] > 2 && sg.first != sg.mid)))
         printf("stages: %llu layers on the first, %llu on each between, %llu on the last\n",
                (unsigned long long)sg.first, (unsigned long long)sg.mid,
                (unsigned long long)sg.last);

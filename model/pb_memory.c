@@ -48,10 +48,8 @@ void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c,
     int tp = l->size[PB_DIM_TP], pp = l->size[PB_DIM_PP], ep = l->size[PB_DIM_EP];
     int d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
     double h = (double)m->hidden, V = (double)m->vocab;
-    pb_stages_t st; /* the layers of each stage (checked with the layout) */
-    pb_err_t ignore;
-    if (pb_stages_split(m, pp, 1, &st, &ignore) != PB_OK)
-        st.first = st.mid = st.last = pb_traffic_stage_layers(m, l);
+    pb_stages_t st; /* the layers of each stage */
+    pb_stages_of(m, pp, &st);
     /* one layer's parameters on a GPU, the MoE share of the layers as in
      * the whole model */
     double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;

@@ -233,9 +233,7 @@ static void busiest_stage(const pb_model_t *m, const pb_layout_t *l, const pb_st
 {
     int pp = l->size[PB_DIM_PP];
     pb_stages_t sp;
-    pb_err_t ignore;
-    if (pb_stages_split(m, pp, 1, &sp, &ignore) != PB_OK) /* checked with the layout */
-        sp.first = sp.mid = sp.last = pb_traffic_stage_layers(m, l);
+    pb_stages_of(m, pp, &sp);
     if (pp == 1) {
         stage_time(m, l, c, hw, rate, (double)sp.first, 1, 1, st);
         return;

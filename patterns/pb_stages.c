@@ -79,6 +79,15 @@ int pb_stages_split(const pb_model_t *m, int pp, int vp, pb_stages_t *out, pb_er
     return code;
 }
 
+void pb_stages_of(const pb_model_t *m, int pp, pb_stages_t *out)
+{
+    pb_err_t ignore;
+    if (pb_stages_split(m, pp, 1, out, &ignore) != PB_OK) {
+        out->pp = pp;
+        out->first = out->mid = out->last = m->layers / (uint64_t)(pp > 1 ? pp : 1);
+    }
+}
+
 uint64_t pb_stages_layers(const pb_stages_t *st, int s)
 {
     if (st->pp <= 1)

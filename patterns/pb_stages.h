@@ -31,6 +31,11 @@ typedef struct pb_stages {
  * ignored, pp_first/pp_last refused); pp 2 has no middle stage (mid 0). */
 int pb_stages_split(const pb_model_t *m, int pp, int vp, pb_stages_t *out, pb_err_t *err);
 
+/* The split of a layout that pb_layout_check accepted (vp aside); for
+ * one it refused, every stage holds the even share layers / pp, so a
+ * caller that did not check still gets counts, never an error. */
+void pb_stages_of(const pb_model_t *m, int pp, pb_stages_t *out);
+
 /* Stage s's layers (0 <= s < pp). */
 uint64_t pb_stages_layers(const pb_stages_t *st, int s);
 

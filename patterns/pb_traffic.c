@@ -65,11 +65,7 @@ uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l)
 uint64_t pb_traffic_stage_layers(const pb_model_t *m, const pb_layout_t *l)
 {
     pb_stages_t st;
-    pb_err_t ignore;
-    /* a layout that passed pb_layout_check splits; anything else counts
-     * the even share */
-    if (pb_stages_split(m, l->size[PB_DIM_PP], 1, &st, &ignore) != PB_OK)
-        return m->layers / (uint64_t)l->size[PB_DIM_PP];
+    pb_stages_of(m, l->size[PB_DIM_PP], &st);
     return pb_stages_max(&st);
 }
 
