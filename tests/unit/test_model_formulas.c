@@ -270,6 +270,28 @@ static void grad_accum(void)
                8.0 * pb_step_accum_s(&hw, fused.mem.params, 4.0), 1e-9);
 }
 
+/* The ZeRO-3 cases below: an 8-layer, h 8192 model of 4096 tokens over
+ * FSDP 64 (8 nodes), 4 micro-batches per rank, on `gpu`. */
+typedef struct z3_case {
+    pb_model_t m;
+    pb_hw_t hw;
+    pb_layout_t l;
+    pb_step_cfg_t c;
+    pb_err_t err;
+} z3_case_t;
+
+static void z3_case(const char *gpu, z3_case_t *z)
+{
+    z->m = gpt(8, 8192, 64, 51200, 4096, 1);
+    z->m.gbs = 4 * 64;
+    pb_err_clear(&z->err);
+    CHECK(pb_hw_preset(gpu, &z->hw, &z->err) == PB_OK);
+    pb_layout_default(&z->l);
+    z->l.size[PB_DIM_DP] = 64;
+    pb_step_cfg_default(&z->c);
+    z->c.traffic.zero = 3;
+}
+
 /* FSDP2's copies on the compute stream (pytorch/pytorch#157027): per
  * micro-batch the forward gather's copy-out reads and writes 2 bytes per
  * parameter (4); the backward's copy-out again (4) and the gradient's
@@ -282,19 +304,14 @@ static void fsdp_copies(void)
     CHECK(f == 4.0 && b == 10.0);
     pb_step_fsdp_copy_bytes(2.0, &f, &b);
     CHECK(f == 4.0 && b == 8.0);
-    pb_model_t m = gpt(8, 8192, 64, 51200, 4096, 1);
-    m.gbs = 4 * 64;
-    pb_hw_t hw;
-    pb_err_t err;
-    pb_err_clear(&err);
-    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
+    z3_case_t z;
+    z3_case("h100", &z);
+    pb_model_t m = z.m;
+    pb_hw_t hw = z.hw;
+    pb_layout_t l = z.l;
+    pb_step_cfg_t c = z.c;
+    pb_err_t err = z.err;
     pb_cost_t cost = {&hw, NULL};
-    pb_layout_t l;
-    pb_layout_default(&l);
-    l.size[PB_DIM_DP] = 64;
-    pb_step_cfg_t c;
-    pb_step_cfg_default(&c);
-    c.traffic.zero = 3;
     pb_step_t off, on;
     CHECK(pb_step_model(&m, &l, &c, &cost, &off, &err) == PB_OK);
     c.zero3_copies = 1;
@@ -327,19 +344,14 @@ static void zero3_exposure(void)
  * 4 x (gather + scatter) and the hidden rest's 0.02 / 0.98 share. */
 static void zero3_step(void)
 {
-    pb_model_t m = gpt(8, 8192, 64, 51200, 4096, 1);
-    m.gbs = 4 * 64;
-    pb_hw_t hw;
-    pb_err_t err;
-    pb_err_clear(&err);
-    CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
+    z3_case_t z;
+    z3_case("a100", &z);
+    pb_model_t m = z.m;
+    pb_hw_t hw = z.hw;
+    pb_layout_t l = z.l;
+    pb_step_cfg_t c = z.c;
+    pb_err_t err = z.err;
     pb_cost_t cost = {&hw, NULL};
-    pb_layout_t l;
-    pb_layout_default(&l);
-    l.size[PB_DIM_DP] = 64;
-    pb_step_cfg_t c;
-    pb_step_cfg_default(&c);
-    c.traffic.zero = 3;
     pb_step_t st;
     CHECK(pb_layout_check(&l, &m, 64, &err) == PB_OK);
     CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
