@@ -155,6 +155,11 @@ typedef struct sampler {
     uint64_t batch, replays;
     int tight, rank;
     double *samples, *scratch;
+    /* this round's samples as they are taken: plain doubles, written in
+     * sequence and faulted in before the first round, so that the timed
+     * loop stores 8 B per sample into resident memory, as a plain loop's
+     * array of times does (the rank tags for the MAXLOC follow after) */
+    double *taken;
     double *mine; /* cfg->keep: this rank's own samples, before the max */
     dbl_int_t *round;
     int *slow;
@@ -172,15 +177,15 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
     memset(st, 0, sizeof *st);
     while (!done(cfg, st, *n, elapsed)) {
         uint64_t r = round_size(cfg, *n, elapsed);
-        for (uint64_t i = 0; i < r; i++) {
+        for (uint64_t i = 0; i < r; i++)
             if (sample(sp->g, sp->world, sp->op, sp->b, sp->batch, sp->replays, sp->tight,
-                       &round[i].v, cfg->wd, err) != PB_OK)
+                       &sp->taken[i], cfg->wd, err) != PB_OK)
                 return err->code;
-            round[i].rank = sp->rank;
-        }
-        /* after the round's samples, so the copy costs them nothing */
-        for (uint64_t i = 0; sp->mine && i < r; i++)
-            sp->mine[*n + i] = round[i].v;
+        /* after the round's samples, so the copies cost them nothing */
+        for (uint64_t i = 0; i < r; i++)
+            round[i] = (dbl_int_t){sp->taken[i], sp->rank};
+        if (sp->mine)
+            memcpy(sp->mine + *n, sp->taken, (size_t)r * sizeof *sp->taken);
         /* the last entry carries the wall time, so the stop is unanimous */
         round[r].v = MPI_Wtime() - t0;
         round[r].rank = sp->rank;
@@ -267,14 +272,17 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op
     sp.samples = malloc(cap * sizeof *sp.samples);
     sp.scratch = malloc(cap * sizeof *sp.scratch);
     sp.round = malloc((cap + 2) * sizeof *sp.round);
+    sp.taken = malloc(cap * sizeof *sp.taken);
     sp.slow = calloc((size_t)wn, sizeof *sp.slow);
     sp.mine = cfg->keep ? malloc(cap * sizeof *sp.mine) : NULL;
     int code = PB_OK;
-    if (!sp.samples || !sp.scratch || !sp.round || !sp.slow || (cfg->keep && !sp.mine)) {
+    if (!sp.samples || !sp.scratch || !sp.round || !sp.taken || !sp.slow ||
+        (cfg->keep && !sp.mine)) {
         code = pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples",
                           (unsigned long long)cap);
         goto out;
     }
+    memset(sp.taken, 0, cap * sizeof *sp.taken); /* resident before timing */
     if ((code = prepare(&sp, err)) != PB_OK)
         goto out;
     /* one operation per sample: the backend reads the clock around the
@@ -308,6 +316,7 @@ out:
     free(sp.samples);
     free(sp.scratch);
     free(sp.round);
+    free(sp.taken);
     free(sp.slow);
     free(sp.mine);
     if (code != PB_OK) {
