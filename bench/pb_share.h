@@ -1,16 +1,19 @@
 /* pb_share.h - rooted set-up exchanges done symmetrically.
  *
- * Why: in Open MPI's shared-memory transport (vader, 4.1) the latency of
- * every later small operation between two ranks depends on the parity of
- * the messages each has sent the other: one broadcast from rank 0 to rank
- * 1 made a following 8 B all-reduce 0.24 -> 0.26 us (fast machine state)
- * and 0.51 -> 0.90 us (slow state) for the rest of the run; an even number
- * of extra messages, or none, left it alone; without fast boxes
- * (btl_vader_fbox_max=0) parity did not matter.  A plain benchmark loop
- * sends nothing asymmetric before it times, so parbench's own set-up must
- * not either: every value rank `root` hands out goes through an
- * all-reduce, where each pair exchanges as many messages one way as the
- * other. */
+ * Why: in Open MPI's shared-memory transport (vader, 4.1) each direction
+ * between two ranks has its own fast box, a ring of 32 B slots, and the
+ * latency of every later small operation between them depends on where
+ * the two rings stand relative to each other: one broadcast from rank 0
+ * to rank 1 made a following 8 B all-reduce 0.24 -> 0.26 us (fast machine
+ * state) and 0.51 -> 0.90 us (slow state) for the rest of the run.  In
+ * the plain loop itself (bench/ref_allreduce.c, 40 paired launches) one
+ * extra 0-byte message one way before timing cost 8-13 %, two gained 5 %;
+ * without fast boxes (btl_vader_fbox_max=0) none of it mattered.  A plain
+ * benchmark loop sends the same both ways before it times, so parbench's
+ * own set-up must too: every value rank `root` hands out goes through an
+ * all-reduce, where each pair exchanges the same messages one way as the
+ * other (and bench/pb_nodemap.c gathers equal blocks for the same
+ * reason). */
 #ifndef PB_SHARE_H
 #define PB_SHARE_H
 
