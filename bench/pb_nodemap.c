@@ -155,7 +155,7 @@ static int payload(const me_t *me, const int *row, char *out)
  * same two ranks.  In Open MPI's shared-memory transport that leaves the
  * two directions' fast-box rings at different offsets for the rest of the
  * run, and every later small exchange between the two then pays for it
- * (bench/pb_share.h: up to 8.6 % on an 8 B all-reduce).  Equal blocks keep
+ * (bench/pb_share.h: 8-13 % on an 8 B all-reduce).  Equal blocks keep
  * each pair's traffic the same both ways, as a plain benchmark's is. */
 static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const int *row, pb_nodemap_t *m,
                     pb_err_t *err)
