@@ -33,7 +33,7 @@ int pb_parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out, pb
 
 int pb_parse_int(const char *name, const char *v, int lo, int *out, pb_err_t *err)
 {
-    uint64_t x;
+    uint64_t x = 0;
     if (pb_parse_u64(name, v, (uint64_t)lo, &x, err) != PB_OK)
         return err->code;
     if (x > INT_MAX)

@@ -85,7 +85,7 @@ static int u64(const reader_t *rd, size_t line, int k, const char *s, uint64_t *
 /* A count (group size, piece, points): 0 .. 2^30. */
 static int count(const reader_t *rd, size_t line, int k, const char *s, int *out, pb_err_t *err)
 {
-    uint64_t v;
+    uint64_t v = 0;
     int rc = u64(rd, line, k, s, &v, err);
     if (rc == PB_OK && v > UINT64_C(1) << 30)
         rc = bad(rd, line, k, s, err);
