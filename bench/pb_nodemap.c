@@ -112,15 +112,15 @@ enum { H_FIRST, H_LOCAL, H_LSIZE, H_GPU, H_LEN, H_N };
 
 typedef struct gathered {
     const int *head; /* H_N per rank */
-    const int *displ;
-    const char *buf;
+    const char *buf; /* rank r's payload at r x block */
+    size_t block;
 } gathered_t;
 
 static void fact_of(const void *ctx, int r, pb_rank_fact_t *f)
 {
     const gathered_t *g = ctx;
     const int *h = g->head + (size_t)r * H_N;
-    const char *p = g->buf + g->displ[r];
+    const char *p = g->buf + (size_t)r * g->block;
     f->first = h[H_FIRST];
     f->local_rank = h[H_LOCAL];
     f->local_size = h[H_LSIZE];
@@ -162,11 +162,10 @@ static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const in
 {
     char *mine = NULL;
     int *head = calloc((size_t)size * H_N, sizeof *head);
-    int *displ = calloc((size_t)size + 1, sizeof *displ);
     char *buf = NULL;
     int code = PB_OK, rc = MPI_ERR_NO_MEM, block = 0;
     size_t cap = (size_t)me->local_size * sizeof(int) + sizeof *me + 8;
-    if (head && displ && (mine = malloc(cap)) != NULL) {
+    if (head && (mine = malloc(cap)) != NULL) {
         int h[H_N] = {me->first, me->local_rank, me->local_size, me->gpu, 0};
         h[H_LEN] = payload(me, row, mine);
         rc = MPI_Allgather(h, H_N, MPI_INT, head, H_N, MPI_INT, world);
@@ -175,7 +174,7 @@ static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const in
         if (head[(size_t)r * H_N + H_LEN] > block)
             block = head[(size_t)r * H_N + H_LEN];
     if (rc == MPI_SUCCESS && (long long)block * size > INT_MAX)
-        rc = MPI_ERR_COUNT; /* displacements below are ints */
+        rc = MPI_ERR_COUNT; /* one call's receive count is an int */
     if (rc == MPI_SUCCESS && (size_t)block > cap) {
         char *grown = realloc(mine, (size_t)block);
         rc = grown ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -197,14 +196,11 @@ static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const in
     if (rc != MPI_SUCCESS)
         code = pb_err_set(err, PB_ERUNTIME, "cannot exchange the node map (%d)", rc);
     if (code == PB_OK) {
-        for (int r = 0; r < size; r++)
-            displ[r] = r * block;
-        gathered_t g = {head, displ, buf};
+        gathered_t g = {head, buf, (size_t)block};
         code = pb_rankmap_init(m, size, fact_of, &g, err);
     }
     free(mine);
     free(head);
-    free(displ);
     free(buf);
     return code;
 }

@@ -277,6 +277,7 @@ typedef struct z3_case {
     pb_hw_t hw;
     pb_layout_t l;
     pb_step_cfg_t c;
+    pb_cost_t cost; /* on hw */
     pb_err_t err;
 } z3_case_t;
 
@@ -290,6 +291,7 @@ static void z3_case(const char *gpu, z3_case_t *z)
     z->l.size[PB_DIM_DP] = 64;
     pb_step_cfg_default(&z->c);
     z->c.traffic.zero = 3;
+    z->cost = (pb_cost_t){&z->hw, NULL};
 }
 
 /* FSDP2's copies on the compute stream (pytorch/pytorch#157027): per
@@ -306,19 +308,13 @@ static void fsdp_copies(void)
     CHECK(f == 4.0 && b == 8.0);
     z3_case_t z;
     z3_case("h100", &z);
-    pb_model_t m = z.m;
-    pb_hw_t hw = z.hw;
-    pb_layout_t l = z.l;
-    pb_step_cfg_t c = z.c;
-    pb_err_t err = z.err;
-    pb_cost_t cost = {&hw, NULL};
     pb_step_t off, on;
-    CHECK(pb_step_model(&m, &l, &c, &cost, &off, &err) == PB_OK);
-    c.zero3_copies = 1;
-    CHECK(pb_step_model(&m, &l, &c, &cost, &on, &err) == PB_OK);
+    CHECK(pb_step_model(&z.m, &z.l, &z.c, &z.cost, &off, &z.err) == PB_OK);
+    z.c.zero3_copies = 1;
+    CHECK(pb_step_model(&z.m, &z.l, &z.c, &z.cost, &on, &z.err) == PB_OK);
     double p = off.mem.params;
     CHECK_NEAR(on.part[PB_PART_COMPUTE] - off.part[PB_PART_COMPUTE],
-               4.0 * (pb_membound_s(&hw, p * 4.0) + pb_membound_s(&hw, p * 10.0)), 1e-9);
+               4.0 * (pb_membound_s(&z.hw, p * 4.0) + pb_membound_s(&z.hw, p * 10.0)), 1e-9);
 }
 
 /* ZeRO-3 exposure, by hand: 4 micro-batches, a layer's gather 10 ms and
@@ -346,18 +342,12 @@ static void zero3_step(void)
 {
     z3_case_t z;
     z3_case("a100", &z);
-    pb_model_t m = z.m;
-    pb_hw_t hw = z.hw;
-    pb_layout_t l = z.l;
-    pb_step_cfg_t c = z.c;
-    pb_err_t err = z.err;
-    pb_cost_t cost = {&hw, NULL};
     pb_step_t st;
-    CHECK(pb_layout_check(&l, &m, 64, &err) == PB_OK);
-    CHECK(pb_step_model(&m, &l, &c, &cost, &st, &err) == PB_OK);
-    uint64_t unit = (pb_model_dense_layer_params(&m) + 63) / 64 * 64;
-    double ag = pb_cost_preset_rail_us(&hw, PB_ALLGATHER, 64, 8, unit * 2, 0.0) * 1e-6;
-    double rs = pb_cost_preset_rail_us(&hw, PB_REDUCESCATTER, 64, 8, unit * 4, 0.0) * 1e-6;
+    CHECK(pb_layout_check(&z.l, &z.m, 64, &z.err) == PB_OK);
+    CHECK(pb_step_model(&z.m, &z.l, &z.c, &z.cost, &st, &z.err) == PB_OK);
+    uint64_t unit = (pb_model_dense_layer_params(&z.m) + 63) / 64 * 64;
+    double ag = pb_cost_preset_rail_us(&z.hw, PB_ALLGATHER, 64, 8, unit * 2, 0.0) * 1e-6;
+    double rs = pb_cost_preset_rail_us(&z.hw, PB_REDUCESCATTER, 64, 8, unit * 4, 0.0) * 1e-6;
     CHECK_NEAR(st.comm_total[PB_PART_DP], 4.0 * 8 * (2 * ag + rs), 1e-9);
     double shown = 4.0 * (ag + rs);
     CHECK_NEAR(st.part[PB_PART_DP],
