@@ -9,6 +9,7 @@
 #include "pb_launch.h"
 #include "pb_main_job.h"
 #include "pb_share.h"
+#include "pb_topo.h"
 
 /* The main job's output folder, made by rank 0 before the context opens
  * results.csv inside it; every rank learns whether that worked. */
@@ -30,6 +31,8 @@ int pb_app_run(int *argc, char ***argv, const pb_options_t *opt)
     /* before MPI starts its threads, so that none of them takes SIGINT
      * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
     pb_watchdog_block_signals();
+    /* before anything makes a topology (MPI may): pb_topo.h */
+    pb_topo_skip_plugins();
     /* Only the main thread calls MPI (the watchdog thread talks over its
      * own sockets, pb_wd_tree.h), and the level asked for is SINGLE, as
      * OSU and IMB ask: in Open MPI 4.1 an 8 B all-reduce between two

@@ -1,15 +1,17 @@
-/* pb_nccl_topo.c - NCCL topology XML through libxml2 (see the header for
- * which attribute gives which class). */
+/* pb_nccl_topo.c - NCCL topology XML through libxml2, opened on demand
+ * (pb_libxml.h says why); see the header for which attribute gives which
+ * class. */
 #include "pb_nccl_topo.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "pb_libxml.h"
+
 typedef struct walk {
+    const pb_libxml_t *x;
     pb_ntopo_t *t;
     int cap;
     int cpu, numa;
@@ -23,11 +25,13 @@ static int is(const xmlNode *n, const char *name)
 }
 
 /* an attribute into buf ("" when absent) */
-static const char *attr(const xmlNode *n, const char *name, char *buf, size_t len)
+static const char *attr(const walk_t *w, const xmlNode *n, const char *name, char *buf,
+                        size_t len)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    xmlChar *v = w->x->get_prop(n, (const xmlChar *)name);
     snprintf(buf, len, "%s", v ? (const char *)v : "");
-    xmlFree(v);
+    if (v != NULL)
+        w->x->free(v);
     return buf;
 }
 
@@ -40,8 +44,9 @@ static int child(const xmlNode *n, const char *name)
 }
 
 /* <gpu><nvlink target="0000:0b:00.0" count="12" tclass="0x030200"/></gpu> */
-static void nvlinks(const xmlNode *pci, pb_ntopo_dev_t *d, pb_ntopo_t *t)
+static void nvlinks(const walk_t *w, const xmlNode *pci, pb_ntopo_dev_t *d)
 {
+    pb_ntopo_t *t = w->t;
     char buf[64];
     for (const xmlNode *g = pci->children; g; g = g->next) {
         if (!is(g, "gpu"))
@@ -50,11 +55,11 @@ static void nvlinks(const xmlNode *pci, pb_ntopo_dev_t *d, pb_ntopo_t *t)
             if (!is(l, "nvlink"))
                 continue;
             t->has_nvlink = 1;
-            int count = atoi(attr(l, "count", buf, sizeof buf));
-            if (strncasecmp(attr(l, "tclass", buf, sizeof buf), "0x0680", 6) == 0) {
+            int count = atoi(attr(w, l, "count", buf, sizeof buf));
+            if (strncasecmp(attr(w, l, "tclass", buf, sizeof buf), "0x0680", 6) == 0) {
                 d->nvswitch_links += count; /* a bridge device: NVSwitch */
             } else if (d->nnv < PB_NTOPO_NV) {
-                attr(l, "target", d->nv_target[d->nnv], sizeof d->nv_target[0]);
+                attr(w, l, "target", d->nv_target[d->nnv], sizeof d->nv_target[0]);
                 d->nv_count[d->nnv++] = count;
             }
         }
@@ -74,7 +79,7 @@ static int add_dev(walk_t *w, const xmlNode *pci, int gpu)
     }
     pb_ntopo_dev_t *d = &t->dev[t->n++];
     memset(d, 0, sizeof *d);
-    attr(pci, "busid", d->busid, sizeof d->busid);
+    attr(w, pci, "busid", d->busid, sizeof d->busid);
     for (char *c = d->busid; *c; c++) /* bus ids compare as lower case */
         *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
     d->gpu = gpu;
@@ -83,7 +88,7 @@ static int add_dev(walk_t *w, const xmlNode *pci, int gpu)
     d->depth = w->depth;
     memcpy(d->path, w->path, sizeof d->path);
     if (gpu)
-        nvlinks(pci, d, t);
+        nvlinks(w, pci, d);
     return 0;
 }
 
@@ -94,7 +99,7 @@ static int walk_node(walk_t *w, const xmlNode *n)
         if (is(n, "cpu")) {
             int cpu = w->cpu, numa = w->numa, depth = w->depth;
             w->cpu = w->t->ncpus++;
-            w->numa = atoi(attr(n, "numaid", buf, sizeof buf));
+            w->numa = atoi(attr(w, n, "numaid", buf, sizeof buf));
             w->depth = 0;
             if (walk_node(w, n->children))
                 return -1;
@@ -109,7 +114,7 @@ static int walk_node(walk_t *w, const xmlNode *n)
                 return -1;
             w->path[--w->depth] = 0;
         } else if (is(n, "pci") && w->cpu >= 0) {
-            const char *cls = attr(n, "class", buf, sizeof buf);
+            const char *cls = attr(w, n, "class", buf, sizeof buf);
             int gpu = strncasecmp(cls, "0x03", 4) == 0 || child(n, "gpu");
             int nic = strncasecmp(cls, "0x02", 4) == 0 || child(n, "nic");
             if ((gpu || nic) && add_dev(w, n, gpu) != 0)
@@ -132,25 +137,32 @@ static int by_kind_then_bus(const void *a, const void *b)
 int pb_ntopo_load(const char *path, pb_ntopo_t *t, pb_err_t *err)
 {
     memset(t, 0, sizeof *t);
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    pb_libxml_t x;
+    if (pb_libxml_open(&x, err) != PB_OK)
+        return err->code;
+    xmlDoc *doc = x.read_file(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (doc == NULL) {
-        const xmlError *e = xmlGetLastError();
-        return e && e->line > 0
-                   ? pb_err_set(err, PB_EINPUT, "%s:%d: not XML: %.120s", path, e->line, e->message)
-                   : pb_err_set(err, PB_EINPUT, "cannot read NCCL topology '%s'", path);
+        const xmlError *e = x.last_error();
+        int code = e && e->line > 0
+                       ? pb_err_set(err, PB_EINPUT, "%s:%d: not XML: %.120s", path, e->line,
+                                    e->message)
+                       : pb_err_set(err, PB_EINPUT, "cannot read NCCL topology '%s'", path);
+        pb_libxml_close(&x);
+        return code;
     }
-    xmlNode *root = xmlDocGetRootElement(doc);
+    xmlNode *root = x.root(doc);
     int code = PB_OK;
     if (root == NULL || !is(root, "system"))
         code = pb_err_set(err, PB_EINPUT, "%s: not an NCCL topology (its root is not <system>)",
                           path);
-    walk_t w = {t, 0, -1, -1, {0}, 0, 0, 0};
+    walk_t w = {&x, t, 0, -1, -1, {0}, 0, 0, 0};
     if (code == PB_OK && walk_node(&w, root->children) != 0)
         code = pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", path);
     if (code == PB_OK && w.too_deep)
         code = pb_err_set(err, PB_EINPUT, "%s: PCI switches nested deeper than %d", path,
                           PB_NTOPO_DEPTH);
-    xmlFreeDoc(doc);
+    x.free_doc(doc);
+    pb_libxml_close(&x);
     for (int i = 0; i < t->n; i++)
         t->ngpus += t->dev[i].gpu;
     t->nnics = t->n - t->ngpus;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_dl.h"
 #include "pb_nvlink.h"
 
 typedef void *nvml_dev_t;
@@ -27,14 +28,6 @@ typedef struct nvml_api {
     int (*state)(nvml_dev_t, unsigned, int *);
     int (*remote)(nvml_dev_t, unsigned, nvml_pci_t *);
 } nvml_api_t;
-
-static int sym(void *lib, const char *name, void *fp)
-{
-    void *p = dlsym(lib, name);
-    /* object and function pointers share a representation on POSIX */
-    memcpy(fp, &p, sizeof p);
-    return p != NULL;
-}
 
 static int count_links(pb_topo_t *tp, const nvml_api_t *api, pb_err_t *err)
 {
@@ -87,12 +80,13 @@ int pb_nvlink_from_nvml(pb_topo_t *tp, pb_err_t *err)
         return PB_OK;
     }
     nvml_api_t api;
-    int ok = sym(lib, "nvmlInit_v2", &api.init) && sym(lib, "nvmlShutdown", &api.shutdown) &&
-             sym(lib, "nvmlDeviceGetCount_v2", &api.count) &&
-             sym(lib, "nvmlDeviceGetHandleByIndex_v2", &api.handle) &&
-             sym(lib, "nvmlDeviceGetPciInfo_v3", &api.pci) &&
-             sym(lib, "nvmlDeviceGetNvLinkState", &api.state) &&
-             sym(lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &api.remote);
+    int ok = pb_dl_sym(lib, "nvmlInit_v2", &api.init) &&
+             pb_dl_sym(lib, "nvmlShutdown", &api.shutdown) &&
+             pb_dl_sym(lib, "nvmlDeviceGetCount_v2", &api.count) &&
+             pb_dl_sym(lib, "nvmlDeviceGetHandleByIndex_v2", &api.handle) &&
+             pb_dl_sym(lib, "nvmlDeviceGetPciInfo_v3", &api.pci) &&
+             pb_dl_sym(lib, "nvmlDeviceGetNvLinkState", &api.state) &&
+             pb_dl_sym(lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &api.remote);
     int code = PB_OK;
     if (!ok)
         snprintf(tp->nvlink_note, sizeof tp->nvlink_note,

@@ -12,6 +12,11 @@
 #include "pb_nvlink.h"
 #include "pb_pci_path.h"
 
+void pb_topo_skip_plugins(void)
+{
+    setenv("HWLOC_PLUGINS_BLACKLIST", PB_TOPO_SKIPPED_PLUGINS, 0);
+}
+
 static int is_gpu(hwloc_obj_t o)
 {
     unsigned cls = o->attr->pcidev.class_id, ven = o->attr->pcidev.vendor_id;

@@ -38,6 +38,23 @@ typedef struct pb_topo {
     char nvlink_note[160]; /* why there is no NVLink information */
 } pb_topo_t;
 
+/* Keeps hwloc from loading the plugins parbench never asks anything of:
+ * display (gl: probes X servers), OpenCL (loads the vendor's OpenCL
+ * driver into every rank), CUDA, NVML, ROCm SMI and Level Zero (GPU
+ * runtimes: parbench pairs GPUs by PCI address and asks NVML itself,
+ * pb_nvlink.h) and the libxml2 reader (hwloc reads and writes its XML
+ * with its own parser just as well).  A plugin's libraries stay mapped
+ * in the process, timed loop included: with these loaded, parbench's
+ * 1 KiB all-reduce took 1.012x as long as with them skipped (150
+ * alternating launches, 2 ranks; bench/latency_vs_loop.sh's plain loop
+ * loads none).  hwloc reads HWLOC_PLUGINS_BLACKLIST when it makes its
+ * first topology, so call this first thing, before any thread: it sets
+ * that variable to PB_TOPO_SKIPPED_PLUGINS, unless the user already did. */
+#define PB_TOPO_SKIPPED_PLUGINS                                                   \
+    "hwloc_gl,hwloc_opencl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero," \
+    "hwloc_xml_libxml"
+void pb_topo_skip_plugins(void);
+
 /* Loads xml_path, or the live machine when NULL.  with_io = 0 skips PCI
  * discovery (enough for host-rank binding classes, and much faster).
  * PB_EINPUT for a missing or invalid file, naming it. */
