@@ -7,7 +7,7 @@
  * bench/ref_allreduce.c, with libxml2 merely preloaded and never
  * called, takes 1.027x as long per 1 KiB all-reduce (ICU alone 1.023x,
  * libstdc++ alone 1.010x); a benchmark must not carry that for a file
- * format only `topo --nccl-topo`-style reads use.  Kept loaded once
+ * format only `parbench topo --nccl-topo` reads.  Kept loaded once
  * opened (RTLD_NODELETE): ICU and the C++ runtime register exit
  * handlers that must outlive any one reader. */
 #ifndef PB_LIBXML_H
