@@ -26,7 +26,8 @@
 #
 # The median of per-pair ratios also moves with how often each side's
 # launches land in the slow state (one pair's ratio spreads from 0.4 to
-# 3): two runs of 200-300 pairs at 1 KiB read 0.985 and 1.022.  The last
+# 3): at 1 KiB, 200 alternating launches of each read 0.985 and this
+# script's 301 pairs, the same day, 1.022.  The last
 # column compares the two sides within the fast state: the lower quartile
 # of parbench's per-launch values over the loop's.
 set -euo pipefail

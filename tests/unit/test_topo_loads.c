@@ -13,37 +13,54 @@
 #include "topo/pb_nccl_topo.h"
 #include "topo/pb_topo.h"
 
-/* is a file whose name contains `name` mapped into this process? */
-static int mapped(const char *name)
+/* this process's mappings now, one read of /proc/self/maps (NULL when
+ * it cannot be read); free() it */
+static char *maps_now(void)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (f == NULL)
-        return -1;
-    char line[4096];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f) != NULL) {
-        const char *file = strrchr(line, '/');
-        found = file != NULL && strstr(file, name) != NULL;
-    }
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    for (int c; out != NULL && (c = fgetc(f)) != EOF;)
+        fputc(c, out);
     fclose(f);
+    if (out != NULL)
+        fclose(out);
+    return text;
+}
+
+/* is a file named `name`... mapped?  1 yes, 0 no, -1 unknown */
+static int mapped(const char *name)
+{
+    char *text = maps_now(), file[64];
+    snprintf(file, sizeof file, "/%s", name);
+    int found = text == NULL ? -1 : strstr(text, file) != NULL;
+    free(text);
     return found;
 }
 
-/* how many of the skipped plugins are mapped */
+/* how many of the skipped plugins are mapped (one read of the maps) */
 static int skipped_mapped(void)
 {
+    char *text = maps_now();
+    if (text == NULL)
+        return -1;
     char list[] = PB_TOPO_SKIPPED_PLUGINS;
     int n = 0;
     for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
         char file[64];
-        snprintf(file, sizeof file, "%s.so", p);
-        n += mapped(file) == 1;
+        snprintf(file, sizeof file, "/%s.so", p);
+        n += strstr(text, file) != NULL;
     }
+    free(text);
     return n;
 }
 
 /* In a child: load the live machine, with or without the skip list;
- * the exit code is how many skipped plugins got mapped (255: no load). */
+ * the exit code is how many skipped plugins got mapped (255: no load,
+ * or no maps to read). */
 static int child_maps(int skip)
 {
     fflush(NULL);
@@ -59,7 +76,7 @@ static int child_maps(int skip)
             _exit(255);
         int n = skipped_mapped();
         pb_topo_free(&tp);
-        _exit(n);
+        _exit(n < 0 ? 255 : n);
     }
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
