@@ -11,10 +11,9 @@
 # each pair gives a ratio parbench / loop, and the median over PAIRS pairs
 # (default 31) is printed per size (SIZES="8 1024" picks sizes).  Target:
 # every ratio <= 1.02.  How many pairs: a launch lands in one of the
-# machine's speed states, so single ratios spread from 0.4 to 2.3, and at
-# 8 B and 1 KiB the median of 41 pairs still moves by +-2 % from one run
-# of the script to the next; 101 pairs there (SIZES="8 1024" and about
-# 3 minutes) decide a 1 % question.
+# machine's speed states, so single ratios spread from 0.4 to 3, and at
+# 8 B and 1 KiB 101 pairs or more (SIZES="8 1024", a few minutes) are
+# needed to decide a 1 % question; ci95 says how well a run decided it.
 #
 # Each side's value in a run is the interquartile mean of its samples
 # (the mean of the middle half), taken from parbench's --samples file and
@@ -24,12 +23,22 @@
 # there.  The interquartile mean is as robust and resolves less than a
 # tick; the median ratio is printed beside it.
 #
-# The median of per-pair ratios also moves with how often each side's
-# launches land in the slow state (one pair's ratio spreads from 0.4 to
-# 3): at 1 KiB, 200 alternating launches of each read 0.985 and this
-# script's 301 pairs, the same day, 1.022.  The last
-# column compares the two sides within the fast state: the lower quartile
-# of parbench's per-launch values over the loop's.
+# Columns: ratio = the median over pairs of parbench / loop; ci95 = its
+# distribution-free 95 % confidence interval (order statistics of the
+# per-pair ratios, so no assumption on their spread, which is wide and
+# two-humped here); min..max = the widest pair ratios; median_ratio = the
+# same median from each run's median sample; q25_ratio = the lower
+# quartile of parbench's per-run values over the loop's (the two sides in
+# the machine's fast state).
+#
+# Runs taken hours apart differ by more than ci95 says: on this VM the
+# same code read an 8 B ratio of 1.050 in one session and 0.956 in the
+# next (301 pairs each, both intervals about +-0.015), so the verdict of
+# one run is the verdict of one period.  RAW=FILE appends every
+# pair's values to FILE ("size loop_median loop_iqm parbench_median
+# parbench_iqm", us); FROM="FILE..." measures nothing and prints the
+# table of the pairs those files hold, so runs from several periods pool
+# into one verdict.
 set -euo pipefail
 build=${1:-build}
 pairs=${2:-31}
@@ -38,6 +47,41 @@ root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# The table of pair records ("size lmed liqm pmed piqm" per line), sizes in
+# the order they first appear.  Nearest-rank order statistics throughout;
+# ci95 takes the k-th smallest and k-th largest ratio with
+# k = floor((n - 1.96 sqrt(n)) / 2) (the normal approximation to the
+# binomial count of ratios below the median; at least the extremes).
+table() {
+  awk '
+    function sortv(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
+        for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
+    function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    function q25(a, n,   i) { i = int((n + 3) / 4); return a[i < 1 ? 1 : i] }
+    NF == 5 && $1 ~ /^[0-9]+$/ {
+      s = $1; if (!(s in n)) order[++ns] = s
+      k = ++n[s]; lm[s, k] = $2; li[s, k] = $3; pm[s, k] = $4; pi[s, k] = $5 }
+    END {
+      printf "%10s %12s %12s %8s %16s %16s %13s %10s\n", "size", "loop_us", "parbench_us",
+             "ratio", "ci95", "min..max", "median_ratio", "q25_ratio"
+      for (o = 1; o <= ns; o++) {
+        s = order[o]; m = n[s]; delete r; delete rm; delete l; delete p
+        for (i = 1; i <= m; i++) { r[i] = pi[s, i] / li[s, i]; rm[i] = pm[s, i] / lm[s, i]
+                                   l[i] = li[s, i]; p[i] = pi[s, i] }
+        sortv(r, m); sortv(rm, m); sortv(l, m); sortv(p, m)
+        k = int((m - 1.96 * sqrt(m)) / 2); if (k < 1) k = 1
+        printf "%10d %12.3f %12.3f %8.3f %7.3f..%-7.3f %7.3f..%-7.3f %13.3f %10.3f\n", s,
+               med(l, m), med(p, m), med(r, m), r[k], r[m + 1 - k], r[1], r[m],
+               med(rm, m), q25(p, m) / q25(l, m) }
+    }' "$@"
+}
+
+if [ -n "${FROM:-}" ]; then
+  # shellcheck disable=SC2086  # FROM is a list of files
+  table $FROM
+  exit 0
+fi
 
 # "median iqm" in us
 loop() { mpirun "${root[@]}" -np 2 "$build/pb_ref_allreduce" "$1" "$2" 20 | awk '{ print $2, $3 }'; }
@@ -54,34 +98,17 @@ pb() {
                med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
                printf "%.3f %.4f\n", med, s / (hi - lo) }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# the lower quartile (nearest rank)
-q25() { sort -g | awk '{ v[NR] = $1 } END { i = int((NR + 3) / 4); print v[i < 1 ? 1 : i] }'; }
 
-printf '# %d alternating pairs per size; per run the interquartile mean (iqm) of the samples\n' "$pairs"
-printf '# ratio = median over pairs of parbench / loop; us = medians over pairs\n'
-printf '# q25_ratio = lower quartile of parbench'"'"'s values / the loop'"'"'s (the fast state)\n'
-printf '%10s %12s %12s %8s %16s %13s %10s\n' size loop_us parbench_us ratio ratio_min..max median_ratio q25_ratio
+records=${RAW:-$tmp/pairs}
+printf '# %d alternating pairs per size; per run the interquartile mean of the samples\n' "$pairs"
 for size in ${SIZES:-8 1024 65536 1048576 16777216}; do
   iters=2000
   [ "$size" -ge 1048576 ] && iters=300
-  ls=() ps=() rs=() rms=()
   for ((i = 0; i < pairs; i++)); do
     # alternate which side goes first, so a drift within a pair cancels
     if ((i % 2 == 0)); then l=$(loop "$size" $iters); p=$(pb "$size" $iters)
     else p=$(pb "$size" $iters); l=$(loop "$size" $iters); fi
-    ls+=("${l#* }") ps+=("${p#* }")
-    rs+=("$(awk -v l="${l#* }" -v p="${p#* }" 'BEGIN { print p / l }')")
-    rms+=("$(awk -v l="${l% *}" -v p="${p% *}" 'BEGIN { print p / l }')")
+    printf '%s %s %s\n' "$size" "$l" "$p" | tee -a "$tmp/run" >>"$records"
   done
-  lm=$(printf '%s\n' "${ls[@]}" | median)
-  pm=$(printf '%s\n' "${ps[@]}" | median)
-  rm=$(printf '%s\n' "${rs[@]}" | median)
-  lo=$(printf '%s\n' "${rs[@]}" | sort -g | head -1)
-  hi=$(printf '%s\n' "${rs[@]}" | sort -g | tail -1)
-  rmm=$(printf '%s\n' "${rms[@]}" | median)
-  lq=$(printf '%s\n' "${ls[@]}" | q25)
-  pq=$(printf '%s\n' "${ps[@]}" | q25)
-  rq=$(awk -v l="$lq" -v p="$pq" 'BEGIN { print p / l }')
-  printf '%10d %12.3f %12.3f %8.3f %7.3f..%-7.3f %13.3f %10.3f\n' "$size" "$lm" "$pm" "$rm" "$lo" "$hi" "$rmm" "$rq"
 done
+table "$tmp/run"
