@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # latency_script_check.sh BUILD_DIR - bench/latency_vs_loop.sh still runs:
 # one pair at 8 B, both sides launch, parbench's --samples file parses,
-# the size's row carries its eight fields, and RAW= keeps the pair.  Structure only: the ratio's
-# value is the benchmark's business, never a test's (timing luck).
+# the size's row carries its eight fields, and RAW= keeps the pair.
+# Structure only: the ratio's value is the benchmark's business, never a
+# test's (timing luck).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 raw=$(mktemp)
