@@ -48,17 +48,24 @@ root=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The table of pair records ("size lmed liqm pmed piqm" per line), sizes in
-# the order they first appear.  Nearest-rank order statistics throughout;
-# ci95 takes the k-th smallest and k-th largest ratio with
-# k = floor((n - 1.96 sqrt(n)) / 2) (the normal approximation to the
-# binomial count of ratios below the median; at least the extremes).
-table() {
-  awk '
+# Order statistics of a sorted awk array a[1..n], for both awk programs
+# below: the median, the lower quartile (nearest rank) and the
+# interquartile mean (the mean of the middle half).
+stats_awk='
     function sortv(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
         for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
     function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     function q25(a, n,   i) { i = int((n + 3) / 4); return a[i < 1 ? 1 : i] }
+    function iqm(a, n,   lo, hi, i, s) { lo = int(n / 4); hi = n - lo
+        for (i = lo + 1; i <= hi; i++) s += a[i]; return s / (hi - lo) }'
+
+# The table of pair records ("size lmed liqm pmed piqm" per line), sizes in
+# the order they first appear.  ci95 takes the k-th smallest and k-th
+# largest ratio with k = floor((n - 1.96 sqrt(n)) / 2) (the normal
+# approximation to the binomial count of ratios below the median; at
+# least the extremes).
+table() {
+  awk "$stats_awk"'
     NF == 5 && $1 ~ /^[0-9]+$/ {
       s = $1; if (!(s in n)) order[++ns] = s
       k = ++n[s]; lm[s, k] = $2; li[s, k] = $3; pm[s, k] = $4; pi[s, k] = $5 }
@@ -92,14 +99,12 @@ pb() {
   mpirun "${root[@]}" -np 2 "$build/parbench" coll --op allreduce --sizes "$1" --place out \
     -n "$2" -w 20 --quiet --samples "$tmp/s.csv" >/dev/null
   awk -F, 'NR > 1 && $NF == 1 { print $(NF - 1) }' "$tmp/s.csv" | sort -g |
-    awk '{ v[NR] = $1 }
-         END { lo = int(NR / 4); hi = NR - int(NR / 4); s = 0
-               for (i = lo + 1; i <= hi; i++) s += v[i]
-               med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-               printf "%.3f %.4f\n", med, s / (hi - lo) }'
+    awk "$stats_awk"'{ v[NR] = $1 } END { printf "%.3f %.4f\n", med(v, NR), iqm(v, NR) }'
 }
 
-records=${RAW:-$tmp/pairs}
+# each pair goes to this run's table, and to RAW as it is taken
+keep=("$tmp/run")
+[ -n "${RAW:-}" ] && keep+=("$RAW")
 printf '# %d alternating pairs per size; per run the interquartile mean of the samples\n' "$pairs"
 for size in ${SIZES:-8 1024 65536 1048576 16777216}; do
   iters=2000
@@ -108,7 +113,7 @@ for size in ${SIZES:-8 1024 65536 1048576 16777216}; do
     # alternate which side goes first, so a drift within a pair cancels
     if ((i % 2 == 0)); then l=$(loop "$size" $iters); p=$(pb "$size" $iters)
     else p=$(pb "$size" $iters); l=$(loop "$size" $iters); fi
-    printf '%s %s %s\n' "$size" "$l" "$p" | tee -a "$tmp/run" >>"$records"
+    printf '%s %s %s\n' "$size" "$l" "$p" | tee -a "${keep[@]}" >/dev/null
   done
 done
 table "$tmp/run"

@@ -24,13 +24,13 @@ printf '1024 2 2 2.2 2.2\n1024 2 2 1.8 1.8\n' >"$tmp/a"
 #   median_ratio: the medians' ratios are the same numbers, 0.970
 #   q25 (nearest rank ceil(16 / 4) = 4): parbench 0.88, loop 1: 0.880
 #   loop_us 1.000, parbench_us 0.970 (medians over pairs)
-for i in $(seq 1 8); do
-  awk -v i="$i" 'BEGIN { p = 0.80 + 0.02 * i; printf "8 2 1 %.4f %.4f\n", 2 * p, p }'
-done >>"$tmp/a"
+eight_b() { # eight_b FIRST LAST: the 8 B records for i = FIRST..LAST
+  awk -v a="$1" -v b="$2" 'BEGIN { for (i = a; i <= b; i++) {
+    p = 0.80 + 0.02 * i; printf "8 2 1 %.4f %.4f\n", 2 * p, p } }'
+}
+eight_b 1 8 >>"$tmp/a"
 printf '1024 2 2 2.1 2.1\n' >"$tmp/b"
-for i in $(seq 9 16); do
-  awk -v i="$i" 'BEGIN { p = 0.80 + 0.02 * i; printf "8 2 1 %.4f %.4f\n", 2 * p, p }'
-done >>"$tmp/b"
+eight_b 9 16 >>"$tmp/b"
 echo '# a comment line is skipped' >>"$tmp/b"
 
 out=$(FROM="$tmp/a $tmp/b" "$script" 2>&1) || fail "exit code $?: $out"
