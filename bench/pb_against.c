@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/pb_step.h"
 #include "../reports/pb_csv_records.h"
+#include "pb_job.h"
 
 /* the columns, in no required order; all needed */
 enum { C_NAME, C_GPU, C_GPUS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
@@ -20,12 +20,11 @@ static const char *const cols[C_COUNT] = {
 
 typedef struct state {
     const char *path;
-    FILE *out;
     int map[C_COUNT];
     int disp_col; /* the optional "dispatcher" column, -1 when absent */
     int header;
-    pb_against_sum_t *sum;
-    double abs_sum;
+    pb_against_fn fn;
+    void *arg;
 } state_t;
 
 static int num(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, double *v,
@@ -80,7 +79,8 @@ static int published_step(const state_t *s, size_t line, const pb_csv_rec_t *rec
     return PB_OK;
 }
 
-/* one row: the model, the layout and the settings it names */
+/* one row: the model, the layout and the settings it names, in the
+ * struct the command line fills (pb_job.h) */
 static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
 {
     static const int mf[] = {C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_HEAD_DIM, C_FFN, C_VOCAB,
@@ -88,16 +88,17 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     static const char *const mk[] = {"layers", "hidden", "heads", "kv_heads", "head_dim",
                                      "ffn", "vocab", "experts", "topk", "moe_ffn", "seq",
                                      "mbs", "gbs", "pp_trim"};
-    pb_model_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "%s", rec->field[s->map[C_NAME]]);
-    m.dtype = PB_BF16, m.moe_every = 1;
+    pb_job_t j;
+    pb_job_defaults(&j);
+    pb_model_t *m = &j.model;
+    snprintf(m->name, sizeof m->name, "%s", rec->field[s->map[C_NAME]]);
+    m->dtype = PB_BF16, m->moe_every = 1;
     pb_err_t e;
     pb_err_clear(&e);
     for (size_t i = 0; i < sizeof mf / sizeof mf[0]; i++)
-        if (pb_model_set(&m, mk[i], rec->field[s->map[mf[i]]], &e) != PB_OK)
+        if (pb_model_set(m, mk[i], rec->field[s->map[mf[i]]], &e) != PB_OK)
             return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    if (pb_model_set(&m, "gated", rec->field[s->map[C_GATED]], &e) != PB_OK)
+    if (pb_model_set(m, "gated", rec->field[s->map[C_GATED]], &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     double d[10];
     static const int lf[] = {C_TP, C_CP, C_EP, C_DP, C_PP, C_VP, C_SP, C_ZERO, C_FLASH, C_ETP};
@@ -107,21 +108,27 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     double gpus, value;
     if (num(s, line, rec, C_GPUS, &gpus, err) || num(s, line, rec, C_VALUE, &value, err))
         return err->code;
-    pb_layout_t l;
-    pb_layout_default(&l);
+    /* layout sizes and the few small counts: whole numbers an int holds */
+    for (int i = 0; i < 10; i++)
+        if (d[i] != floor(d[i]) || d[i] > 1 << 20)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%g' (a whole number up to %d)",
+                              s->path, line, cols[lf[i]], d[i], 1 << 20);
+    if (gpus != floor(gpus) || gpus < 1 || gpus > 1 << 20)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad gpus '%g' (a whole number, 1 to %d)",
+                          s->path, line, gpus, 1 << 20);
+    pb_layout_t *l = &j.layout;
     for (int i = 0; i < PB_DIM_COUNT; i++)
-        l.size[i] = (int)d[i];
-    l.vp = (int)d[5], l.sp = d[6] > 0, l.etp = (int)d[9];
-    pb_step_cfg_t c;
-    pb_step_cfg_default(&c);
-    if (pb_recomp_parse(rec->field[s->map[C_RECOMP]], &c.recomp) != 0)
+        l->size[i] = (int)d[i];
+    l->vp = (int)d[5], l->sp = d[6] > 0, l->etp = (int)d[9];
+    pb_step_cfg_t *c = &j.step;
+    if (pb_recomp_parse(rec->field[s->map[C_RECOMP]], &c->recomp) != 0)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: recompute '%s' is none of none, selective, full",
                           s->path, line, rec->field[s->map[C_RECOMP]]);
-    c.traffic.zero = (int)d[7];
+    c->traffic.zero = (int)d[7];
     /* dispatcher (optional column): alltoall or flex (DeepEP); empty or
      * absent: auto, by whether the EP group spans nodes (pb_ep_cost.h) */
     if (s->disp_col >= 0 && (size_t)s->disp_col < rec->nfields &&
-        pb_ep_disp_parse(rec->field[s->disp_col], &c.ep_disp) != 0)
+        pb_ep_disp_parse(rec->field[s->disp_col], &c->ep_disp) != 0)
         return pb_err_set(err, PB_EINPUT,
                           "%s:%zu: dispatcher '%s' is none of alltoall, flex, auto or empty",
                           s->path, line, rec->field[s->disp_col]);
@@ -137,42 +144,40 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT,
                           "%s:%zu: overlap '%s' is not letters of g, t, p, u, h, c or '-'",
                           s->path, line, ov);
-    c.overlap_grad = strchr(ov, 'g') != NULL;
-    c.overlap_tp_bwd = strchr(ov, 't') != NULL;
-    c.overlap_p2p = strchr(ov, 'p') != NULL;
-    c.grad_accum_fused = strchr(ov, 'u') == NULL;
-    c.zero3_copies = strchr(ov, 'c') != NULL;
+    c->overlap_grad = strchr(ov, 'g') != NULL;
+    c->overlap_tp_bwd = strchr(ov, 't') != NULL;
+    c->overlap_p2p = strchr(ov, 'p') != NULL;
+    c->grad_accum_fused = strchr(ov, 'u') == NULL;
+    c->zero3_copies = strchr(ov, 'c') != NULL;
     if (strchr(ov, 'h'))
-        c.traffic.grad_dtype = m.dtype;
-    /* a fused attention kernel skips the masked half; the materialised
-     * path of the 2021-22 runs computes every score */
-    c.flash = c.causal = d[8] > 0;
-    pb_hw_t hw;
-    if (pb_hw_preset(rec->field[s->map[C_GPU]], &hw, &e) != PB_OK)
+        c->traffic.grad_dtype = m->dtype;
+    /* as on the command line (pb_job_settings): a fused attention kernel
+     * skips the masked half, the materialised path of the 2021-22 runs
+     * computes every score */
+    c->flash = c->causal = d[8] > 0;
+    if (pb_hw_preset(rec->field[s->map[C_GPU]], &j.hw, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    c.gpus_per_node = hw.gpus_per_node;
-    double pub = 0.0;
-    if (published_step(s, line, rec, &m, &hw, c.recomp, gpus, value, &pub, err) != PB_OK)
+    c->gpus_per_node = j.hw.gpus_per_node;
+    pb_against_run_t run;
+    memset(&run, 0, sizeof run);
+    run.name = m->name;
+    run.source = rec->field[s->map[C_SOURCE]];
+    run.gpu = j.hw.name;
+    run.line = line;
+    run.gpus = gpus;
+    if (published_step(s, line, rec, m, &j.hw, c->recomp, gpus, value, &run.published_s, err) !=
+        PB_OK)
         return err->code;
-    s->sum->runs++;
     pb_step_t st;
-    pb_cost_t cost = {&hw, NULL};
-    if (pb_model_check(&m, &e) != PB_OK || pb_layout_check(&l, &m, (uint64_t)gpus, &e) != PB_OK ||
-        pb_step_model(&m, &l, &c, &cost, &st, &e) != PB_OK) {
-        if (s->out)
-            fprintf(s->out, "%-28s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n", m.name,
-                    hw.name, gpus, pub, "-", "-", e.msg);
-        return PB_OK;
+    if (pb_model_check(m, &e) != PB_OK || pb_layout_check(l, m, (uint64_t)gpus, &e) != PB_OK ||
+        pb_job_predict(&j, NULL, 0, &st, &e) != PB_OK) {
+        run.why = e.msg;
+        return s->fn(s->arg, &run, err);
     }
-    double er = st.total / pub - 1.0;
-    s->sum->predicted++;
-    s->sum->within += fabs(er) <= 0.10 + 1e-12;
-    s->abs_sum += fabs(er);
-    s->sum->max_abs = fabs(er) > s->sum->max_abs ? fabs(er) : s->sum->max_abs;
-    if (s->out)
-        fprintf(s->out, "%-28s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", m.name, hw.name, gpus,
-                pub, st.total, 100.0 * er, rec->field[s->map[C_SOURCE]]);
-    return PB_OK;
+    run.job = &j;
+    run.step = &st;
+    run.predicted_s = st.total;
+    return s->fn(s->arg, &run, err);
 }
 
 static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
@@ -195,23 +200,65 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
     return row(s, line, rec, err);
 }
 
+int pb_against_each(FILE *f, const char *path, pb_against_fn fn, void *arg, pb_err_t *err)
+{
+    state_t s;
+    memset(&s, 0, sizeof s);
+    s.path = path, s.fn = fn, s.arg = arg;
+    int code = pb_csv_parse_file(f, path, record, &s, err);
+    if (code == PB_OK && !s.header)
+        code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
+    return code;
+}
+
+/* pb_against's printing and its summary */
+typedef struct printer {
+    FILE *out;
+    pb_against_sum_t *sum;
+    double abs_sum;
+} printer_t;
+
+static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
+{
+    (void)err;
+    printer_t *p = arg;
+    p->sum->runs++;
+    if (r->step == NULL) {
+        if (p->out)
+            fprintf(p->out, "%-28s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n", r->name,
+                    r->gpu, r->gpus, r->published_s, "-", "-", r->why);
+        return PB_OK;
+    }
+    double er = r->predicted_s / r->published_s - 1.0;
+    p->sum->predicted++;
+    p->sum->within += fabs(er) <= 0.10 + 1e-12;
+    p->abs_sum += fabs(er);
+    p->sum->max_abs = fabs(er) > p->sum->max_abs ? fabs(er) : p->sum->max_abs;
+    if (p->out)
+        fprintf(p->out, "%-28s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", r->name, r->gpu,
+                r->gpus, r->published_s, r->predicted_s, 100.0 * er, r->source);
+    return PB_OK;
+}
+
 int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
 {
     memset(sum, 0, sizeof *sum);
-    state_t s;
-    memset(&s, 0, sizeof s);
-    s.path = path, s.out = out, s.sum = sum;
+    printer_t p = {out, sum, 0.0};
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
     if (out)
         fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
                      "calibration; error = predicted / published step time - 1\n"
                      "%-28s %-5s %6s %10s %10s %8s  %s\n",
                 path, "run", "gpu", "gpus", "published", "predicted", "error", "source");
-    int code = pb_csv_parse_path(path, record, &s, err);
+    int code = pb_against_each(f, path, print_run, &p, err);
+    fclose(f);
     if (code != PB_OK)
         return code;
-    if (!s.header || sum->runs == 0)
+    if (sum->runs == 0)
         return pb_err_set(err, PB_EINPUT, "%s has no runs", path);
-    sum->mean_abs = sum->predicted ? s.abs_sum / sum->predicted : 0.0;
+    sum->mean_abs = sum->predicted ? p.abs_sum / sum->predicted : 0.0;
     if (out)
         fprintf(out,
                 "summary: %d runs, %d predicted, %d within +-10 %% (%.0f %% of all runs); mean "

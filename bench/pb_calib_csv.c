@@ -41,6 +41,8 @@ int pb_calib_csv_write(const char *path, const pb_calib_t *k, pb_err_t *err)
             r->max_err_pct = 100.0 * q->max_err;
             r->rms_err_pct = 100.0 * q->rms_err;
             r->fit_error = q->rms_err;
+            r->per_node = c->per_node;
+            r->fit_tol_pct = 100.0 * c->tol;
         }
     }
     int rc = pb_calib_write(path, rows, n, err);
@@ -67,6 +69,8 @@ static int curve_for(const char *path, const pb_calib_row_t *row, pb_coll_t coll
         nc.n = row->group_size;
         nc.any_dtype = any;
         nc.dtype = dt;
+        nc.per_node = row->per_node;
+        nc.tol = row->fit_tol_pct / 100.0;
         size_t ll = strlen(row->link_class);
         memcpy(nc.link, row->link_class, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
         int rc = pb_calib_add(k, &nc, err);
@@ -74,7 +78,8 @@ static int curve_for(const char *path, const pb_calib_row_t *row, pb_coll_t coll
             return rc;
         cur = &k->c[k->n - 1];
     } else if (cur == NULL || cur->npieces != row->piece || cur->coll != coll ||
-               cur->n != row->group_size || cur->any_dtype != any ||
+               cur->n != row->group_size || cur->per_node != row->per_node ||
+               cur->any_dtype != any ||
                (!any && cur->dtype != dt)) {
         return pb_err_set(err, PB_EINPUT, "%s:%zu: piece %d does not follow piece %d of its curve",
                           path, row->line, row->piece, row->piece - 1);

@@ -8,7 +8,11 @@
  * is "not a calibration file".  A curve measured at one size only is one
  * piece with bytes_lo = bytes_hi, points 1, us_per_byte 0: no bandwidth
  * comes from one size, and the model uses it for that size alone
- * (pb_curve_single). */
+ * (pb_curve_single).  Two columns follow the others: per_node (the
+ * group's ranks per node when measured; absent, empty or 0 in files
+ * written before it: unknown, which the model transfers conservatively)
+ * and fit_tol_pct (the tolerance of the fit; unknown in older files:
+ * pieces of 2-3 sizes are then judged against the default 5 %). */
 #ifndef PB_CALIB_CSV_H
 #define PB_CALIB_CSV_H
 

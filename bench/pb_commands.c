@@ -157,6 +157,8 @@ static int predict_finish(const pb_options_t *o, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "give --recompute (full) or --selective, not both");
     if (o->predict.flash && o->predict.no_flash)
         return pb_err_set(err, PB_EINPUT, "give --flash or --no-flash, not both");
+    if (o->predict.causal && o->predict.no_causal)
+        return pb_err_set(err, PB_EINPUT, "give --causal or --no-causal, not both");
     if (o->predict.fsdp2 && o->model.train.zero != 3)
         return pb_err_set(err, PB_EINPUT, "--fsdp2 is a way of running ZeRO-3: give --zero 3");
     return PB_OK;
@@ -782,6 +784,10 @@ static int plan_finish(pb_options_t *o, pb_err_t *err)
         return err->code;
     if (o->predict.gpus == 0 && !o->model.megatron_args)
         return pb_err_set(err, PB_EINPUT, "parbench plan needs --gpus N");
+    if (o->predict.against)
+        return pb_err_set(err, PB_EINPUT,
+                          "--against is an option of parbench model (it predicts a file's runs; "
+                          "plan searches layouts)");
     return PB_OK;
 }
 

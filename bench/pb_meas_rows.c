@@ -3,7 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/pb_link.h"
 #include "../reports/pb_csv.h"
+
+/* The row's group members per node (pb_meas_t.per_node): a group within
+ * one node (any link but NET) has all of them there; a group of the whole
+ * world spread over `nodes` nodes has world/nodes in each (nccl-tests'
+ * logs: 2 nodes x 4 GPUs are nodes 2, world 8); a smaller group across
+ * nodes (a pattern's DP group, say) was placed by a layout the row does
+ * not carry: unknown (0), which the model reads conservatively. */
+static int meas_per_node(const pb_result_t *r, const char *link)
+{
+    if (!pb_link_is_net(link))
+        return r->group_size;
+    if (r->group_size == r->world && r->nodes >= 2 && r->world % r->nodes == 0 &&
+        r->world / r->nodes < r->group_size)
+        return r->world / r->nodes;
+    return 0;
+}
 
 int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t *npts,
                       size_t *skipped, pb_err_t *err)
@@ -40,6 +57,7 @@ int pb_meas_from_rows(const pb_result_t *rows, size_t n, pb_meas_t **pts, size_t
         memcpy(p->link, link, ll < PB_LINK_STR - 1 ? ll : PB_LINK_STR - 1);
         p->bytes = r->bytes;
         p->time_us = r->time_us_median;
+        p->per_node = meas_per_node(r, p->link);
     }
     *npts = m;
     if (skipped)

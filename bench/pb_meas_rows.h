@@ -8,7 +8,10 @@
 #include "../model/pb_calib.h"
 #include "../reports/pb_result.h"
 
-/* Communication rows whose collective the patterns issue (allreduce,
+/* Each point keeps its group's ranks per node (pb_meas_t.per_node): the
+ * group size within a node; world / nodes for a group of the whole world
+ * across nodes; 0 (unknown) for a smaller group across nodes.
+ * Communication rows whose collective the patterns issue (allreduce,
  * allgather, reducescatter, alltoall, alltoallv, sendrecv) with a
  * positive median and no wrong elements; others are skipped (counted in
  * *skipped), and so are reductions of a type the model has no name for.

@@ -47,7 +47,11 @@ static int merge_model(pb_options_t *o, const pb_megatron_t *m, pb_err_t *err)
 }
 
 /* layout, schedule and memory settings the command line left unsaid;
- * plan searches the layout itself, so it takes none of the layout */
+ * plan searches the layout itself, so it takes none of the layout.  A
+ * size the script does not give is Megatron's default, 1 (arguments.py:
+ * --tensor-model-parallel-size, --pipeline-model-parallel-size,
+ * --context-parallel-size, --expert-model-parallel-size all default=1),
+ * not the layout parbench would pick without a script (tp 2, pp 2). */
 static void merge_layout(pb_options_t *o, const pb_megatron_t *m)
 {
     int modelish = o->cmd == PB_CMD_MODEL || o->cmd == PB_CMD_PLAN;
@@ -55,8 +59,8 @@ static void merge_layout(pb_options_t *o, const pb_megatron_t *m)
         const int dims[4] = {PB_LAYOUT_TP, PB_LAYOUT_CP, PB_LAYOUT_EP, PB_LAYOUT_PP};
         const int vals[4] = {m->tp, m->cp, m->ep, m->pp};
         for (int i = 0; i < 4; i++)
-            if (vals[i] > 0 && !(o->model.layout_given & (1u << dims[i]))) {
-                o->model.layout[dims[i]] = vals[i];
+            if (!(o->model.layout_given & (1u << dims[i]))) {
+                o->model.layout[dims[i]] = vals[i] > 0 ? vals[i] : 1;
                 o->model.layout_given |= 1u << dims[i];
             }
         if (o->model.vp == 0 && m->vp > 1)
@@ -67,8 +71,9 @@ static void merge_layout(pb_options_t *o, const pb_megatron_t *m)
         o->model.train.recompute = m->recompute == 1;
         o->predict.selective = m->recompute == 2 && modelish;
     }
-    if (o->model.train.zero == 0 && m->dist_opt)
-        o->model.train.zero = 1;
+    /* m->zero: Megatron-FSDP's stage, else 1 with the distributed optimizer */
+    if (o->model.train.zero == 0 && m->zero)
+        o->model.train.zero = m->zero;
     if (modelish && !o->predict.flash)
         o->predict.flash = m->flash;
     if (o->model.train.grad_dtype == NULL && m->grad_dtype[0]) {
@@ -107,8 +112,10 @@ int pb_megatron_merge(pb_options_t *o, int rank0, pb_err_t *err)
             fprintf(stderr, "note: %s: not known to parbench, ignored: %s\n", o->model.megatron_args,
                     m->unknown);
         if (rank0 && m->no_counterpart[0])
-            fprintf(stderr, "note: %s: change the traffic, no parbench counterpart: %s\n",
+            fprintf(stderr, "note: %s: read but not modelled (they change the traffic): %s\n",
                     o->model.megatron_args, m->no_counterpart);
+        if (rank0 && m->notes[0])
+            fprintf(stderr, "note: %s: %s\n", o->model.megatron_args, m->notes);
         if (rank0 && m->unresolved[0])
             fprintf(stderr, "note: %s: variables the script does not set: %s\n",
                     o->model.megatron_args, m->unresolved);

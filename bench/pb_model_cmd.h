@@ -25,9 +25,16 @@ int pb_calibrate_files(const char *const *inputs, int ninputs, const char *outpu
  * prints beside its measurement and the main job's reference step.
  * *calibrated tells whether the collectives came from a calibration. */
 #include "../model/pb_step.h"
+#include "pb_job.h"
 int pb_model_predict(const pb_model_t *m, const pb_layout_t *l, const pb_predict_opts_t *hw,
                      const pb_train_opts_t *train, double tflops, pb_step_t *out,
                      int *calibrated, pb_err_t *err);
 
+
+/* The job `parbench model` predicts from its options (flags, --model-
+ * file, --hf-config, a merged --megatron-args, presets): what a row of an
+ * --against file fills too (pb_against.c), and what the flags-vs-file
+ * test compares with it. */
+int pb_model_job(const pb_options_t *o, pb_job_t *j, pb_err_t *err);
 
 #endif

@@ -70,6 +70,7 @@ static const pb_opt_spec_t model_specs[] = {
     FIELD("topk", "K", "experts each token is routed to"),
     FIELD("moe-every", "N", "every N-th layer is an MoE layer"),
     FIELD("moe-ffn", "F", "an expert's MLP inner size"),
+    FIELD("head-dim", "D", "width of one attention head (default hidden / heads)"),
     FIELD("pp-trim", "N", "layers fewer on the first and last pipeline stage"),
     FIELD("pp-first", "N", "layers on the first pipeline stage (Megatron's\n"
                            "--decoder-first-pipeline-num-layers); the rest even"),
@@ -165,6 +166,8 @@ static const pb_opt_spec_t train_specs[] = {
      "full activation recomputation (repeats TP forward ops)", NULL, NULL},
     {"imbalance", 0, "F", set_imbalance, 0, 0,
      "EP: the hottest destination gets F x the mean (alltoallv)", NULL, NULL},
+    {"tokens-per-step", 0, "T", pb_opt_u64, OFF(model.train.tokens_per_step), 1,
+     "the global batch in tokens (= --gbs T / --seq)", NULL, NULL},
 };
 const pb_opt_group_t pb_grp_train = {"training:", train_specs, NSPECS(train_specs), NULL};
 
@@ -197,8 +200,26 @@ static int set_tp_overlap(pb_options_t *o, const pb_opt_spec_t *s, const char *v
     return PB_OK;
 }
 
+/* The largest machine a prediction may describe: 2^20 GPUs, several
+ * times the largest training clusters announced (xAI's Colossus, 200,000
+ * GPUs in 2025), and small enough that GPUs x anything per GPU stays far
+ * inside 64 bits. */
+#define PB_MAX_GPUS (1 << 20)
+
+static int set_gpus(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    (void)s;
+    if (pb_parse_int(shown, v, 1, &o->predict.gpus, err) != PB_OK)
+        return err->code;
+    if (o->predict.gpus > PB_MAX_GPUS)
+        return pb_err_set(err, PB_EINPUT, "%s %s is more than the %d GPUs parbench models", shown,
+                          v, PB_MAX_GPUS);
+    return PB_OK;
+}
+
 static const pb_opt_spec_t predict_specs[] = {
-    {"gpus", 0, "N", pb_opt_int, OFF(predict.gpus), 1,
+    {"gpus", 0, "N", set_gpus, 0, 0,
      "GPUs in all (model: dp is what the layout leaves of them)", NULL, NULL},
     {"gpus-per-node", 0, "G", pb_opt_int, OFF(predict.gpus_per_node), 1,
      "GPUs per node (default: the hardware's)", NULL, NULL},
@@ -222,13 +243,24 @@ static const pb_opt_spec_t predict_specs[] = {
      "materialised attention scores instead: two GEMMs, a\nmemory-bound softmax, s^2 activations",
      NULL, NULL},
     {"causal", 0, NULL, pb_opt_flag, OFF(predict.causal), 0,
-     "count half the attention scores (causal masking skipped)", NULL, NULL},
+     "count half the attention scores: a decoder's causal mask,\n"
+     "skipped by a fused kernel (the default with flash)", NULL, NULL},
+    {"no-causal", 0, NULL, pb_opt_flag, OFF(predict.no_causal), 0,
+     "count every attention score (an encoder, or no fused kernel)", NULL, NULL},
     {"fsdp2", 0, NULL, pb_opt_flag, OFF(predict.fsdp2), 0,
      "ZeRO-3 as PyTorch FSDP2 runs it: each gather's copy-out\n"
      "and each gradient's copy-in on the compute stream (needs\n--zero 3)", NULL, NULL},
     {"unfused-grad-accum", 0, NULL, pb_opt_flag, OFF(predict.unfused_accum), 0,
      "each micro-batch's gradients added to the main gradient in\n"
      "a separate pass (Megatron 2021's local DDP) rather than by\nthe wgrad GEMM", NULL, NULL},
+    {"no-overlap-grad-reduce", 0, NULL, pb_opt_flag, OFF(model.train.no_overlap_grad), 0,
+     "gradients reduced after the last backward, not during it\n"
+     "(Megatron without --overlap-grad-reduce)", NULL, NULL},
+    {"no-overlap-tp-bwd", 0, NULL, pb_opt_flag, OFF(model.train.no_overlap_tp_bwd), 0,
+     "the backward's TP collectives not beside the wgrad GEMMs", NULL, NULL},
+    {"no-overlap-p2p", 0, NULL, pb_opt_flag, OFF(model.train.no_overlap_p2p), 0,
+     "interleaved pipelines' send/recv not beside compute\n"
+     "(Megatron without --overlap-p2p-communication)", NULL, NULL},
     {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
      "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, OFF(predict.ep_dispatcher), 0,
@@ -245,5 +277,6 @@ static const pb_opt_spec_t predict_specs[] = {
 const pb_opt_group_t pb_grp_predict = {
     "hardware and compute:", predict_specs, NSPECS(predict_specs),
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
-    "--causal, --fsdp2, --unfused-grad-accum, --tp-overlap, --ep-dispatcher and --tflops belong to "
+    "--causal, --no-causal, --fsdp2, --unfused-grad-accum, --no-overlap-grad-reduce, "
+    "--no-overlap-tp-bwd, --no-overlap-p2p, --tp-overlap, --ep-dispatcher and --tflops belong to "
     "parbench model and plan"};

@@ -142,6 +142,11 @@ typedef struct pb_train_opts {
     const char *grad_dtype;
     int recompute;
     double imbalance;
+    /* --tokens-per-step T: the global batch as tokens (gbs = T / seq) */
+    uint64_t tokens_per_step;
+    /* --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p:
+     * Megatron-Core's overlaps, each on by default (pb_step.h) */
+    int no_overlap_grad, no_overlap_tp_bwd, no_overlap_p2p;
 } pb_train_opts_t;
 
 /* group "model" (+ "layout"): the model and the layout a pattern, a step,
@@ -182,7 +187,9 @@ typedef struct pb_predict_opts {
     int selective;        /* --selective: selective recomputation */
     int flash;            /* --flash: flash attention (the default; explicit) */
     int no_flash;         /* --no-flash: materialised scores (s^2 activations) */
-    int causal;           /* --causal: count half the attention scores */
+    int causal;           /* --causal: count half the attention scores (the
+                           * default with flash attention) */
+    int no_causal;        /* --no-causal: count every score (an encoder) */
     double tp_overlap;    /* --tp-overlap F */
     int fsdp2;            /* --fsdp2: ZeRO-3's copies on the compute stream */
     int unfused_accum;    /* --unfused-grad-accum: a separate add per micro-batch */

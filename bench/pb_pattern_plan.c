@@ -69,6 +69,19 @@ static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
      * job's --dtype is its sweep's list, and leaves this NULL) */
     if (o->dtype && pb_model_set(m, "dtype", o->dtype, err))
         return err->code;
+    /* --tokens-per-step: the batch as training recipes state it (Llama 3:
+     * "16M tokens"), in whole sequences */
+    if (o->train.tokens_per_step) {
+        if (flag_given(o, "gbs"))
+            return pb_err_set(err, PB_EINPUT, "give --gbs or --tokens-per-step, not both");
+        if (o->train.tokens_per_step % m->seq != 0)
+            return pb_err_set(err, PB_EINPUT,
+                              "--tokens-per-step %llu is not a whole number of sequences of %llu "
+                              "tokens",
+                              (unsigned long long)o->train.tokens_per_step,
+                              (unsigned long long)m->seq);
+        m->gbs = o->train.tokens_per_step / m->seq;
+    }
     return pb_model_check(m, err);
 }
 
@@ -82,15 +95,19 @@ static int largest_divisor_upto(uint64_t a, uint64_t b)
 
 /* No layout flags: one strategy gets every rank; several (the main job,
  * `all`) get tp 2, pp 2 where the world allows, dp the rest, and ep as
- * large as dp and the experts allow. */
+ * large as dp and the experts allow.  An MoE model's tp above 1 comes
+ * with sequence parallelism, as Megatron-Core requires (pb_layout_check),
+ * so tp 2 is taken only where the sequence splits in two. */
 static void default_layout(const pb_model_opts_t *o, unsigned mask, int world, const pb_model_t *m,
                            pb_layout_t *l)
 {
     (void)o;
     int single = mask && (mask & (mask - 1)) == 0;
     if (single) {
-        if (mask & (1u << PB_STRAT_TP | 1u << PB_STRAT_SP))
+        if (mask & (1u << PB_STRAT_TP | 1u << PB_STRAT_SP)) {
             l->size[PB_DIM_TP] = world;
+            l->sp |= m->experts > 0 && world > 1;
+        }
         else if (mask & 1u << PB_STRAT_PP)
             l->size[PB_DIM_PP] = world;
         else if (mask & 1u << PB_STRAT_CP)
@@ -102,8 +119,10 @@ static void default_layout(const pb_model_opts_t *o, unsigned mask, int world, c
         return;
     }
     int rest = world;
-    if (rest % 2 == 0 && m->heads % 2 == 0 && m->kv_heads % 2 == 0) {
+    if (rest % 2 == 0 && m->heads % 2 == 0 && m->kv_heads % 2 == 0 &&
+        (m->experts == 0 || m->seq % 2 == 0)) {
         l->size[PB_DIM_TP] = 2;
+        l->sp |= m->experts > 0;
         rest /= 2;
     }
     if (rest % 2 == 0 && m->layers % 2 == 0) {

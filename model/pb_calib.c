@@ -83,13 +83,49 @@ static void fit_line(const uint64_t *x, const double *t, size_t n, pb_piece_t *p
     p->rms_err = sqrt(ss / (double)n);
 }
 
-int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_curve_t *c,
+/* Isotonic regression (pool adjacent violators), equal weights: the
+ * non-decreasing sequence nearest to t in squared error, into y. */
+static void isotonic(const double *t, size_t n, double *y, double *w)
+{
+    size_t m = 0; /* blocks: mean y[b], size w[b] */
+    for (size_t i = 0; i < n; i++) {
+        y[m] = t[i], w[m] = 1.0, m++;
+        while (m > 1 && y[m - 2] > y[m - 1]) {
+            double tw = w[m - 2] + w[m - 1];
+            y[m - 2] = (y[m - 2] * w[m - 2] + y[m - 1] * w[m - 1]) / tw;
+            w[m - 2] = tw;
+            m--;
+        }
+    }
+    /* expand the blocks back to one value per size, from the end */
+    size_t j = n;
+    for (size_t b = m; b-- > 0;) {
+        size_t len = (size_t)(w[b] + 0.5);
+        for (size_t k = 0; k < len; k++)
+            y[--j] = y[b];
+    }
+}
+
+/* the piece's errors against the measured times */
+static void piece_err(const uint64_t *x, const double *t, size_t n, pb_piece_t *p)
+{
+    double mx = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = fabs((p->alpha_us + p->beta_us_b * (double)x[i]) / t[i] - 1.0);
+        mx = r > mx ? r : mx;
+        ss += r * r;
+    }
+    p->max_err = mx;
+    p->rms_err = sqrt(ss / (double)n);
+}
+
+int pb_curve_fit(const uint64_t *x, const double *t_meas, size_t n, double tol, pb_curve_t *c,
                  pb_err_t *err)
 {
     if (n == 0)
         return pb_err_set(err, PB_EINPUT, "no points to fit");
     for (size_t i = 0; i < n; i++)
-        if (!(t[i] > 0) || (i && x[i] <= x[i - 1]))
+        if (!(t_meas[i] > 0) || (i && x[i] <= x[i - 1]))
             return pb_err_set(err, PB_EINPUT,
                               "fit needs positive times at increasing sizes (size %llu)",
                               (unsigned long long)x[i]);
@@ -97,10 +133,12 @@ int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_cu
     int *cnt = malloc((n + 1) * sizeof *cnt);
     double *sse = malloc((n + 1) * sizeof *sse);
     size_t *from = malloc((n + 1) * sizeof *from);
-    if (!cnt || !sse || !from) {
-        free(cnt), free(sse), free(from);
+    double *t = malloc(2 * n * sizeof *t);
+    if (!cnt || !sse || !from || !t) {
+        free(cnt), free(sse), free(from), free(t);
         return pb_err_set(err, PB_ERUNTIME, "out of memory fitting a curve");
     }
+    isotonic(t_meas, n, t, t + n);
     cnt[0] = 0, sse[0] = 0;
     for (size_t j = 1; j <= n; j++) {
         cnt[j] = -1;
@@ -121,27 +159,50 @@ int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_cu
     int ok = cnt[n] > 0 && cnt[n] <= PB_CURVE_PIECES;
     if (ok) {
         c->npieces = cnt[n];
+        c->tol = tol;
         size_t j = n;
         for (int k = cnt[n] - 1; k >= 0; k--) {
             size_t i = from[j];
             fit_line(x + i, t + i, j - i, &c->p[k]);
+            /* what the piece is judged by: the measurements, not the
+             * monotone values it was fitted to */
+            piece_err(x + i, t_meas + i, j - i, &c->p[k]);
             j = i;
         }
     }
     int pieces = cnt[n];
-    free(cnt), free(sse), free(from);
+    free(cnt), free(sse), free(from), free(t);
     if (!ok)
         return pb_err_set(err, PB_EINPUT, "the curve needs %d pieces, more than %d", pieces,
                           PB_CURVE_PIECES);
     return PB_OK;
 }
 
+static double law(const pb_piece_t *p, double x)
+{
+    return p->alpha_us + p->beta_us_b * x;
+}
+
 double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, double *beta_part)
 {
-    int k = 0;
     double x = (double)bytes > 1.0 ? (double)bytes : 1.0;
-    while (k + 1 < c->npieces && x > (double)c->p[k].hi)
+    if (c->npieces <= 0) {
+        if (alpha_part)
+            *alpha_part = 0;
+        if (beta_part)
+            *beta_part = 0;
+        return 0;
+    }
+    /* floor: the curve's value where the last piece before x ends (the
+     * running maximum over the pieces passed), so no piece answers below
+     * a smaller size's time */
+    double floor = 0;
+    int k = 0;
+    while (k + 1 < c->npieces && x > (double)c->p[k].hi) {
+        double end = law(&c->p[k], (double)c->p[k].hi);
+        floor = end > floor ? end : floor;
         k++;
+    }
     const pb_piece_t *p = &c->p[k];
     double a = p->alpha_us, b = p->beta_us_b * x;
     if (k > 0 && x < (double)p->lo) {
@@ -149,19 +210,67 @@ double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, do
          * somewhere in it, so blend the two laws geometrically by where x
          * sits between the last size of one and the first of the next */
         const pb_piece_t *q = &c->p[k - 1];
-        double w = (log(x) - log((double)q->hi)) / (log((double)p->lo) - log((double)q->hi));
-        double tq = q->alpha_us + q->beta_us_b * x, tp = a + b;
-        double t = exp((1.0 - w) * log(tq) + w * log(tp));
+        double lq = log((double)q->hi), lp = log((double)p->lo);
+        double w = (log(x) - lq) / (lp - lq);
+        double tq = law(q, x), tp = a + b, t;
+        if (law(p, (double)q->hi) >= law(q, (double)q->hi) &&
+            law(p, (double)p->lo) >= law(q, (double)p->lo)) {
+            /* the next law is above the last over the whole gap (both are
+             * straight lines): the blend rises with x */
+            t = exp((1.0 - w) * log(tq) + w * log(tp));
+        } else {
+            /* the next law falls below the last: blend the values at the
+             * gap's two ends instead, the upper at least the lower */
+            double t1 = law(q, (double)q->hi), t2 = law(p, (double)p->lo);
+            t1 = t1 > floor ? t1 : floor;
+            t2 = t2 > t1 ? t2 : t1;
+            /* t1 x (t2/t1)^w: exactly t1 where the two are equal, and
+             * never falling with w in floating point */
+            t = t1 * pow(t2 / t1, w);
+        }
         /* split the blend in the proportions of the two laws */
         double fa = ((1.0 - w) * q->alpha_us / tq + w * a / tp);
         a = t * fa;
         b = t - a;
     }
+    double t = a + b;
+    if (t < floor) {
+        /* below an earlier size's time: held at it, the bandwidth part
+         * taking the difference (a slower law than measured up to here is
+         * not a faster link) */
+        b += floor - t;
+        t = floor;
+    }
     if (alpha_part)
         *alpha_part = a;
     if (beta_part)
         *beta_part = b;
-    return a + b;
+    return t;
+}
+
+int pb_piece_loose(const pb_curve_t *c, int k)
+{
+    if (k < 0 || k >= c->npieces)
+        return 0;
+    const pb_piece_t *p = &c->p[k];
+    if (p->npts < 2)
+        return 0;
+    if (c->tol > 0)
+        return p->max_err > c->tol;
+    return p->npts <= 3 && p->max_err > PB_CALIB_TOL_DEFAULT;
+}
+
+double pb_curve_err(const pb_curve_t *c, uint64_t bytes)
+{
+    if (c->npieces <= 0)
+        return 0;
+    int k = 0;
+    while (k + 1 < c->npieces && bytes > c->p[k].hi)
+        k++;
+    double e = c->p[k].max_err;
+    if (k > 0 && bytes < c->p[k].lo && c->p[k - 1].max_err > e)
+        e = c->p[k - 1].max_err;
+    return e;
 }
 
 uint64_t pb_curve_lo(const pb_curve_t *c)
@@ -184,8 +293,23 @@ int pb_curve_reach(const pb_curve_t *c, uint64_t bytes)
     if (c->npieces <= 0)
         return PB_REACH_OUT;
     uint64_t lo = pb_curve_lo(c), hi = pb_curve_hi(c);
-    if (bytes >= lo && bytes <= hi)
+    if (bytes >= lo && bytes <= hi) {
+        /* a loose piece's law is not trusted between its sizes, nor in
+         * a gap beside it: its own end sizes only */
+        int k = 0;
+        while (k + 1 < c->npieces && bytes > c->p[k].hi)
+            k++;
+        if (bytes < c->p[k].lo) /* a gap between k - 1 and k */
+            return pb_piece_loose(c, k - 1) || pb_piece_loose(c, k) ? PB_REACH_OUT
+                                                                     : PB_REACH_IN;
+        if (pb_piece_loose(c, k) && bytes != c->p[k].lo && bytes != c->p[k].hi)
+            return PB_REACH_OUT;
         return PB_REACH_IN;
+    }
+    /* past an end held by a loose piece: no law to extend */
+    if ((bytes > hi && pb_piece_loose(c, c->npieces - 1)) ||
+        (bytes < lo && pb_piece_loose(c, 0)))
+        return PB_REACH_OUT;
     if (pb_curve_single(c))
         return PB_REACH_OUT; /* no bandwidth from one size */
     /* in doubles: hi x 2 may not fit 64 bits */
@@ -202,6 +326,7 @@ typedef struct key_pt {
     pb_coll_t coll;
     int n;
     const char *link;
+    int per_node;
     int dt; /* the dtype, or -1: any (a collective that does not reduce) */
     uint64_t bytes;
     double t;
@@ -228,6 +353,8 @@ static int cmp_pt(const void *pa, const void *pb)
     int s = strcmp(a->link, b->link);
     if (s)
         return s;
+    if (a->per_node != b->per_node)
+        return a->per_node < b->per_node ? -1 : 1;
     if (a->dt != b->dt)
         return dtype_order(a->dt) < dtype_order(b->dt) ? -1 : 1;
     return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
@@ -246,7 +373,8 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
     for (size_t i = 0; i < n; i++)
         if (pts[i].time_us > 0 && pts[i].n >= 1) {
             int dt = pb_coll_reduces(pts[i].coll) ? (int)pts[i].dtype : -1;
-            key_pt_t k = {pts[i].coll, pts[i].n, pts[i].link, dt, pts[i].bytes, pts[i].time_us};
+            key_pt_t k = {pts[i].coll,  pts[i].n,     pts[i].link,   pts[i].per_node,
+                          dt,           pts[i].bytes, pts[i].time_us};
             v[m++] = k;
         }
     qsort(v, m, sizeof *v, cmp_pt);
@@ -254,7 +382,8 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
     for (size_t i = 0; i < m && code == PB_OK;) {
         size_t j = i, np = 0;
         while (j < m && v[j].coll == v[i].coll && v[j].n == v[i].n &&
-               strcmp(v[j].link, v[i].link) == 0 && v[j].dt == v[i].dt) {
+               strcmp(v[j].link, v[i].link) == 0 && v[j].per_node == v[i].per_node &&
+               v[j].dt == v[i].dt) {
             if (np && x[np - 1] == v[j].bytes) {
                 if (v[j].t < t[np - 1]) /* the fastest of repeated sizes */
                     t[np - 1] = v[j].t;
@@ -267,6 +396,7 @@ int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb
         memset(&c, 0, sizeof c);
         c.coll = v[i].coll;
         c.n = v[i].n;
+        c.per_node = v[i].per_node;
         c.any_dtype = v[i].dt < 0;
         c.dtype = v[i].dt < 0 ? PB_F32 : (pb_dtype_t)v[i].dt;
         size_t ll = strlen(v[i].link);

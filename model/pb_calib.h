@@ -37,7 +37,8 @@
 #define PB_CURVE_PIECES 24
 
 /* One measured point: a collective of `bytes` (nccl-tests' size
- * convention, as in the CSV) on groups of n ranks over `link`. */
+ * convention, as in the CSV) on groups of n ranks over `link`, per_node of
+ * them in each node. */
 typedef struct pb_meas {
     pb_coll_t coll;
     int n;
@@ -45,6 +46,11 @@ typedef struct pb_meas {
     pb_dtype_t dtype; /* element type it was measured in */
     uint64_t bytes;
     double time_us; /* median */
+    /* ranks of the group in each node (a group within one node: n); 0 =
+     * unknown (rows that do not say how the group was placed).  What a
+     * curve across nodes needs to be moved to another placement: the
+     * NICs a group uses are those of its members in each node. */
+    int per_node;
 } pb_meas_t;
 
 typedef struct pb_piece {
@@ -64,6 +70,12 @@ typedef struct pb_curve {
      * points of `dtype` only */
     int any_dtype;
     pb_dtype_t dtype;
+    /* ranks per node it was measured with (pb_meas_t.per_node; 0 unknown) */
+    int per_node;
+    /* the tolerance it was fitted with (0: unknown, a file written before
+     * the column): a piece whose worst error exceeds it is loose
+     * (pb_piece_loose) */
+    double tol;
     int npieces;
     pb_piece_t p[PB_CURVE_PIECES];
 } pb_curve_t;
@@ -84,7 +96,11 @@ int pb_calib_add(pb_calib_t *k, const pb_curve_t *c, pb_err_t *err);
  * all-reduce, reduce-scatter). */
 int pb_calib_coll_parse(const char *s, pb_coll_t *out);
 
-/* Fits every (coll, n, link, dtype) found in pts, dtype only for the
+/* calibrate's default --fit-tol, and the tolerance a curve of unknown
+ * tolerance is judged by */
+#define PB_CALIB_TOL_DEFAULT 0.05
+
+/* Fits every (coll, n, link, per_node, dtype) found in pts, dtype only for the
  * reductions (the others get one curve with any_dtype set).  Repeated
  * sizes (several modes, runs; types for the others) keep their fastest
  * median: the best the link does.
@@ -93,7 +109,15 @@ int pb_calib_coll_parse(const char *s, pb_coll_t *out);
  * single-size curve (pb_curve_single): kept for that size, never a law. */
 int pb_calib_fit(const pb_meas_t *pts, size_t n, double tol, pb_calib_t *out, pb_err_t *err);
 
-/* Fits one curve from points sorted by size with distinct sizes. */
+/* Fits one curve from points sorted by size with distinct sizes.
+ * A curve is non-decreasing in bytes: NCCL's time never falls as the
+ * message grows, and a fit that does (a noisy size, a busy machine)
+ * would make a larger model cheaper to train.  So the times are first
+ * made non-decreasing by isotonic regression (pool adjacent violators:
+ * each run of sizes that goes down is replaced by its mean), the pieces
+ * are fitted to those, and each piece's errors (max_err, rms_err) are
+ * then taken against the measured times, so a piece that misses them by
+ * more than `tol` says so (pb_piece_loose).  c->tol is set to tol. */
 int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_curve_t *c,
                  pb_err_t *err);
 
@@ -105,6 +129,22 @@ int pb_curve_fit(const uint64_t *x, const double *t, size_t n, double tol, pb_cu
  * largest the last.  The cost lookup (pb_cost.h) asks pb_curve_reach
  * first and never uses a curve for a size out of its reach. */
 double pb_curve_eval(const pb_curve_t *c, uint64_t bytes, double *alpha_part, double *beta_part);
+/* pb_curve_eval is non-decreasing in bytes for every curve: each piece's
+ * law is (alpha, beta >= 0); a piece never answers below the curve's
+ * value at the end of the piece before it (the running maximum); a gap
+ * blends the two laws only where the next one is not below the last
+ * (else it interpolates the two end values geometrically). */
+
+/* A piece of two or more sizes whose worst error against its measured
+ * times exceeds the curve's tolerance (PB_CALIB_TOL_DEFAULT for a curve
+ * of unknown tolerance, and then only pieces of 2-3 sizes, which the fit
+ * always accepted): its law is not trusted between its sizes, so it
+ * answers only at its own end sizes (pb_curve_reach). */
+int pb_piece_loose(const pb_curve_t *c, int k);
+
+/* The worst error of the piece(s) answering `bytes` (in a gap: the larger
+ * of its two neighbours'): the band a measured time carries. */
+double pb_curve_err(const pb_curve_t *c, uint64_t bytes);
 
 /* A curve of one measured size (every key of `calibrate` with a single
  * size: e.g. a pattern run's one message size).  One size gives no
@@ -126,7 +166,10 @@ int pb_curve_single(const pb_curve_t *c);
  * first piece's lo, the last's hi; gaps between pieces are inside):
  * PB_REACH_IN inside it; PB_REACH_NEAR within PB_CALIB_EXTEND past an end
  * whose piece has a bandwidth term; PB_REACH_OUT otherwise (and always
- * for another size on a single-size curve). */
+ * for another size on a single-size curve).  A loose piece
+ * (pb_piece_loose) reaches only its own end sizes: inside it, in a gap
+ * beside it, or past an end it holds, the answer is OUT, so the next
+ * curve or the preset answers. */
 enum { PB_REACH_IN = 0, PB_REACH_NEAR = 1, PB_REACH_OUT = 2 };
 int pb_curve_reach(const pb_curve_t *c, uint64_t bytes);
 

@@ -69,46 +69,234 @@ static int usable(const pb_curve_t *c, pb_coll_t coll, int net)
     return c->coll == coll && pb_link_is_net(c->link) == net && c->n >= 2;
 }
 
-/* the curve of family fam and rank `rank` nearest in group size, of the
- * same collective and link, among those whose measured range reaches x
+/* The shape of a group: n ranks, g of them in each node, over nodes
+ * nodes (1: within a node). */
+typedef struct shape {
+    int n, g, nodes;
+} shape_t;
+
+/* A curve's shape as measured.  Across nodes with its placement unknown
+ * (a calibration file written before the per_node column, or rows that
+ * did not say): the most ranks per node that still spans two nodes,
+ * n0/2 - the reading that gives the smallest rate per NIC, so a
+ * transfer from it is never optimistic for want of the placement. */
+static shape_t curve_shape(const pb_curve_t *k, int net)
+{
+    shape_t s = {k->n, k->n, 1};
+    if (!net)
+        return s;
+    s.g = k->per_node >= 1 && k->per_node < k->n ? k->per_node : k->n / 2;
+    if (s.g < 1)
+        s.g = 1;
+    s.nodes = (k->n + s.g - 1) / s.g;
+    return s;
+}
+
+/* The asked shape; across nodes of unknown placement one rank per node
+ * (the fewest NICs). */
+static shape_t asked_shape(int n, int net, int per_node)
+{
+    shape_t s = {n, n, 1};
+    if (!net)
+        return s;
+    s.g = per_node >= 1 && per_node < n ? per_node : 1;
+    s.nodes = (n + s.g - 1) / s.g;
+    return s;
+}
+
+/* the curve of family fam and rank `rank` nearest in shape, of the same
+ * collective and link, among those whose measured range reaches x
  * (pb_curve_reach): a curve that does not reach it gives way to the next
- * one, never a guess */
+ * one, never a guess.  Nearest: group size by log distance (the larger on
+ * a tie), then ranks per node likewise (a curve of unknown placement
+ * after every known one) */
 static const pb_curve_t *nearest(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t dt,
-                                 int rank, int fam, int n, int net, uint64_t x)
+                                 int rank, int fam, shape_t want, int net, uint64_t x)
 {
     const pb_curve_t *best = NULL;
-    double bd = 0;
+    double bd = 0, bg = 0;
     for (size_t i = 0; i < k->n; i++) {
         const pb_curve_t *c = &k->c[i];
         if (!usable(c, coll, net) || dtype_rank(c, coll, dt) != rank || family(c, coll) != fam ||
             pb_curve_reach(c, x) == PB_REACH_OUT)
             continue;
-        double d = fabs(log((double)c->n / n));
-        if (best == NULL || d < bd - 1e-12 || (fabs(d - bd) <= 1e-12 && c->n > best->n))
-            best = c, bd = d;
+        double d = fabs(log((double)c->n / want.n));
+        shape_t cs = curve_shape(c, net);
+        int known = !net || (c->per_node >= 1 && c->per_node < c->n);
+        double dg = known ? fabs(log((double)cs.g / want.g)) : 1e9;
+        int better = best == NULL || d < bd - 1e-12 ||
+                     (fabs(d - bd) <= 1e-12 &&
+                      (c->n > best->n || (c->n == best->n && dg < bg - 1e-12)));
+        if (better)
+            best = c, bd = d, bg = dg;
     }
     return best;
 }
 
-/* the curve's time at x for n ranks, scaled from its own group size */
-static double scaled(const pb_curve_t *k, pb_coll_t coll, int n, uint64_t x)
+/* NCCL's latency composition (NVIDIA/nccl src/graph/tuning.cc,
+ * ncclTopoTuneModel), with its LL-protocol latencies in microseconds
+ * (small messages run LL): tree all-reduce base 6.8 + 2((ppn-1) x 0.6
+ * NVLink + log2(nodes) x 5.0 network); ring all-gather / reduce-scatter
+ * base 6.6 + (steps - inter steps) x max(0.6 NVLink, 1.0 net overhead) +
+ * inter steps x 2.7 network (5.0, the tree's, with one rank per node),
+ * steps n-1, inter steps nodes-1.  Only the ratio between two shapes is
+ * used: it moves a measured latency, it does not replace it.  All-to-all:
+ * n-1 peers; send/recv one step. */
+static double nccl_latency(pb_coll_t c, shape_t s)
 {
-    double a, b;
-    pb_curve_eval(k, x, &a, &b);
-    if (k->n != n) {
-        a *= latency_steps(coll, n) / latency_steps(coll, k->n);
-        b *= pb_busbw_factor(coll, n) / pb_busbw_factor(coll, k->n);
-    }
-    return a + b;
+    if (c == PB_ALLREDUCE)
+        return 6.8 + 2.0 * ((s.g - 1) * 0.6 + log2((double)s.nodes) * 5.0);
+    if (c == PB_ALLGATHER || c == PB_REDUCESCATTER)
+        return 6.6 + (double)(s.n - s.nodes) * 1.0 + (double)(s.nodes - 1) * (s.g == 1 ? 5.0 : 2.7);
+    if (c == PB_SENDRECV)
+        return 1.0;
+    return (double)(s.n > 1 ? s.n - 1 : 1);
 }
 
-/* The best-ranked curves that reach x: their time (the slowest family
- * among equals); *near: one of them extrapolated; *passed: a better rank
- * had curves, none reaching x.  RANK_NONE when no curve of coll on that
- * link reaches x. */
-static int lookup(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t dt, int n, int net,
-                  uint64_t x, double *t, int *near, int *passed)
+/* Bytes one NIC of a node sends (or receives) for an operation of x bytes
+ * on a group of shape s, for the algorithm NCCL runs there:
+ *  - ring all-reduce, all-gather, reduce-scatter: every link of the ring
+ *    carries the bus bytes f(n) x (2(n-1)/n, (n-1)/n), one link leaves
+ *    each node per ring, and the rings (channels) spread over the g NICs
+ *    of the group's members in the node: f(n) x / g;
+ *  - all-reduce on two nodes: NCCL runs a tree (or NVLS tree) there, and
+ *    a node sends only its reduced x once (half to each tree), so "busBW
+ *    exceeds network bandwidth" (nccl-tests#196): x / g - the least any
+ *    algorithm sends, 2(nodes-1)/nodes x / g, at nodes = 2;
+ *  - all-to-all: the rank's share for other nodes, (n-g)/n x, through its
+ *    own NIC ("Alltoall cannot aggregate the bandwidth of multiple NICs",
+ *    nccl-tests#267);
+ *  - send/recv: x. */
+static double nic_bytes(pb_coll_t c, shape_t s, double x, int tree2)
 {
+    if (c == PB_ALLTOALL || c == PB_ALLTOALLV)
+        return x * (double)(s.n - s.g) / s.n;
+    if (c == PB_SENDRECV)
+        return x;
+    if (c == PB_ALLREDUCE && tree2 && s.nodes == 2)
+        return x / s.g;
+    return x * pb_busbw_factor(c, s.n) / s.g;
+}
+
+/* The least bytes any algorithm moves through one NIC (across nodes): a
+ * node's share of an all-reduce among its nodes, 2(nodes-1)/nodes x (a
+ * reduce-scatter then an all-gather between nodes); an all-gather's
+ * (reduce-scatter's) (nodes-1)/nodes x; the rest as nic_bytes.  Over g
+ * NICs. */
+static double nic_least(pb_coll_t c, shape_t s, double x)
+{
+    double N = s.nodes;
+    if (c == PB_ALLREDUCE)
+        return 2.0 * (N - 1.0) / N * x / s.g;
+    if (c == PB_ALLGATHER || c == PB_REDUCESCATTER)
+        return (N - 1.0) / N * x / s.g;
+    return nic_bytes(c, s, x, 0);
+}
+
+/* The least bytes one GPU moves over its NVLink within a node of g ranks
+ * of the group: (g-1)/g x for the collectives (an all-reduce whose
+ * switch reduces - NVLS - sends x(g-1)/g and receives as much: NCCL's
+ * tuning gives NVLS all-reduce twice the NVLink bus bandwidth), the
+ * (g-1)/n share of an all-to-all, x for send/recv within a node. */
+static double nvl_least(pb_coll_t c, shape_t s, double x)
+{
+    if (c == PB_SENDRECV)
+        return s.nodes > 1 ? 0.0 : x;
+    if (c == PB_ALLTOALL || c == PB_ALLTOALLV)
+        return x * (double)(s.g - 1) / s.n;
+    return x * (double)(s.g - 1) / s.g;
+}
+
+/* One curve's answer at x for the asked shape: nominal, optimistic and
+ * pessimistic ends (t[0], t[-1 + 1], t[+1 + 1] as t[1], t[0], t[2]) */
+typedef struct answer {
+    double t[3]; /* [0] optimistic, [1] nominal, [2] pessimistic */
+    int transferred, capped;
+} answer_t;
+
+static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll, shape_t want,
+                         int net, uint64_t bytes, answer_t *ans)
+{
+    double a0, b0;
+    pb_curve_eval(k, bytes, &a0, &b0);
+    double e = pb_curve_err(k, bytes);
+    e = e < 0.9 ? e : 0.9; /* a band end never at or below zero time */
+    double x = (double)bytes;
+    shape_t got = curve_shape(k, net);
+    int same = k->n == want.n && (!net || (k->per_node == want.g && got.g == want.g));
+    /* rates in bytes per microsecond (GB/s x 1e3): the line rates, and
+     * what NCCL reaches of them (the hardware's efficiencies) */
+    double nic_line = pb_hw_net_gbps_per_gpu(hw) * 1e3, nvl_line = hw->nvlink_gbps * 1e3;
+    double nic_eff = nic_line * hw->net_eff, nvl_eff = nvl_line * hw->nvlink_eff;
+    /* a measured shape is held only by the physics (the line rates); a
+     * moved one by what NCCL reaches */
+    double nic_cap = same ? nic_line : nic_eff, nvl_cap = same ? nvl_line : nvl_eff;
+    double a = a0, b_nom = b0, b_opt = b0, b_pes = b0;
+    ans->transferred = !same;
+    ans->capped = PB_CAP_NONE;
+    if (!same && !net) {
+        /* within a node: the ring's bus bandwidth held, the latency by
+         * steps */
+        a = a0 * latency_steps(coll, want.n) / latency_steps(coll, k->n);
+        b_nom = b_opt = b_pes = b0 * pb_busbw_factor(coll, want.n) / pb_busbw_factor(coll, k->n);
+    } else if (!same) {
+        /* across nodes: the rate per NIC the measurement shows, read as
+         * the algorithm NCCL runs there (nominal and pessimistic: the
+         * tree for an all-reduce on two nodes, which sends the least) and
+         * as a ring (optimistic: on two nodes a tree's time read as a
+         * ring's is a faster NIC than there is) */
+        a = a0 * nccl_latency(coll, want) / nccl_latency(coll, got);
+        double bb = b0 > 1e-300 ? b0 : 1e-300;
+        double r_ring = nic_bytes(coll, got, x, 0) / bb;
+        double r_run = nic_bytes(coll, got, x, 1) / bb;
+        double r_opt = r_ring > r_run ? r_ring : r_run;
+        double w = nic_bytes(coll, want, x, 1);
+        double b_raw = w / r_run; /* before any cap: to tell whether one bit */
+        b_nom = w / (r_run < nic_cap ? r_run : nic_cap);
+        b_opt = w / (r_opt < nic_cap ? r_opt : nic_cap);
+        b_pes = b_nom;
+        /* the ring also crosses NVLink between the g ranks in a node:
+         * each carries the bus bytes (an all-to-all: (g-1)/n x) */
+        double wl = coll == PB_ALLTOALL || coll == PB_ALLTOALLV ? nvl_least(coll, want, x)
+                    : coll == PB_SENDRECV || want.g < 2     ? 0.0
+                                                          : x * pb_busbw_factor(coll, want.n);
+        double bl = wl / nvl_eff;
+        double b_cap = b_nom > bl ? b_nom : bl;
+        /* said capped when the ceiling adds more than 1 % to the time: a
+         * latency-bound size's bandwidth term says nothing of the link */
+        if (a + b_cap > (a + b_raw) * 1.01)
+            ans->capped = b_nom >= bl ? PB_CAP_NIC : PB_CAP_NVLINK;
+        b_nom = b_cap;
+        b_opt = b_opt > bl ? b_opt : bl;
+        b_pes = b_pes > bl ? b_pes : bl;
+    }
+    /* the physical floor of the whole time: the least bytes over the NICs
+     * (across nodes) and over one GPU's NVLink at their rates */
+    double f_nic = net ? nic_least(coll, want, x) / nic_cap : 0.0;
+    double f_nvl = nvl_least(coll, want, x) / nvl_cap;
+    double floor = f_nic > f_nvl ? f_nic : f_nvl;
+    double t = a + b_nom;
+    if (t < floor) {
+        if (ans->capped == PB_CAP_NONE && floor > t * 1.01)
+            ans->capped = f_nic >= f_nvl ? PB_CAP_NIC : PB_CAP_NVLINK;
+        t = floor;
+    }
+    ans->t[1] = t;
+    double to = (a + b_opt) * (1.0 - e);
+    ans->t[0] = to > floor ? to : floor;
+    double tp = (a + b_pes) * (1.0 + e);
+    ans->t[2] = tp > t ? tp : t;
+}
+
+/* The best-ranked curves that reach x: their answer (the slowest family
+ * among equals, by the nominal time); *near: one of them extrapolated;
+ * *passed: a better rank had curves, none reaching x; *from: the curve
+ * that answered.  RANK_NONE when no curve of coll on that link reaches
+ * x. */
+static int lookup(const pb_cost_t *cost, pb_coll_t coll, pb_dtype_t dt, shape_t want, int net,
+                  uint64_t x, answer_t *out, const pb_curve_t **from, int *near, int *passed)
+{
+    const pb_calib_t *k = cost->calib;
     int best = RANK_NONE;
     for (size_t i = 0; i < k->n; i++) {
         int r = usable(&k->c[i], coll, net) ? dtype_rank(&k->c[i], coll, dt) : RANK_NONE;
@@ -116,12 +304,14 @@ static int lookup(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t dt, int n, int
     }
     for (int rank = best; rank < RANK_NONE; rank++) {
         int found = 0;
-        *t = 0, *near = 0;
+        *near = 0;
         for (int fam = 0; fam <= PB_DTYPE_COUNT; fam++) {
-            const pb_curve_t *c = nearest(k, coll, dt, rank, fam, n, net, x);
+            const pb_curve_t *c = nearest(k, coll, dt, rank, fam, want, net, x);
             if (c) {
-                double tc = scaled(c, coll, n, x);
-                *t = tc > *t ? tc : *t;
+                answer_t a;
+                curve_answer(cost->hw, c, coll, want, net, x, &a);
+                if (!found || a.t[1] > out->t[1])
+                    *out = a, *from = c;
                 *near |= pb_curve_reach(c, x) == PB_REACH_NEAR;
                 found = 1;
             }
@@ -160,8 +350,8 @@ static uint64_t hottest(uint64_t bytes, double imbalance)
     return x < 1.8e19 ? (uint64_t)x : UINT64_MAX;
 }
 
-double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n,
-                      int net, uint64_t bytes, double imbalance, pb_cost_src_t *src)
+double pb_cost_place_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
+                        int per_node, uint64_t bytes, double imbalance, pb_cost_src_t *src)
 {
     pb_cost_src_t dummy;
     if (src == NULL)
@@ -171,17 +361,19 @@ double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int 
     src->asked = bytes;
     if (n < 2)
         return 0.0;
+    shape_t want = asked_shape(n, net, per_node);
     if (c->calib) {
         const pb_calib_t *k = c->calib;
         uint64_t x = bytes;
-        double t = 0;
+        answer_t ans;
+        const pb_curve_t *from = NULL;
         int near = 0, passed = 0;
-        int rank = lookup(k, coll, dtype, n, net, x, &t, &near, &passed);
+        int rank = lookup(c, coll, dtype, want, net, x, &ans, &from, &near, &passed);
         if (rank == RANK_NONE && coll == PB_ALLTOALLV) {
             uint64_t lo, hi;
             int own = span(k, coll, net, &lo, &hi); /* its own curves, not reaching */
             x = hottest(bytes, imbalance);
-            rank = lookup(k, PB_ALLTOALL, dtype, n, net, x, &t, &near, &passed);
+            rank = lookup(c, PB_ALLTOALL, dtype, want, net, x, &ans, &from, &near, &passed);
             passed |= own;
         }
         if (rank != RANK_NONE) {
@@ -189,7 +381,18 @@ double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int 
             src->extrapolated = near;
             src->passed = passed;
             src->asked = x;
-            return t;
+            src->transferred = ans.transferred;
+            src->capped = ans.capped;
+            src->from_n = from->n;
+            src->from_per_node = net ? (from->per_node >= 1 && from->per_node < from->n
+                                            ? from->per_node
+                                            : 0)
+                                     : from->n;
+            src->to_n = n;
+            src->to_per_node = net ? (per_node >= 1 && per_node < n ? per_node : 0) : n;
+            src->lo_us = ans.t[0];
+            src->hi_us = ans.t[2];
+            return ans.t[c->bound < 0 ? 0 : c->bound > 0 ? 2 : 1];
         }
         /* measured, but not at this size: the preset, said so */
         if (span(k, coll, net, &src->lo, &src->hi)) {
@@ -199,7 +402,17 @@ double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int 
             src->asked = hottest(bytes, imbalance);
         }
     }
-    return pb_cost_preset_us(c->hw, coll, n, net, bytes, imbalance);
+    double t = net && per_node >= 1 && per_node < n
+                   ? pb_cost_preset_rail_us(c->hw, coll, n, per_node, bytes, imbalance)
+                   : pb_cost_preset_us(c->hw, coll, n, net, bytes, imbalance);
+    src->lo_us = src->hi_us = t;
+    return t;
+}
+
+double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n,
+                      int net, uint64_t bytes, double imbalance, pb_cost_src_t *src)
+{
+    return pb_cost_place_us(c, coll, dtype, n, net, 0, bytes, imbalance, src);
 }
 
 double pb_cost_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,

@@ -16,13 +16,33 @@
  *    the host backend).  Such answers are reported apart (PB_CAL_OTHER);
  *  - link: a group within one node uses curves measured within a node (any
  *    class but NET), a group spanning nodes uses NET curves;
- *  - group size not measured: the curve of the nearest measured size n0
- *    (log distance; the larger on a tie) of the same collective and link,
- *    scaled by the ring algorithm: the bandwidth term by the ratio of
- *    bus-bandwidth factors (all-reduce 2(n-1)/n, all-gather, reduce-
- *    scatter, all-to-all (n-1)/n, send/recv 1), the latency term by the
- *    ratio of ring steps (n-1)/(n0-1), except all-reduce, whose small
- *    messages NCCL runs on a tree: log2(n)/log2(n0);
+ *  - shape: a curve keeps what it was measured on (group size n0, ranks
+ *    per node g0, link).  One of the same shape answers as measured.
+ *    Another is moved to the asked shape through the collective's
+ *    algorithm, never by rescaling the whole curve (pb_cost_place_us,
+ *    doc/CALIBRATION.md):
+ *      within a node: the bus bandwidth held (ring: every GPU's link
+ *      carries the bus bytes at any n), the latency by ring steps
+ *      (n-1)/(n0-1), all-reduce by tree depth log2(n)/log2(n0);
+ *      across nodes: the measured bandwidth term becomes a rate per NIC
+ *      (the group's traffic leaves each node over the NICs of its g0
+ *      members there), the rate is capped at the NIC's line rate x
+ *      net_eff of the hardware (after --hw-set) and the asked shape's
+ *      traffic per NIC is sent at it; the latency follows NCCL's latency
+ *      composition (tree all-reduce: 2((g-1) intra + log2(nodes) inter
+ *      hops); ring all-gather/reduce-scatter: n-nodes intra and nodes-1
+ *      inter steps);
+ *    the nearest curve answers: group size first (log distance, the larger
+ *    on a tie), then ranks per node;
+ *  - ceilings: no answer is faster than the links it crosses allow: the
+ *    least bytes any algorithm must move over the NICs of a node (across
+ *    nodes) or over one GPU's NVLink (within a node), at the line rate for
+ *    a measured shape and at the line rate x efficiency for a moved one;
+ *    an answer held there is said to be capped;
+ *  - band: every calibrated answer has an optimistic and a pessimistic
+ *    end (pb_cost_t.bound): the fit's worst error around the piece, and
+ *    for a curve moved across nodes the two readings of its rate per NIC
+ *    (with or without the 2-node tree's gain);
  *  - all-to-all-v without its own curve: the all-to-all curve at the
  *    hottest destination's share (bytes x imbalance);
  *  - sizes: a curve answers only sizes it reaches (pb_curve_reach):
@@ -50,7 +70,16 @@
 typedef struct pb_cost {
     const pb_hw_t *hw;
     const pb_calib_t *calib; /* NULL: presets only */
+    /* 0: the central answer; -1 / +1: the optimistic / pessimistic end
+     * of what a measured or transferred collective may take (the band of
+     * pb_cost_src_t: lo_us, hi_us).  The preset always answers its
+     * nominal value (its error is the step model's to state).  Kept after
+     * hw and calib so that {&hw, calib} initialisers stay nominal. */
+    int bound;
 } pb_cost_t;
+
+/* What held an answer at a link's ceiling (pb_cost_src_t.capped). */
+enum { PB_CAP_NONE = 0, PB_CAP_NIC = 1, PB_CAP_NVLINK = 2 };
 
 /* What answered pb_cost_us: the preset, a curve of the operation's own
  * type (or of any type, for a collective that does not reduce), or a
@@ -76,11 +105,26 @@ typedef struct pb_cost_src {
     uint64_t asked;   /* the size looked up (all-to-all-v on the all-to-all
                        * curve: bytes x imbalance) */
     uint64_t lo, hi;  /* out_of_range: the sizes measured, smallest to largest */
+    /* a curve of another group size or placement answered, moved to the
+     * asked one by the algorithm model: its shape (from_per_node 0:
+     * unknown) and the one asked (to_per_node 0: unknown) */
+    int transferred;
+    int from_n, from_per_node, to_n, to_per_node;
+    int capped;           /* PB_CAP_*: the nominal answer held at a ceiling */
+    double lo_us, hi_us;  /* the band: optimistic and pessimistic ends */
 } pb_cost_src_t;
 
-/* pb_cost_us, saying where the time came from (src may be NULL). */
+/* pb_cost_us, saying where the time came from (src may be NULL).  A
+ * group across nodes (net) of unknown placement: one rank per node
+ * assumed (the fewest NICs: the conservative reading). */
 double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n,
                       int net, uint64_t bytes, double imbalance, pb_cost_src_t *src);
+
+/* The same for a group placed with `per_node` of its n ranks in each node
+ * (net = 0: all n in one node, per_node is then n whatever is passed; 0:
+ * unknown).  Across nodes the preset is pb_cost_preset_rail_us. */
+double pb_cost_place_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
+                        int per_node, uint64_t bytes, double imbalance, pb_cost_src_t *src);
 
 /* The same from the preset alone. */
 double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint64_t bytes,

@@ -35,6 +35,25 @@ void pb_plan_free(pb_plan_result_t *r)
     memset(r, 0, sizeof *r);
 }
 
+void pb_plan_entry_setup(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_plan_entry_t *e,
+                         pb_model_t *mo, pb_step_cfg_t *so)
+{
+    if (mo) {
+        *mo = *m;
+        mo->mbs = e->mbs;
+        mo->pp_trim = e->pp_trim;
+    }
+    *so = c->step;
+    so->recomp = e->recomp;
+    so->traffic.zero = e->zero;
+    so->flash = e->flash;
+    /* causal counting follows the kernel, as on the command line: a
+     * fused kernel skips the masked half of a decoder's scores, the
+     * materialised path computes them all (bench/pb_job.c) */
+    so->causal = c->step.causal && e->flash;
+    so->tp_overlap = e->tp_overlap;
+}
+
 /* Every training setting of one layout and micro-batch: recomputation,
  * ZeRO stage, flash attention, TP overlap. */
 static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_t *cost,
@@ -59,24 +78,21 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
         return PB_OK;
     }
     for (uint64_t k = 0; k < combos; k++) {
-        pb_step_cfg_t sc = c->step;
         uint64_t rest = k;
-        sc.recomp = (pb_recomp_t)(rest % (PB_RECOMP_FULL + 1));
-        rest /= PB_RECOMP_FULL + 1;
-        sc.traffic.zero = (int)(rest % (uint64_t)zeros);
-        rest /= (uint64_t)zeros;
-        sc.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */
-        rest /= 2;
-        sc.tp_overlap = rest % (uint64_t)overlaps ? on : 0.0;
         pb_plan_entry_t en;
         memset(&en, 0, sizeof en);
         en.layout = *l;
         en.mbs = mbs;
-        en.recomp = sc.recomp;
-        en.zero = sc.traffic.zero;
-        en.flash = sc.flash;
-        en.tp_overlap = sc.tp_overlap;
+        en.recomp = (pb_recomp_t)(rest % (PB_RECOMP_FULL + 1));
+        rest /= PB_RECOMP_FULL + 1;
+        en.zero = (int)(rest % (uint64_t)zeros);
+        rest /= (uint64_t)zeros;
+        en.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */
+        rest /= 2;
+        en.tp_overlap = rest % (uint64_t)overlaps ? on : 0.0;
         en.pp_trim = m.pp_trim;
+        pb_step_cfg_t sc;
+        pb_plan_entry_setup(&m, c, &en, NULL, &sc);
         if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
             return err->code;
         if (!en.st.fits) {

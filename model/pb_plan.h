@@ -54,6 +54,12 @@ typedef struct pb_plan_result {
     uint64_t considered, invalid, oom;
 } pb_plan_result_t;
 
+/* The model (mbs, stage split) and the step settings entry e was
+ * predicted with, from the model and the configuration the search
+ * started from (mo may be NULL). */
+void pb_plan_entry_setup(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_plan_entry_t *e,
+                         pb_model_t *mo, pb_step_cfg_t *so);
+
 int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
             pb_plan_result_t *out, pb_err_t *err);
 void pb_plan_free(pb_plan_result_t *r);

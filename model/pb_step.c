@@ -153,6 +153,8 @@ static double range_dist(uint64_t x, uint64_t lo, uint64_t hi)
     return x < lo ? log((double)lo / v) : 0.0;
 }
 
+static double shape_dist(int n0, int g0, int n, int g);
+
 static void count_source(pb_step_t *out, const pb_cost_src_t *s)
 {
     if (s->cal == PB_CAL_PRESET) {
@@ -171,6 +173,31 @@ static void count_source(pb_step_t *out, const pb_cost_src_t *s)
     out->ops_other_dtype += s->cal == PB_CAL_OTHER;
     out->ops_extrapolated += s->extrapolated;
     out->ops_passed += s->passed;
+    if (s->transferred) {
+        /* keep the farthest move for the note */
+        if (out->ops_transferred == 0 ||
+            shape_dist(s->from_n, s->from_per_node, s->to_n, s->to_per_node) >
+                shape_dist(out->tr_from_n, out->tr_from_per_node, out->tr_to_n,
+                           out->tr_to_per_node))
+            out->tr_from_n = s->from_n, out->tr_from_per_node = s->from_per_node,
+            out->tr_to_n = s->to_n, out->tr_to_per_node = s->to_per_node;
+        out->ops_transferred++;
+    }
+    if (s->capped) {
+        out->ops_capped++;
+        if (out->cap_kind != PB_CAP_NIC)
+            out->cap_kind = s->capped;
+    }
+}
+
+/* how far a curve was moved: log distance in ranks plus in ranks per
+ * node (an unknown placement counted as 2x away) */
+static double shape_dist(int n0, int g0, int n, int g)
+{
+    double d = fabs(log((double)(n > 0 ? n : 1) / (n0 > 0 ? n0 : 1)));
+    if (g0 > 0 && g > 0)
+        return d + fabs(log((double)g / g0));
+    return d + log(2.0);
 }
 
 /* a size for people: B, KiB, MiB, GiB, TiB, 3 significant digits */
@@ -187,12 +214,21 @@ static void fmt_size(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.3g %s", v, unit[u]);
 }
 
+/* a group's shape for people: "n=8, 4/node" ("?/node": not known) */
+static void shape_text(int n, int per_node, char *buf, size_t len)
+{
+    if (per_node > 0)
+        snprintf(buf, len, "n=%d, %d/node", n, per_node);
+    else
+        snprintf(buf, len, "n=%d, ?/node", n);
+}
+
 void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size_t len)
 {
     int in = st->ops_calibrated - st->ops_extrapolated;
     int n = snprintf(buf, len,
-                     "calib: %d operation kinds inside its measured range, %d extrapolated (at "
-                     "most %.0fx past it)",
+                     "calib: %d operation kinds at sizes inside the measured range, %d "
+                     "extrapolated (at most %.0fx past it)",
                      in, st->ops_extrapolated, PB_CALIB_EXTEND);
     if (n < 0 || (size_t)n >= len)
         return;
@@ -217,12 +253,37 @@ void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size
             snprintf(meas, sizeof meas, "smallest %s measured", lo);
         else /* between curves of different ranges, none reaching it */
             snprintf(meas, sizeof meas, "%s to %s measured, none near it", lo, hi);
-        snprintf(buf + n, len - (size_t)n,
-                 ", %d outside it (%s, %s asked) costed from the %s preset", st->ops_out_of_range,
-                 meas, asked, preset);
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", %d outside it (%s, %s asked) costed from the %s preset",
+                      st->ops_out_of_range, meas, asked, preset);
     } else {
-        snprintf(buf + n, len - (size_t)n, ", none outside it");
+        n += snprintf(buf + n, len - (size_t)n, ", none outside it");
     }
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (st->ops_transferred) {
+        char from[32], to[32];
+        shape_text(st->tr_from_n, st->tr_from_per_node, from, sizeof from);
+        shape_text(st->tr_to_n, st->tr_to_per_node, to, sizeof to);
+        /* a size inside the range says nothing of the group: say how
+         * many curves answered their own group shape, and how many were
+         * moved to another by the algorithm model */
+        n += snprintf(buf + n, len - (size_t)n, "; %d on the group shape measured",
+                      st->ops_calibrated - st->ops_transferred);
+        if (n < 0 || (size_t)n >= len)
+            return;
+        if (st->ops_transferred == 1)
+            n += snprintf(buf + n, len - (size_t)n, ", 1 transferred from %s to %s", from, to);
+        else
+            n += snprintf(buf + n, len - (size_t)n,
+                          ", %d transferred, the farthest transferred from %s to %s",
+                          st->ops_transferred, from, to);
+    }
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (st->ops_capped)
+        snprintf(buf + n, len - (size_t)n, "; %d capped at %s", st->ops_capped,
+                 st->cap_kind == PB_CAP_NIC ? "NIC" : "NVLink");
 }
 
 /* The busiest stage: the first (embedding), a middle one or the last
@@ -315,8 +376,13 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
         sg.bytes /= (uint64_t)l->size[PB_DIM_TP];
         o = &sg;
     }
-    double t = pb_cost_src_us(cost, o->coll, o->dtype, o->group_size, out->net[o->group],
-                              o->bytes, o->imbalance, &src) * 1e-6;
+    /* the group's placement: its members in one node (all of them when
+     * it does not span nodes), for the curve's transfer and the rail
+     * preset (pb_cost_place_us) */
+    int net = out->net[o->group];
+    int per_node = net ? group_per_node(l, o->group, c->gpus_per_node) : o->group_size;
+    double t = pb_cost_place_us(cost, o->coll, o->dtype, o->group_size, net, per_node, o->bytes,
+                                o->imbalance, &src) * 1e-6;
     pb_ep_disp_t disp = ep_dispatcher(l, c);
     if (o->strategy == PB_STRAT_EP && out->net[o->group] &&
         (src.cal == PB_CAL_PRESET || disp == PB_EP_DISP_FLEX)) {
@@ -327,10 +393,7 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
         t = pb_ep_net_us(cost->hw, disp, o->group_size,
                          group_per_node(l, o->group, c->gpus_per_node), (int)m->experts,
                          (int)m->topk, o->bytes, o->imbalance) * 1e-6;
-    } else if (src.cal == PB_CAL_PRESET && out->net[o->group])
-        t = pb_cost_preset_rail_us(cost->hw, o->coll, o->group_size,
-                                   group_per_node(l, o->group, c->gpus_per_node), o->bytes,
-                                   o->imbalance) * 1e-6;
+    }
     count_source(out, &src);
     double tot = t * (double)o->count;
     if (o == &sg) /* the receiver gathers the whole tensor back over TP */

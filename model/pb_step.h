@@ -121,6 +121,14 @@ typedef struct pb_step {
     /* the out-of-range operation farthest from what was measured: the
      * size asked, and the sizes measured (smallest, largest) */
     uint64_t oor_asked, oor_lo, oor_hi;
+    /* of ops_calibrated: those answered by a curve of another group size
+     * or placement, moved there by the collective's algorithm model
+     * (pb_cost.h), with the farthest such move (shapes: ranks, ranks per
+     * node, 0 unknown); and the answers held at a link's ceiling, with
+     * the link (PB_CAP_NIC if any was, else PB_CAP_NVLINK) */
+    int ops_transferred, ops_capped;
+    int tr_from_n, tr_from_per_node, tr_to_n, tr_to_per_node;
+    int cap_kind;
     pb_mem_t mem;
     double capacity; /* bytes usable */
     int fits;
@@ -133,6 +141,9 @@ typedef struct pb_step {
  *   calib: 2 operation kinds inside its measured range, 0 extrapolated
  *   (at most 2x past it), 1 outside it (only 1 MiB measured, 8 MiB
  *   asked) costed from the a100 preset
+ * followed, when curves were moved or capped, by e.g.
+ *   ; 2 transferred, the farthest transferred from n=8, 4/node to n=32,
+ *   1/node; 2 capped at NIC
  * For a step predicted with a calibration. */
 void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size_t len);
 

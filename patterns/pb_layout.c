@@ -89,6 +89,17 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
                           ULL(m->experts), ep);
     if (l->sp && tp < 2)
         return pb_err_set(err, PB_EINPUT, "--sp (sequence parallelism) needs --tp above 1");
+    /* Megatron-Core's MoELayer.forward raises ValueError while training
+     * when the attention's TP group is larger than 1 and sequence
+     * parallelism is off (megatron/core/transformer/moe/moe_layer.py):
+     * every TP rank would route and dispatch the whole sequence, tp times
+     * the tokens of the run Megatron allows */
+    if (m->experts > 0 && tp > 1 && !l->sp)
+        return pb_err_set(err, PB_EINPUT,
+                          "a mixture-of-experts model with --tp %d needs --sp (sequence "
+                          "parallelism): Megatron-Core refuses MoE with tensor parallelism "
+                          "without it",
+                          tp);
     if (m->heads % (uint64_t)tp != 0)
         return pb_err_set(err, PB_EINPUT, "heads %llu are not divisible by --tp %d",
                           ULL(m->heads), tp);

@@ -48,7 +48,8 @@ uint64_t pb_layout_world(const pb_layout_t *l);
 
 /* Every constraint, each with its own message: world = tp*cp*dp*pp (when
  * world > 0), ep divides dp*cp, ep > 1 needs experts, experts divisible
- * by ep, sp needs tp > 1, heads and kv_heads divisible by tp, layers
+ * by ep, sp needs tp > 1, an MoE model with tp > 1 needs sp (as
+ * Megatron-Core), heads and kv_heads divisible by tp, layers
  * (+ pp_trim) divisible by pp*vp, vp > 1 needs pp > 1, sequence divisible
  * by 2*cp (load-balanced context chunks) and by tp with sp, global batch
  * divisible by mbs*dp. */

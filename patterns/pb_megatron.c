@@ -1,6 +1,7 @@
 /* pb_megatron.c - pretrain_gpt.py arguments to parbench settings (the
  * map is the table below; see pb_megatron.h for the reading rules). */
 #include "pb_megatron_priv.h"
+#include "pb_model.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@ enum act {
     A_TP, A_CP, A_EP, A_PP, A_VP, A_VP_LAYERS,
     A_SP, A_RECOMP_GRAN, A_RECOMP_ACT, A_DISTOPT, A_FLASH, A_GQA, A_GRAD_FP32,
     A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_COMM_OVERLAP, A_ACCOUNT_EMB, A_ACCOUNT_LOSS,
+    A_FSDP, A_FSDP_SHARD, /* Megatron-FSDP and its sharding strategy */
     A_QUIET_V, A_QUIET_F, /* known, no effect on the traffic */
     A_NOCP_V, A_NOCP_F    /* known, change the traffic, no parbench counterpart */
 };
@@ -53,6 +55,19 @@ static const struct arg {
     {"ddp-bucket-size", A_NOCP_V, NULL},        {"num-distributed-optimizer-instances", A_NOCP_V, NULL},
     {"fp8-format", A_NOCP_V, NULL},             {"multi-latent-attention", A_NOCP_F, NULL},
     {"use-torch-fsdp2", A_NOCP_F, NULL},
+    /* FP8 halves the GEMMs' time and, with --fp8-param-gather, the
+     * parameter all-gather: parbench models bf16/fp16 only */
+    {"fp8-recipe", A_NOCP_V, NULL},             {"fp8-param-gather", A_NOCP_F, NULL},
+    {"fp8-amax-history-len", A_NOCP_V, NULL},   {"fp8-amax-compute-algo", A_NOCP_V, NULL},
+    {"fp8-margin", A_NOCP_V, NULL},
+    /* overlaps parbench's step model does not have */
+    {"overlap-moe-expert-parallel-comm", A_NOCP_F, NULL},
+    {"delay-wgrad-compute", A_NOCP_F, NULL},
+    /* Megatron-FSDP (--use-custom-fsdp, renamed --use-megatron-fsdp in
+     * Megatron-LM af28b5a, Aug 2025): its sharding strategy is the ZeRO
+     * stage, not the distributed optimizer (see A_FSDP) */
+    {"use-custom-fsdp", A_FSDP, NULL},          {"use-megatron-fsdp", A_FSDP, NULL},
+    {"data-parallel-sharding-strategy", A_FSDP_SHARD, NULL},
     /* the embedding and the loss count as a layer in the split: one layer
      * fewer in the first (last) model chunk, parbench's pp_trim */
     {"account-for-embedding-in-pipeline-split", A_ACCOUNT_EMB, NULL},
@@ -125,9 +140,32 @@ static int whole(const char *name, const char *arg, const char *v, int *out, pb_
 {
     char *end;
     long x = strtol(v, &end, 10);
-    if (!isdigit((unsigned char)v[0]) || *end || x < 1 || x > 1 << 24)
+    if (!isdigit((unsigned char)v[0]) || *end || x < 1)
         return pb_err_set(err, PB_EINPUT, "%s: --%s needs a whole number, not '%.40s'", name, arg, v);
+    /* a parallel size or a stage count: 2^24 is far past any run's GPUs */
+    if (x > 1 << 24)
+        return pb_err_set(err, PB_EINPUT, "%s: --%s %.40s is above the bound %d", name, arg, v,
+                          1 << 24);
     *out = (int)x;
+    return PB_OK;
+}
+
+/* A model field's value: a whole number (else the message above), within
+ * the bounds pb_model_set keeps for every reader (flags, model files,
+ * config.json), said here with the script's name and argument. */
+static int model_value(const char *name, const struct arg *a, const char *v, pb_err_t *err)
+{
+    int unused;
+    char *end;
+    (void)strtoull(v, &end, 10);
+    if (!isdigit((unsigned char)v[0]) || *end)
+        return whole(name, a->name, v, &unused, err);
+    pb_model_t scratch;
+    memset(&scratch, 0, sizeof scratch);
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (pb_model_set(&scratch, a->key, v, &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s: --%s: %s", name, a->name, e.msg);
     return PB_OK;
 }
 
@@ -135,10 +173,9 @@ static int whole(const char *name, const char *arg, const char *v, int *out, pb_
 static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, const char *v,
                      int *gqa, int *vp_layers, pb_err_t *err)
 {
-    int x = 0;
     switch (a->act) {
     case A_KV:
-        if (whole(name, a->name, v, &x, err))
+        if (model_value(name, a, v, err))
             return err->code;
         put_kv(m, a->key, v);
         return PB_OK;
@@ -164,6 +201,18 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
         return PB_OK;
     case A_RECOMP_ACT: m->recompute = 2; return PB_OK; /* Megatron: selective */
     case A_DISTOPT: m->dist_opt = 1; return PB_OK;
+    case A_FSDP: m->fsdp = a->name[4] == 'c' ? 1 : 2; return PB_OK; /* use-custom / use-megatron */
+    case A_FSDP_SHARD: {
+        static const char *const stages[] = {"no_shard", "optim", "optim_grads",
+                                             "optim_grads_params"};
+        for (int z = 0; z < 4; z++)
+            if (strcmp(v, stages[z]) == 0) {
+                m->fsdp_zero = z;
+                return PB_OK;
+            }
+        return pb_err_set(err, PB_EINPUT, "%s: --data-parallel-sharding-strategy takes no_shard, "
+                          "optim, optim_grads or optim_grads_params, not '%.40s'", name, v);
+    }
     case A_FLASH: m->flash = 1; return PB_OK;
     case A_GQA: *gqa = 1; return PB_OK;
     case A_GRAD_FP32: snprintf(m->grad_dtype, sizeof m->grad_dtype, "fp32"); return PB_OK;
@@ -188,7 +237,7 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
 static int has_value(enum act a)
 {
     return a == A_KV || (a >= A_TP && a <= A_VP_LAYERS) || a == A_RECOMP_GRAN || a == A_QUIET_V ||
-           a == A_NOCP_V;
+           a == A_NOCP_V || a == A_FSDP_SHARD;
 }
 
 /* Megatron's defaults where the script is silent (pb_megatron.h) */
@@ -217,6 +266,34 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
     else if (m->account == 2)
         list_add(m->no_counterpart, sizeof m->no_counterpart,
                  "account-for-loss-in-pipeline-split without the embedding's");
+    /* the ZeRO stage: Megatron-FSDP shards by its strategy, whatever the
+     * distributed optimizer says (FSDP v1 requires that flag and turns it
+     * on itself: megatron/training/arguments.py).  The strategies are
+     * ZeRO-0 (DDP) to ZeRO-3: _init_each_parameter_group_buffers in
+     * megatron/core/distributed/custom_fsdp/param_and_grad_buffer.py
+     * distributes nothing, the main weights (optimizer state), + the
+     * gradients, + the model weights; docs/user-guide/parallelism-guide.md
+     * names them ZeRO-1/2/3.  Unsaid, the strategy is Megatron's default:
+     * no_shard while the flag was --use-custom-fsdp (arguments.py until
+     * Megatron-LM af28b5a, Aug 2025), optim_grads_params for
+     * --use-megatron-fsdp since 3499efef (Apr 2026; no_shard before). */
+    if (m->fsdp) {
+        static const char *const stages[] = {"no_shard", "optim", "optim_grads",
+                                             "optim_grads_params"};
+        int unsaid = m->fsdp_zero < 0;
+        m->zero = unsaid ? (m->fsdp == 1 ? 0 : 3) : m->fsdp_zero;
+        snprintf(m->notes, sizeof m->notes,
+                 "--use-%s-fsdp (Megatron-FSDP) with sharding strategy %s%s modelled as "
+                 "--zero %d (no_shard, optim, optim_grads, optim_grads_params: ZeRO-0 to 3), "
+                 "not as the distributed optimizer",
+                 m->fsdp == 1 ? "custom" : "megatron", stages[m->zero],
+                 unsaid ? " (Megatron's default for that flag)" : "", m->zero);
+    } else {
+        m->zero = m->dist_opt;
+        if (m->fsdp_zero >= 0)
+            list_add(m->no_counterpart, sizeof m->no_counterpart,
+                     "data-parallel-sharding-strategy without Megatron-FSDP");
+    }
     const char *dt = get_kv(m, "dtype");
     if (m->grad_dtype[0] == '\0' && dt) /* grads reduced in the parameters' type */
         snprintf(m->grad_dtype, sizeof m->grad_dtype, "%s", dt);
@@ -226,7 +303,7 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
         list_add(m->no_counterpart, sizeof m->no_counterpart,
                  "overlap-grad-reduce absent (parbench overlaps the gradient reduction with "
                  "the last backward)");
-    if (m->found_cmd && m->dist_opt && !m->overlap_param)
+    if (m->found_cmd && m->zero >= 1 && !m->overlap_param)
         list_add(m->no_counterpart, sizeof m->no_counterpart,
                  "overlap-param-gather absent (parbench overlaps the parameter all-gather "
                  "with the next forward)");
@@ -265,6 +342,7 @@ static int apply_args(const char *name, pb_megatron_t *m, char (*w)[PB_MEG_WORDL
             list_add(m->unknown, sizeof m->unknown, arg);
             continue;
         }
+        m->nknown++;
         if (has_value(a->act) && v == NULL) {
             if (i + 1 >= n || strncmp(w[i + 1], "--", 2) == 0)
                 return pb_err_set(err, PB_EINPUT, "%s: --%s needs a value", name, a->name);
@@ -429,9 +507,16 @@ int pb_megatron_parse(const char *name, const char *text, pb_megatron_t *out, pb
     for (char *p = copy, *save = NULL, *t; (t = strtok_r(p, "\n", &save)) != NULL; p = NULL)
         lines[nl++] = t;
     sh->out = out;
+    out->fsdp_zero = -1;
     code = walk(name, sh, lines, nl, w, argv, &argc, err);
     if (code == PB_OK)
         code = apply_args(name, out, argv, argc, err);
+    /* an empty file, a config.json, a model file: nothing to model from,
+     * and the preset it would fall back to is not what was meant */
+    if (code == PB_OK && out->nknown == 0)
+        code = pb_err_set(err, PB_EINPUT, "%s: no Megatron-LM argument found (--num-layers, "
+                          "--hidden-size, --tensor-model-parallel-size, ...): not a launch "
+                          "script", name);
 done:
     free(argv);
     free(w);

@@ -35,6 +35,11 @@ typedef struct pb_megatron {
     int sp;
     int recompute;   /* 0 none, 1 full, 2 selective */
     int dist_opt;    /* --use-distributed-optimizer */
+    int fsdp;        /* --use-custom-fsdp / --use-megatron-fsdp */
+    int fsdp_zero;   /* --data-parallel-sharding-strategy as a ZeRO stage; -1 unsaid */
+    int zero;        /* the ZeRO stage the script means: FSDP's, else 1 with the
+                      * distributed optimizer, else 0 */
+    int nknown;      /* arguments of the table read (0: refused, not a script) */
     int flash;       /* --use-flash-attn */
     int overlap_grad, overlap_param, tp_comm_overlap;
     int account;     /* --account-for-{embedding (1), loss (2)}-in-pipeline-split */
@@ -44,11 +49,13 @@ typedef struct pb_megatron {
     char unknown[400];       /* arguments parbench does not know */
     char no_counterpart[640]; /* known, change the traffic, not modelled */
     char unresolved[160];    /* variables the script does not set */
+    char notes[320];         /* how a read argument is modelled, where not plain */
 } pb_megatron_t;
 
-/* PB_EINPUT "name: ..." for a script whose numbers are not numbers or
- * whose virtual-pipeline split does not divide; unknown arguments never
- * fail. */
+/* PB_EINPUT "name: ..." for a text with no argument parbench knows (an
+ * empty file, a config.json), a script whose numbers are not numbers or
+ * are past pb_model_set's bounds, or whose virtual-pipeline split does
+ * not divide; unknown arguments never fail. */
 int pb_megatron_parse(const char *name, const char *text, pb_megatron_t *out, pb_err_t *err);
 
 #endif

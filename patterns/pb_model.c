@@ -78,14 +78,20 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err)
     return pb_err_set(err, PB_EINPUT, "unknown model preset '%s' (known: %s)", name, list);
 }
 
-static int parse_u64(const char *key, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err)
+static int parse_u64(const char *key, const char *v, uint64_t lo, uint64_t hi, const char *why,
+                     uint64_t *out, pb_err_t *err)
 {
     char *end;
     errno = 0;
     unsigned long long x = v[0] == '-' || v[0] == '+' ? 0 : strtoull(v, &end, 10);
-    if (v[0] == '\0' || v[0] == '-' || v[0] == '+' || errno != 0 || *end != '\0' || x < lo)
+    if (v[0] == '\0' || v[0] == '-' || v[0] == '+' || *end != '\0' || x < lo ||
+        (errno != 0 && errno != ERANGE))
         return pb_err_set(err, PB_EINPUT, "bad value '%s' for %s: a whole number of at least %llu",
                           v, key, (unsigned long long)lo);
+    /* strtoull's ERANGE (past 2^64) is above every bound too */
+    if (errno == ERANGE || x > hi)
+        return pb_err_set(err, PB_EINPUT, "%s %s is above the bound %llu (%s)", key, v,
+                          (unsigned long long)hi, why);
     *out = x;
     return PB_OK;
 }
@@ -100,33 +106,55 @@ static int key_eq(const char *a, const char *b)
     return *a == *b;
 }
 
+/* Every size field with its bounds.  Lower: 0 where 0 means "none" or
+ * "automatic".  Upper: far above the largest real model known (the reason
+ * says which), and low enough that the 64-bit products the patterns and
+ * the step model form cannot wrap: pb_model_params (pb_model_check bounds
+ * the total), a micro-batch's message bytes mbs x seq x hidden x topk x 4
+ * (<= 2^27 tokens: MAX_MB_TOKENS times the plan's 8 sequences, x 2^10 x
+ * 2^20 x 4 = 2^59) and the K/V of context parallelism (2^27 x 2^20 query
+ * width x 8 bytes = 2^50).  The step model's FLOPs, times and memory are
+ * doubles, finite far beyond these. */
+#define P2(n) (UINT64_C(1) << (n))
+static const struct field {
+    const char *key;
+    size_t off;
+    uint64_t lo, hi;
+    const char *why;
+} fields[] = {
+    {"layers", offsetof(pb_model_t, layers), 1, P2(16),
+     "2^16; the deepest real models: Llama 3 405B 126, PaLM 540B 118"},
+    {"hidden", offsetof(pb_model_t, hidden), 1, P2(20),
+     "2^20; the widest real models: PaLM 540B 18432, Llama 3 405B 16384"},
+    {"heads", offsetof(pb_model_t, heads), 1, P2(16), "2^16; Llama 3 405B and DeepSeek-V3: 128"},
+    {"kv_heads", offsetof(pb_model_t, kv_heads), 1, P2(16), "2^16; at most the heads"},
+    {"ffn", offsetof(pb_model_t, ffn), 1, P2(22), "2^22; PaLM 540B 73728, Llama 3 405B 53248"},
+    {"vocab", offsetof(pb_model_t, vocab), 1, P2(24), "2^24; Gemma 3 262144"},
+    {"seq", offsetof(pb_model_t, seq), 1, P2(24),
+     "2^24 = 16M tokens; the longest real context: Llama 4 Scout's 10M"},
+    {"mbs", offsetof(pb_model_t, mbs), 1, P2(16), "2^16 sequences; real micro-batches: 1 to 64"},
+    {"gbs", offsetof(pb_model_t, gbs), 0, P2(24),
+     "2^24 sequences; DeepSeek-V3 15360, GPT-3 1536"},
+    {"experts", offsetof(pb_model_t, experts), 0, P2(16), "2^16; DeepSeek-V3 256, Qwen3 128"},
+    {"topk", offsetof(pb_model_t, topk), 0, P2(10), "2^10; DeepSeek-V3 and Qwen3 route to 8"},
+    {"moe_every", offsetof(pb_model_t, moe_every), 1, P2(16), "2^16, as layers"},
+    {"moe_ffn", offsetof(pb_model_t, moe_ffn), 0, P2(22), "2^22, as ffn; DeepSeek-V3 2048"},
+    {"pp_trim", offsetof(pb_model_t, pp_trim), 0, P2(16), "2^16, as layers"},
+    {"head_dim", offsetof(pb_model_t, head_dim), 0, P2(16), "2^16; Gemma 256"},
+    {"pp_first", offsetof(pb_model_t, pp_first), 0, P2(16), "2^16, as layers"},
+    {"pp_last", offsetof(pb_model_t, pp_last), 0, P2(16), "2^16, as layers"},
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static uint64_t field_get(const pb_model_t *m, const struct field *f)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)m + f->off, sizeof v);
+    return v;
+}
+
 int pb_model_set(pb_model_t *m, const char *key, const char *v, pb_err_t *err)
 {
-    /* lower bounds: 0 where 0 means "none" or "automatic" */
-    static const struct {
-        const char *key;
-        size_t off;
-        uint64_t lo;
-    } tab[] = {
-        {"layers", offsetof(pb_model_t, layers), 1},
-        {"hidden", offsetof(pb_model_t, hidden), 1},
-        {"size", offsetof(pb_model_t, hidden), 1},
-        {"heads", offsetof(pb_model_t, heads), 1},
-        {"kv_heads", offsetof(pb_model_t, kv_heads), 1},
-        {"ffn", offsetof(pb_model_t, ffn), 1},
-        {"vocab", offsetof(pb_model_t, vocab), 1},
-        {"seq", offsetof(pb_model_t, seq), 1},
-        {"mbs", offsetof(pb_model_t, mbs), 1},
-        {"gbs", offsetof(pb_model_t, gbs), 0},
-        {"experts", offsetof(pb_model_t, experts), 0},
-        {"topk", offsetof(pb_model_t, topk), 0},
-        {"moe_every", offsetof(pb_model_t, moe_every), 1},
-        {"moe_ffn", offsetof(pb_model_t, moe_ffn), 0},
-        {"pp_trim", offsetof(pb_model_t, pp_trim), 0},
-        {"head_dim", offsetof(pb_model_t, head_dim), 0},
-        {"pp_first", offsetof(pb_model_t, pp_first), 0},
-        {"pp_last", offsetof(pb_model_t, pp_last), 0},
-    };
     if (key_eq(key, "dtype")) {
         if (pb_pat_dtype_parse(v, &m->dtype) != 0)
             return pb_err_set(err, PB_EINPUT, "bad value '%s' for dtype: bf16, fp16 or fp32", v);
@@ -138,14 +166,72 @@ int pb_model_set(pb_model_t *m, const char *key, const char *v, pb_err_t *err)
         m->gated = v[0] == '1';
         return PB_OK;
     }
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-        if (key_eq(key, tab[i].key))
-            return parse_u64(key, v, tab[i].lo, (uint64_t *)(void *)((char *)m + tab[i].off), err);
+    /* "size" is hidden's other name */
+    const char *k = key_eq(key, "size") ? "hidden" : key;
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (key_eq(k, fields[i].key)) {
+            uint64_t x = 0;
+            if (parse_u64(key, v, fields[i].lo, fields[i].hi, fields[i].why, &x, err))
+                return err->code;
+            memcpy((char *)m + fields[i].off, &x, sizeof x);
+            return PB_OK;
+        }
     return pb_err_set(err, PB_EINPUT, "unknown key '%s'", key);
+}
+
+/* Products single bounds cannot keep small, each far above real models:
+ * - tokens of one micro-batch, mbs x seq: 2^26 (four sequences of the
+ *   longest context; real runs: 1 x 8192 to 16 x 4096);
+ * - the query width heads x head_dim: hidden's bound (Qwen3 235B-A22B's
+ *   8192 is the widest known);
+ * - parameters: 2^50 = 1.1e15, 700 times Switch-C's 1.6e12, the largest
+ *   published; pb_model_params' uint64 sums then stay exact (and exact in
+ *   a double, 2^53), and x 18 bytes of training state fits 64 bits. */
+#define MAX_MB_TOKENS P2(26)
+#define MAX_Q_WIDTH P2(20)
+#define MAX_PARAMS P2(50)
+
+/* pb_model_params in long double, so that a model past the bound is
+ * measured without wrapping */
+static long double params_ld(const pb_model_t *m)
+{
+    long double h = (long double)m->hidden;
+    long double hd = m->head_dim ? (long double)m->head_dim : (long double)(m->hidden / m->heads);
+    long double attn = 2.0L * h * (long double)m->heads * hd + 2.0L * h * (long double)m->kv_heads * hd;
+    long double mats = m->gated ? 3.0L : 2.0L;
+    long double moe = (long double)pb_model_moe_layers(m), dense = (long double)m->layers - moe;
+    long double eff = (long double)(m->moe_ffn ? m->moe_ffn : m->ffn);
+    long double moe_layer = attn + (long double)m->experts * mats * h * eff +
+                            h * (long double)m->experts + 2.0L * h;
+    return dense * (attn + mats * h * (long double)m->ffn + 2.0L * h) + moe * moe_layer +
+           2.0L * (long double)m->vocab * h + h;
 }
 
 int pb_model_check(const pb_model_t *m, pb_err_t *err)
 {
+    /* again here: presets, a model file's derived sizes (the main job's
+     * --size keeps the preset's ratios) and tests set fields directly */
+    for (size_t i = 0; i < NFIELDS; i++) {
+        uint64_t x = field_get(m, &fields[i]);
+        if (x < fields[i].lo || x > fields[i].hi)
+            return pb_err_set(err, PB_EINPUT, "%s %llu is outside %llu..%llu (%s)", fields[i].key,
+                              (unsigned long long)x, (unsigned long long)fields[i].lo,
+                              (unsigned long long)fields[i].hi, fields[i].why);
+    }
+    if (m->mbs * m->seq > MAX_MB_TOKENS) /* each <= 2^24: no wrap */
+        return pb_err_set(err, PB_EINPUT,
+                          "a micro-batch of mbs %llu x seq %llu = %llu tokens is above the bound "
+                          "%llu (2^26: four sequences of 16M tokens)",
+                          (unsigned long long)m->mbs, (unsigned long long)m->seq,
+                          (unsigned long long)(m->mbs * m->seq),
+                          (unsigned long long)MAX_MB_TOKENS);
+    if (m->head_dim && m->heads * m->head_dim > MAX_Q_WIDTH) /* each <= 2^16 */
+        return pb_err_set(err, PB_EINPUT,
+                          "heads %llu x head_dim %llu = %llu is above the bound %llu (2^20, as "
+                          "hidden; Qwen3 235B: 64 x 128)",
+                          (unsigned long long)m->heads, (unsigned long long)m->head_dim,
+                          (unsigned long long)(m->heads * m->head_dim),
+                          (unsigned long long)MAX_Q_WIDTH);
     if (m->head_dim == 0 && m->hidden % m->heads != 0)
         return pb_err_set(err, PB_EINPUT, "hidden %llu is not divisible by heads %llu",
                           (unsigned long long)m->hidden, (unsigned long long)m->heads);
@@ -160,6 +246,12 @@ int pb_model_check(const pb_model_t *m, pb_err_t *err)
                           (unsigned long long)m->topk);
     if (m->experts > 0 && m->moe_every == 0)
         return pb_err_set(err, PB_EINPUT, "moe_every must be at least 1");
+    long double n = params_ld(m);
+    if (n > (long double)MAX_PARAMS)
+        return pb_err_set(err, PB_EINPUT,
+                          "%.3Lg parameters are above the bound %llu (2^50: 700 x the largest "
+                          "published model, Switch-C's 1.6e12)",
+                          n, (unsigned long long)MAX_PARAMS);
     return PB_OK;
 }
 

@@ -27,11 +27,11 @@ int pb_calib_dtype_matches(const pb_calib_row_t *c, const char *dtype)
 /* The required columns first, then the optional ones in the order of
  * their PB_CALIB_HAVE_* bits (bit k - C_DTYPE). */
 enum { C_COLL, C_GSIZE, C_LINK, C_LO, C_HI, C_LAT,
-       C_DTYPE, C_PIECE, C_UPB, C_BW, C_PTS, C_MAX, C_RMS, C_ERR, C_N };
+       C_DTYPE, C_PIECE, C_UPB, C_BW, C_PTS, C_MAX, C_RMS, C_ERR, C_PN, C_TOL, C_N };
 static const char *const col_names[C_N] = {
     "collective", "group_size", "link_class",  "bytes_lo", "bytes_hi",    "latency_us",
     "dtype",      "piece",      "us_per_byte", "bandwidth_gbps", "points", "max_err_pct",
-    "rms_err_pct", "fit_error"};
+    "rms_err_pct", "fit_error", "per_node",    "fit_tol_pct"};
 
 #define HAVE(k) (1u << ((k) - C_DTYPE))
 
@@ -144,6 +144,11 @@ static int numbers(const reader_t *rd, size_t line, const char *const *f, pb_cal
         rc = num(rd, line, C_RMS, f[C_RMS], &c->rms_err_pct, err);
     if (rc == PB_OK && rd->map[C_ERR] >= 0)
         rc = num(rd, line, C_ERR, f[C_ERR], &c->fit_error, err);
+    /* per_node: empty or 0 is unknown; fit_tol_pct: empty or 0 unknown */
+    if (rc == PB_OK && rd->map[C_PN] >= 0 && f[C_PN][0] != '\0')
+        rc = count(rd, line, C_PN, f[C_PN], &c->per_node, err);
+    if (rc == PB_OK && rd->map[C_TOL] >= 0 && f[C_TOL][0] != '\0')
+        rc = num(rd, line, C_TOL, f[C_TOL], &c->fit_tol_pct, err);
     if (rc != PB_OK)
         return rc;
     /* GB/s = 1e9 B/s = 1e3 B/us, so us/B = 1e-3 / (GB/s); 0 both ways for
@@ -238,7 +243,7 @@ int pb_calib_write(const char *path, const pb_calib_row_t *rows, size_t n, pb_er
     /* calibrate's column order, the model's exact columns before the
      * report's rounded ones */
     static const int order[] = {C_COLL, C_GSIZE, C_LINK, C_DTYPE, C_PIECE, C_LO, C_HI, C_LAT,
-                                C_UPB,  C_BW,    C_PTS,  C_MAX,   C_RMS,   C_ERR};
+                                C_UPB,  C_BW,    C_PTS,  C_MAX,   C_RMS,   C_ERR, C_PN, C_TOL};
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot write CSV '%s': %s", path, strerror(errno));
@@ -254,10 +259,11 @@ int pb_calib_write(const char *path, const pb_calib_row_t *rows, size_t n, pb_er
         bad |= csv_fwrite(f, c->link_class, strlen(c->link_class)) != 0;
         bad |= fputc(',', f) == EOF;
         bad |= csv_fwrite(f, dt, strlen(dt)) != 0;
-        bad |= fprintf(f, ",%d,%llu,%llu,%.17g,%.17g,%.6g,%d,%.3f,%.3f,%.5f\n", c->piece,
-                       (unsigned long long)c->bytes_lo, (unsigned long long)c->bytes_hi,
-                       c->latency_us, c->us_per_byte, c->bandwidth_gbps, c->points,
-                       c->max_err_pct, c->rms_err_pct, c->fit_error) < 0;
+        bad |= fprintf(f, ",%d,%llu,%llu,%.17g,%.17g,%.6g,%d,%.3f,%.3f,%.5f,%d,%.6g\n",
+                       c->piece, (unsigned long long)c->bytes_lo,
+                       (unsigned long long)c->bytes_hi, c->latency_us, c->us_per_byte,
+                       c->bandwidth_gbps, c->points, c->max_err_pct, c->rms_err_pct,
+                       c->fit_error, c->per_node, c->fit_tol_pct) < 0;
     }
     if (fclose(f) != 0 || bad)
         return pb_err_set(err, PB_ERUNTIME, "writing CSV '%s' failed", path);

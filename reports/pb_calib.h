@@ -26,6 +26,11 @@
  *   max_err_pct     optional: the fit's largest and RMS relative errors, %
  *   rms_err_pct
  *   fit_error       optional: rms_err_pct / 100 (the report's name)
+ *   per_node        optional: ranks of the group in each node when it was
+ *                   measured (0 or empty: unknown; files written before it)
+ *   fit_tol_pct     optional: the --fit-tol the curve was fitted with, %
+ *                   (0 or empty: unknown); a piece whose max_err_pct
+ *                   exceeds it answers only at its own sizes
  *
  * So a piece predicts  time_us(size) = latency_us + size / (bandwidth_gbps * 1e3).
  * The report draws these curves over the measured ones. */
@@ -54,6 +59,8 @@ typedef struct pb_calib_row {
     int points;
     double max_err_pct, rms_err_pct;
     size_t line; /* the row's line in the file, for messages */
+    int per_node;       /* 0: unknown */
+    double fit_tol_pct; /* 0: unknown */
 } pb_calib_row_t;
 
 /* Columns a file may lack (PB_CALIB_HAVE_* bits of pb_calib_read_cols). */
@@ -65,7 +72,9 @@ enum {
     PB_CALIB_HAVE_POINTS = 1u << 4,
     PB_CALIB_HAVE_MAX_ERR = 1u << 5,
     PB_CALIB_HAVE_RMS_ERR = 1u << 6,
-    PB_CALIB_HAVE_FIT_ERROR = 1u << 7
+    PB_CALIB_HAVE_FIT_ERROR = 1u << 7,
+    PB_CALIB_HAVE_PER_NODE = 1u << 8,
+    PB_CALIB_HAVE_FIT_TOL = 1u << 9
 };
 
 /* Does the piece apply to rows of element type `dtype` (its own, or any)? */

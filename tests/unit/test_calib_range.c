@@ -85,7 +85,7 @@ static void single_size(void)
 
     pb_hw_t hw;
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, &k};
+    pb_cost_t cost = {&hw, &k, 0};
     pb_cost_src_t s;
     /* the size measured: the measurement */
     CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, MIB, 0, &s), 424.644,
@@ -126,7 +126,7 @@ static void bandwidth_curve(void)
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, &k};
+    pb_cost_t cost = {&hw, &k, 0};
     pb_cost_src_t s;
     CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, 512 * KIB, 0, &s),
                534.288, 1e-12);
@@ -182,7 +182,7 @@ static void next_curve(void)
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, &k};
+    pb_cost_t cost = {&hw, &k, 0};
     pb_cost_src_t s;
     CHECK_NEAR(pb_cost_src_us(&cost, PB_ALLREDUCE, PB_BF16, 2, 0, MIB, 0, &s), 424.644,
                1e-12);
@@ -253,7 +253,7 @@ static void step_counts(void)
      * the calibrated law (the backward overlap is test_model_formulas') */
     sc.overlap_tp_bwd = 0;
     sc.gpus_per_node = 2;
-    pb_cost_t cost = {&hw, &k};
+    pb_cost_t cost = {&hw, &k, 0};
     pb_step_t st;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
     CHECK_NEAR(st.part[PB_PART_TP], 13588.608e-6, 1e-12);
@@ -261,8 +261,8 @@ static void step_counts(void)
           st.ops_extrapolated == 0);
     char note[512];
     pb_step_calib_note(&st, "a100", note, sizeof note);
-    CHECK(strcmp(note, "calib: 2 operation kinds inside its measured range, 0 extrapolated (at "
-                       "most 2x past it), none outside it") == 0);
+    CHECK(strcmp(note, "calib: 2 operation kinds at sizes inside the measured range, 0 "
+                       "extrapolated (at most 2x past it), none outside it") == 0);
 
     m.hidden = 8192;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);

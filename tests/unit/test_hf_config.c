@@ -2,7 +2,9 @@
  * expected fields are the files' own numbers (tests/fixtures/hf, written
  * after the published configs); Llama 3 70B must come out as the
  * llama3-70b preset, whose numbers come from the Llama 3 paper. */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_test.h"
 #include "patterns/pb_hf_config.h"
@@ -51,5 +53,21 @@ int main(void)
     CHECK(strstr(err.msg, "\"num_hidden_layers\" must be a whole number") != NULL);
     CHECK(load(DIR "truncated.json", &m, &c, &err) == PB_EINPUT);
     CHECK(strstr(err.msg, "truncated.json:4: not JSON") != NULL);
+    /* the config's numbers reach the model through pb_model_set, whose
+     * bounds name the file and the field */
+    {
+        char path[64];
+        snprintf(path, sizeof path, "hf-big-%ld.json", (long)getpid());
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs("{\"num_hidden_layers\": 4, \"hidden_size\": 8589934592, "
+                  "\"num_attention_heads\": 16}\n", f);
+            fclose(f);
+            CHECK(load(path, &m, &c, &err) == PB_EINPUT);
+            CHECK(strstr(err.msg, ": hidden 8589934592 is above the bound 1048576") != NULL);
+            remove(path);
+        }
+    }
     PB_TEST_END("hf_config");
 }

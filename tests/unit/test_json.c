@@ -127,7 +127,7 @@ int main(void)
     /* calib.csv: a piece predicts latency + size / bandwidth; 5 us and
      * 10 GB/s (1e4 B/us) at 1e6 B: 5 + 100 = 105 us (by hand) */
     pb_calib_row_t c = {"allreduce", 8, "NV18", 0, UINT64_C(1) << 30, 5.0, 10.0, 0.01, "",
-                        0, 1e-4, 0, 0.0, 0.0, 0};
+                        0, 1e-4, 0, 0.0, 0.0, 0, 0, 0.0};
     CHECK_NEAR(pb_calib_time_us(&c, 1000000), 105.0, 1e-12);
     pb_calib_row_t *cr = NULL;
     size_t ncr = 0;

@@ -40,9 +40,16 @@ static void script(void)
     CHECK(m.recompute == 2 && m.dist_opt == 1 && m.flash == 1); /* --recompute-activations */
     CHECK(m.overlap_grad == 1 && m.overlap_param == 0 && m.tp_comm_overlap == 1);
     CHECK(strcmp(m.grad_dtype, "bf16") == 0); /* no --accumulate-allreduce-grads-in-fp32 */
-    CHECK(strcmp(m.unknown, "--use-custom-fsdp") == 0);
+    /* --use-custom-fsdp is Megatron-FSDP, whose default sharding strategy
+     * while the flag existed was no_shard (arguments.py before
+     * Megatron-LM af28b5a): ZeRO-0, not the distributed optimizer's 1 */
+    CHECK(m.unknown[0] == '\0' && m.fsdp == 1 && m.fsdp_zero == -1 && m.zero == 0);
+    CHECK(strstr(m.notes, "--use-custom-fsdp (Megatron-FSDP) with sharding strategy no_shard") !=
+          NULL);
+    CHECK(strstr(m.notes, "modelled as --zero 0") != NULL);
     CHECK(strstr(m.no_counterpart, "--recompute-method") != NULL);
-    CHECK(strstr(m.no_counterpart, "--overlap-param-gather absent") != NULL);
+    /* nothing is gathered at ZeRO-0: no word on the parameter gather */
+    CHECK(strstr(m.no_counterpart, "--overlap-param-gather absent") == NULL);
     CHECK(strcmp(m.unresolved, "$MASTER_ADDR") == 0);
 }
 
@@ -79,9 +86,77 @@ static void rules(void)
     CHECK(strstr(err.msg, "does not divide 10 layers over 4 stages") != NULL);
 }
 
+/* how often needle occurs in hay */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* issue 28: what Megatron would refuse or read otherwise */
+static void refusals(void)
+{
+    pb_megatron_t m;
+    pb_err_t err;
+    /* no Megatron argument at all: an empty file, a config.json */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("/dev/null", "", &m, &err) == PB_EINPUT);
+    CHECK(strncmp(err.msg, "/dev/null: no Megatron-LM argument found", 40) == 0);
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("c.json", "{\"hidden_size\": 4096}\n", &m, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "not a launch script") != NULL);
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("u.sh", "python pretrain_gpt.py --frobnicate 3\n", &m, &err) ==
+          PB_EINPUT);
+    /* no parallel sizes: unsaid (0); the merge takes Megatron's default 1 */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("p.sh", "python pretrain_gpt.py --num-layers 4\n", &m, &err) == PB_OK);
+    CHECK(m.tp == 0 && m.pp == 0 && m.cp == 0 && m.ep == 0 && m.zero == 0);
+    /* the model's bounds, said with the script's argument */
+    CHECK(pb_megatron_parse("h.sh", "--hidden-size 8589934592", &m, &err) == PB_EINPUT);
+    CHECK(strncmp(err.msg, "h.sh: --hidden-size: hidden 8589934592 is above the bound 1048576",
+                  65) == 0);
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("t.sh", "--tensor-model-parallel-size 99999999", &m, &err) == PB_EINPUT);
+    CHECK(strcmp(err.msg, "t.sh: --tensor-model-parallel-size 99999999 is above the bound 16777216") ==
+          0);
+    /* Megatron-FSDP: the strategy is the ZeRO stage (param_and_grad_buffer.py:
+     * optim shards the main weights, optim_grads the gradients too,
+     * optim_grads_params the weights too); --use-megatron-fsdp's default
+     * is optim_grads_params since Megatron-LM 3499efef */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("f.sh", "--num-layers 4 --use-custom-fsdp --use-distributed-optimizer "
+                                    "--data-parallel-sharding-strategy optim_grads",
+                            &m, &err) == PB_OK);
+    CHECK(m.dist_opt == 1 && m.fsdp == 1 && m.zero == 2);
+    CHECK(pb_megatron_parse("g.sh", "--num-layers 4 --use-megatron-fsdp", &m, &err) == PB_OK);
+    CHECK(m.fsdp == 2 && m.zero == 3 && strstr(m.notes, "(Megatron's default for that flag)"));
+    CHECK(pb_megatron_parse("d.sh", "--num-layers 4 --use-distributed-optimizer", &m, &err) ==
+          PB_OK);
+    CHECK(m.fsdp == 0 && m.zero == 1 && m.notes[0] == '\0');
+    CHECK(pb_megatron_parse("x.sh", "--use-custom-fsdp --data-parallel-sharding-strategy zero9", &m,
+                            &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "--data-parallel-sharding-strategy takes no_shard, optim") != NULL);
+    /* read but not modelled: named once each, however often given */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("o.sh", "python pretrain_gpt.py --num-layers 4 --fp8-format hybrid "
+                                    "--fp8-format hybrid --fp8-param-gather --tp-comm-overlap "
+                                    "--tp-comm-overlap --use-distributed-optimizer",
+                            &m, &err) == PB_OK);
+    CHECK(count(m.no_counterpart, "--fp8-format") == 1);
+    CHECK(count(m.no_counterpart, "--fp8-param-gather") == 1);
+    CHECK(count(m.no_counterpart, "--tp-comm-overlap") == 1);
+    CHECK(count(m.no_counterpart, "--overlap-grad-reduce absent") == 1);
+    CHECK(count(m.no_counterpart, "--overlap-param-gather absent") == 1);
+    CHECK(m.unknown[0] == '\0');
+}
+
 int main(void)
 {
     script();
     rules();
+    refusals();
     PB_TEST_END("megatron");
 }

@@ -54,7 +54,7 @@ static void bubble(void)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, NULL};
+    pb_cost_t cost = {&hw, NULL, 0};
     pb_step_cfg_t c;
     pb_step_cfg_default(&c);
     for (int v = 1; v <= 2; v++) {
@@ -214,7 +214,7 @@ static void tp_exposure(void)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, NULL};
+    pb_cost_t cost = {&hw, NULL, 0};
     pb_layout_t l;
     pb_layout_default(&l);
     l.size[PB_DIM_TP] = 8;
@@ -256,7 +256,7 @@ static void grad_accum(void)
     CHECK_NEAR(pb_step_accum_s(&hw, 1e9, 2.0), 6e9 / (2.039e12 * 0.85), 1e-12);
     pb_model_t m = gpt(8, 8192, 64, 51200, 2048, 1);
     m.gbs = 8;
-    pb_cost_t cost = {&hw, NULL};
+    pb_cost_t cost = {&hw, NULL, 0};
     pb_layout_t l;
     pb_layout_default(&l);
     l.size[PB_DIM_TP] = 8;
@@ -291,7 +291,7 @@ static void z3_case(const char *gpu, z3_case_t *z)
     z->l.size[PB_DIM_DP] = 64;
     pb_step_cfg_default(&z->c);
     z->c.traffic.zero = 3;
-    z->cost = (pb_cost_t){&z->hw, NULL};
+    z->cost = (pb_cost_t){&z->hw, NULL, 0};
 }
 
 /* FSDP2's copies on the compute stream (pytorch/pytorch#157027): per
@@ -371,7 +371,7 @@ static void pp_regather(void)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, NULL};
+    pb_cost_t cost = {&hw, NULL, 0};
     pb_layout_t l;
     pb_layout_default(&l);
     l.size[PB_DIM_TP] = 8, l.size[PB_DIM_PP] = 2;

@@ -33,7 +33,7 @@ static void run_era(const pb_model_t *m, const pb_layout_t *l, pb_recomp_t r, in
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_hw_preset("a100", &hw, &err) == PB_OK);
-    pb_cost_t cost = {&hw, NULL};
+    pb_cost_t cost = {&hw, NULL, 0};
     pb_step_cfg_t c;
     pb_step_cfg_default(&c);
     c.recomp = r;

@@ -160,6 +160,16 @@ static void test_constraints(void)
     l = mk(1, 1, 1, 2, 1);
     l.sp = 1;
     REFUSED(&l, &m, 0, "--sp (sequence parallelism) needs --tp above 1");
+    /* Megatron-Core's MoELayer refuses tp > 1 without sequence
+     * parallelism (megatron/core/transformer/moe/moe_layer.py, forward) */
+    l = mk(2, 1, 1, 2, 1);
+    REFUSED(&l, &moe, 0, "a mixture-of-experts model with --tp 2 needs --sp");
+    l.sp = 1;
+    CHECK(pb_layout_check(&l, &moe, 4, &err) == PB_OK);
+    l.sp = 0;
+    CHECK(pb_layout_check(&l, &m, 4, &err) == PB_OK); /* dense: tp without sp is fine */
+    l = mk(1, 1, 2, 2, 1);
+    CHECK(pb_layout_check(&l, &moe, 2, &err) == PB_OK); /* tp 1: nothing to say */
     l = mk(32, 1, 1, 1, 1); /* 16 heads */
     REFUSED(&l, &m, 0, "heads 16 are not divisible by --tp 32");
     pb_model_t gqa = m;

@@ -1,0 +1,66 @@
+/* _POSIX_C_SOURCE: fmemopen (POSIX.1-2008) reads the built-in file as a
+ * stream, the one way pb_against_each reads any file */
+#define _POSIX_C_SOURCE 200809L
+#include "pb_band_runs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pb_against.h"
+
+/* the generated pb_published_runs.c (CMakeLists.txt) */
+extern const unsigned char pb_published_runs_csv[];
+extern const size_t pb_published_runs_len;
+
+typedef struct acc {
+    pb_band_run_t *r;
+    size_t n, cap;
+} acc_t;
+
+static int take(void *arg, const pb_against_run_t *run, pb_err_t *err)
+{
+    acc_t *a = arg;
+    if (run->step == NULL || !(run->published_s > 0.0))
+        return PB_OK;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 32;
+        pb_band_run_t *p = realloc(a->r, cap * sizeof *p);
+        if (p == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory for the published runs");
+        a->r = p, a->cap = cap;
+    }
+    a->r[a->n].mech = pb_band_mech(&run->job->model, &run->job->layout, &run->job->step);
+    a->r[a->n].err = run->predicted_s / run->published_s - 1.0;
+    a->n++;
+    return PB_OK;
+}
+
+int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
+{
+    acc_t a = {NULL, 0, 0};
+    *out = NULL, *n = 0;
+    FILE *f = fmemopen((void *)pb_published_runs_csv, pb_published_runs_len, "r");
+    if (f == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "cannot open the built-in published runs");
+    pb_err_t e;
+    pb_err_clear(&e);
+    int code = pb_against_each(f, "published_runs.csv (built in)", take, &a, &e);
+    fclose(f);
+    if (code != PB_OK) {
+        free(a.r);
+        return pb_err_set(err, PB_ERUNTIME, "the built-in published runs: %s", e.msg);
+    }
+    *out = a.r, *n = a.n;
+    return PB_OK;
+}
+
+int pb_band_of(unsigned mech, pb_band_t *out, pb_err_t *err)
+{
+    pb_band_run_t *r;
+    size_t n;
+    if (pb_band_runs(&r, &n, err) != PB_OK)
+        return err->code;
+    int code = pb_band_from_runs(r, n, mech, out, err);
+    free(r);
+    return code;
+}

@@ -1,0 +1,85 @@
+#include "pb_job.h"
+
+#include <string.h>
+
+void pb_job_defaults(pb_job_t *j)
+{
+    memset(j, 0, sizeof *j);
+    pb_layout_default(&j->layout);
+    pb_step_cfg_default(&j->step);
+    /* flash attention: Megatron-Core (Transformer Engine's fused
+     * attention), NeMo and FSDP recipes all run a fused kernel, and for a
+     * decoder it skips the masked half of the scores (FlashAttention-2,
+     * Dao 2023, Sec. 3.1.1: "causal masking ... skip"), which Megatron's
+     * FLOPs count has halved since 2025 (model/pb_flops.h) */
+    j->step.flash = 1;
+    j->step.causal = 1;
+}
+
+/* --hw-set key=value over the preset; --gpus-per-node with the NICs
+ * scaled to the node unless --hw-set named their count */
+static int hardware(const pb_predict_opts_t *h, pb_hw_t *hw, pb_err_t *err)
+{
+    if (pb_hw_preset(h->hw ? h->hw : "a100", hw, err))
+        return err->code;
+    for (int i = 0; i < h->nhw_set; i++) {
+        char key[64];
+        const char *eq = strchr(h->hw_set[i], '=');
+        size_t kl = (size_t)(eq - h->hw_set[i]);
+        if (kl >= sizeof key)
+            return pb_err_set(err, PB_EINPUT, "--hw-set: key too long in '%s'", h->hw_set[i]);
+        memcpy(key, h->hw_set[i], kl);
+        key[kl] = '\0';
+        if (pb_hw_set(hw, key, eq + 1, err))
+            return err->code;
+    }
+    if (h->gpus_per_node) {
+        int named = 0;
+        for (int i = 0; i < h->nhw_set; i++)
+            named |= strncmp(h->hw_set[i], "nics_per_node=", 14) == 0;
+        if (named)
+            hw->gpus_per_node = h->gpus_per_node;
+        else
+            pb_hw_set_gpus_per_node(hw, h->gpus_per_node);
+    }
+    return pb_hw_check(hw, err);
+}
+
+int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t *j,
+                    pb_err_t *err)
+{
+    pb_job_defaults(j);
+    if (hardware(h, &j->hw, err) != PB_OK)
+        return err->code;
+    pb_step_cfg_t *s = &j->step;
+    s->recomp = t->recompute ? PB_RECOMP_FULL : h->selective ? PB_RECOMP_SELECTIVE
+                                                             : PB_RECOMP_NONE;
+    s->flash = !h->no_flash;
+    /* causal counting follows the kernel: a fused one skips the masked
+     * half, the materialised path computes every score and masks after */
+    s->causal = h->no_causal ? 0 : h->causal ? 1 : s->flash;
+    s->tp_overlap = h->tp_overlap;
+    s->zero3_copies = h->fsdp2;
+    s->grad_accum_fused = !h->unfused_accum;
+    s->overlap_grad = !t->no_overlap_grad;
+    s->overlap_tp_bwd = !t->no_overlap_tp_bwd;
+    s->overlap_p2p = !t->no_overlap_p2p;
+    s->gpus_per_node = j->hw.gpus_per_node;
+    s->traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    s->traffic.zero = t->zero;
+    s->traffic.imbalance = t->imbalance;
+    if (h->ep_dispatcher && pb_ep_disp_parse(h->ep_dispatcher, &s->ep_disp) != 0)
+        return pb_err_set(err, PB_EINPUT, "--ep-dispatcher takes alltoall, flex or auto, not '%s'",
+                          h->ep_dispatcher);
+    if (t->grad_dtype && pb_pat_dtype_parse(t->grad_dtype, &s->traffic.grad_dtype) != 0)
+        return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
+                          t->grad_dtype);
+    return PB_OK;
+}
+
+int pb_job_predict(const pb_job_t *j, const pb_calib_t *calib, int bound, pb_step_t *out,
+                   pb_err_t *err)
+{
+    pb_cost_t cost = {&j->hw, calib, bound};
+    return pb_step_model(&j->model, &j->layout, &j->step, &cost, out, err);
+}

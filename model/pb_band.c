@@ -1,0 +1,92 @@
+#include "pb_band.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c)
+{
+    unsigned k = 0;
+    if (m->experts > 0)
+        k |= PB_MECH_MOE;
+    if (l->size[PB_DIM_PP] > 1)
+        k |= PB_MECH_PIPE;
+    if (c->traffic.zero >= 2)
+        k |= PB_MECH_SHARD;
+    if (l->size[PB_DIM_CP] > 1)
+        k |= PB_MECH_CP;
+    return k;
+}
+
+void pb_band_mech_words(unsigned mech, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s, %s%s%s", mech & PB_MECH_MOE ? "experts" : "dense",
+             mech & PB_MECH_PIPE ? "a pipeline" : "no pipeline",
+             mech & PB_MECH_SHARD ? ", sharded parameters" : "",
+             mech & PB_MECH_CP ? ", context parallelism" : "");
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* the q-quantile of n sorted values, linear between order statistics
+ * (Hyndman and Fan's type 7, R's default) */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t i = (size_t)floor(h);
+    if (i + 1 >= n)
+        return v[n - 1];
+    return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
+}
+
+int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_band_t *out,
+                      pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    out->mech = mech & PB_MECH_ALL;
+    if (n == 0)
+        return pb_err_set(err, PB_EINPUT, "no published runs to derive a band from");
+    double *e = malloc(n * sizeof *e);
+    if (e == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the band");
+    /* the mechanisms compared, most telling first; the last let go first */
+    static const unsigned order[] = {PB_MECH_MOE, PB_MECH_PIPE, PB_MECH_SHARD, PB_MECH_CP};
+    size_t m = 0;
+    unsigned care = PB_MECH_ALL;
+    for (int keep = 4; keep >= 0; keep--) {
+        care = 0;
+        for (int i = 0; i < keep; i++)
+            care |= order[i];
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((runs[i].mech & care) == (out->mech & care))
+                e[m++] = runs[i].err;
+        if (m >= PB_BAND_MIN_RUNS || (keep == 0 && m > 0))
+            break;
+    }
+    qsort(e, m, sizeof *e, cmp_double);
+    double lo = m >= PB_BAND_PCT_RUNS ? quantile(e, m, 0.10) : e[0];
+    double hi = m >= PB_BAND_PCT_RUNS ? quantile(e, m, 0.90) : e[m - 1];
+    free(e);
+    out->err_lo = lo < 0.0 ? lo : 0.0;
+    out->err_hi = hi > 0.0 ? hi : 0.0;
+    out->runs = (int)m;
+    out->match = care;
+    return PB_OK;
+}
+
+void pb_band_range(const pb_band_t *b, double lo_s, double hi_s, double *likely_lo,
+                   double *likely_hi)
+{
+    /* a model that ran err too slow on runs like this one: the real step
+     * is the prediction / (1 + err); err > -1 for any positive
+     * prediction of a positive published time */
+    double elo = b->err_lo > -0.99 ? b->err_lo : -0.99;
+    *likely_lo = lo_s / (1.0 + b->err_hi);
+    *likely_hi = hi_s / (1.0 + elo);
+}

@@ -1,0 +1,73 @@
+/* pb_band.h - how far a predicted step may be from the real one.
+ *
+ * A prediction is only as good as the model's record on runs like it.
+ * The record is the model's own error on published runs (the file
+ * model/published_runs.csv, built into parbench): err = predicted /
+ * published - 1 per run.  A prediction takes the runs that used the same
+ * mechanisms (a pipeline, experts, sharded parameters, context
+ * parallelism); where fewer than PB_BAND_MIN_RUNS share all of them, the
+ * least telling mechanism is let go first (context parallelism, then
+ * sharding, then the pipeline, then experts) until enough runs remain.
+ *
+ * The spread of those errors is the band: with PB_BAND_PCT_RUNS runs or
+ * more, their 10th and 90th percentiles (about four runs in five fall
+ * inside), with fewer their smallest and largest; always widened to hold
+ * 0, so a band contains its own prediction.  A real step of a run like
+ * these is then likely between predicted / (1 + err_hi) and
+ * predicted / (1 + err_lo).  Measured collectives add their own spread:
+ * the step evaluated with every calibrated collective at the optimistic
+ * and at the pessimistic end of its range (pb_cost_t's bound) gives
+ * lo_s and hi_s, and pb_band_range widens those.
+ *
+ * Pure: the errors come in as numbers (bench/ predicts the runs). */
+#ifndef PB_BAND_H
+#define PB_BAND_H
+
+#include <stddef.h>
+
+#include "../patterns/pb_layout.h"
+#include "../patterns/pb_model.h"
+#include "pb_step.h"
+
+/* mechanisms, most telling first: the order they are let go is reverse */
+enum {
+    PB_MECH_MOE = 1u << 0,   /* experts (all-to-alls, routing) */
+    PB_MECH_PIPE = 1u << 1,  /* pp > 1: the bubble and the send/recv */
+    PB_MECH_SHARD = 1u << 2, /* ZeRO-2/3, FSDP: per-layer gathers */
+    PB_MECH_CP = 1u << 3,    /* context parallelism: the K,V ring */
+    PB_MECH_ALL = (1u << 4) - 1
+};
+
+#define PB_BAND_MIN_RUNS 5
+#define PB_BAND_PCT_RUNS 10
+
+/* The mechanisms a prediction uses. */
+unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c);
+
+/* "pipeline, experts" (or "dense, no pipeline" for none) into buf. */
+void pb_band_mech_words(unsigned mech, char *buf, size_t len);
+
+typedef struct pb_band_run {
+    unsigned mech;
+    double err; /* predicted / published - 1 */
+} pb_band_run_t;
+
+typedef struct pb_band {
+    double err_lo, err_hi; /* err_lo <= 0 <= err_hi */
+    int runs;              /* the runs it rests on */
+    unsigned match;        /* the mechanisms they share with the prediction */
+    unsigned mech;         /* the prediction's */
+} pb_band_t;
+
+/* The band of a prediction using `mech`, from the n runs.  PB_EINPUT
+ * when there are none. */
+int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_band_t *out,
+                      pb_err_t *err);
+
+/* The likely range of the real step, from the step at the optimistic and
+ * pessimistic ends of its measured collectives (lo_s <= hi_s; both the
+ * central prediction without a calibration). */
+void pb_band_range(const pb_band_t *b, double lo_s, double hi_s, double *likely_lo,
+                   double *likely_hi);
+
+#endif
