@@ -1,13 +1,13 @@
 /* parbench: parse, run what needs no ranks, else launch if needed and run
  * on the ranks.  What each command runs is its entry in the command table
- * (pb_commands.c). */
+ * (cmd/pb_cmd_NAME.c, listed in cmd/pb_cmd_list.def). */
 #include <stdio.h>
 
-#include "pb_app.h"
-#include "pb_cmd_table.h"
-#include "pb_launch.h"
-#include "pb_megatron_opts.h"
-#include "pb_options.h"
+#include "run/pb_app.h"
+#include "cli/pb_cmd_table.h"
+#include "run/pb_launch.h"
+#include "glue/pb_megatron_opts.h"
+#include "cli/pb_options.h"
 
 int main(int argc, char **argv)
 {

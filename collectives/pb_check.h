@@ -22,23 +22,11 @@
 #include "../core/pb_coll.h"
 #include "../core/pb_dtype.h"
 
+#include "pb_expect.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum pb_expect_kind {
-    PB_EXPECT_PATTERN, /* v(j) = (base + j) mod q */
-    PB_EXPECT_REDUCED  /* reduction over ranks of (r + base + j) mod q */
-} pb_expect_kind_t;
-
-typedef struct pb_expect {
-    pb_expect_kind_t kind;
-    uint64_t base;
-    uint64_t q;
-    pb_redop_t op; /* PB_EXPECT_REDUCED */
-    int nranks;    /* PB_EXPECT_REDUCED: ranks in the reduction */
-    int active;    /* PB_EXPECT_REDUCED: ranks r < active contribute */
-} pb_expect_t;
 
 /* Parameters of the reduction input for a group of n ranks. */
 typedef struct pb_redparams {

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "pb_check.h"
+#include "pb_expect.h"
 
 #ifdef __CUDACC__
 #define PB_HD __host__ __device__ static inline

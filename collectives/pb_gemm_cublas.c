@@ -223,97 +223,117 @@ static int gemm_args(pb_dtype_t t, uint64_t m, uint64_t n, uint64_t k, uint64_t 
     return PB_OK;
 }
 
-/* Kept as one function (about 85 lines): the operands and events it
- * allocates are released at its one exit whatever failed, with every
- * cleanup's code checked; split, each part would repeat that ladder. */
+/* What one timing holds on the device: the operands and the events
+ * between the timed multiplies.  Each step below fills its part; one
+ * release frees whatever was made, whichever step failed. */
+typedef struct gemm_run {
+    void *x, *w, *y;
+    cudaEvent_t *ev;
+    size_t nev;
+} gemm_run_t;
+
+/* X (M x K), W (K x N) filled with the pattern, Y (M x N) zeroed, all on
+ * the device once this returns. */
+static int operands_make(pb_gemm_dev_t *d, pb_dtype_t t, size_t bx, size_t bw, size_t by,
+                         gemm_run_t *r, pb_err_t *err)
+{
+    if (cuda_ok(cudaSetDevice(d->device), "cudaSetDevice", err) != PB_OK ||
+        dev_alloc(&r->x, bx, "X", err) != PB_OK || dev_alloc(&r->w, bw, "W", err) != PB_OK ||
+        dev_alloc(&r->y, by, "Y", err) != PB_OK)
+        return err->code;
+    size_t patbytes = bx > bw ? bx : bw;
+    if (patbytes > PB_GEMM_FILL_BYTES)
+        patbytes = PB_GEMM_FILL_BYTES;
+    unsigned char *pat = malloc(patbytes);
+    if (pat == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    fill_pattern(pat, patbytes, t);
+    /* the fills go through the legacy default stream, which does not
+     * order with our non-blocking one: wait for them before multiplying */
+    if (dev_fill(r->x, bx, pat, patbytes, err) == PB_OK &&
+        dev_fill(r->w, bw, pat, patbytes, err) == PB_OK &&
+        cuda_ok(cudaMemset(r->y, 0, by), "cudaMemset", err) == PB_OK)
+        cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the fills)", err);
+    free(pat);
+    return err->code;
+}
+
+/* iters + 1 events: the multiplies run back to back on the stream, so
+ * event i is the end of multiply i-1 and the start of multiply i, and
+ * no host round trip sits inside any timed interval */
+static int events_make(gemm_run_t *r, uint64_t iters, pb_err_t *err)
+{
+    r->ev = calloc((size_t)iters + 1, sizeof *r->ev);
+    if (r->ev == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    for (; r->nev < (size_t)iters + 1; r->nev++)
+        if (cuda_ok(cudaEventCreateWithFlags(&r->ev[r->nev], cudaEventDefault),
+                    "cudaEventCreate", err) != PB_OK)
+            return err->code;
+    return PB_OK;
+}
+
+/* The timed multiplies, queued behind a hold kernel, and each one's time
+ * into times_us[0..iters). */
+static int timed_run(pb_gemm_dev_t *d, cudaDataType_t ty, uint64_t m, uint64_t n, uint64_t k,
+                     uint64_t iters, const gemm_run_t *r, double *times_us, pb_err_t *err)
+{
+    cudaEvent_t *ev = r->ev;
+    /* the GPU spins while the host queues everything below, so no
+     * timed interval holds a launch gap (pb_busy_hold_s) */
+    if (cuda_ok((cudaError_t)pb_cuda_busy(pb_busy_hold_s(iters), d->stream, &d->busy_wave),
+                "the hold kernel ahead of the timed multiplies", err) != PB_OK ||
+        cuda_ok(cudaEventRecord(ev[0], d->stream), "cudaEventRecord", err) != PB_OK)
+        return err->code;
+    for (uint64_t i = 0; i < iters; i++)
+        if (gemm_once(d, ty, m, n, k, r->x, r->w, r->y, err) != PB_OK ||
+            cuda_ok(cudaEventRecord(ev[i + 1], d->stream), "cudaEventRecord", err) != PB_OK)
+            return err->code;
+    if (cuda_ok(cudaEventSynchronize(ev[iters]), "cudaEventSynchronize", err) != PB_OK ||
+        cuda_ok(cudaGetLastError(), "a GEMM kernel", err) != PB_OK)
+        return err->code;
+    for (uint64_t i = 0; i < iters; i++) {
+        float ms = 0.0f;
+        if (cuda_ok(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "cudaEventElapsedTime",
+                    err) != PB_OK)
+            return err->code;
+        times_us[i] = (double)ms * 1000.0;
+    }
+    return PB_OK;
+}
+
+/* The first failure stays the message; cleanup codes are checked too,
+ * and surface only when everything before them went well. */
+static void run_release(gemm_run_t *r, pb_err_t *err)
+{
+    for (size_t i = 0; i < r->nev; i++)
+        cuda_ok(cudaEventDestroy(r->ev[i]), "cudaEventDestroy", err);
+    free(r->ev);
+    if (r->y)
+        cuda_ok(cudaFree(r->y), "cudaFree", err);
+    if (r->w)
+        cuda_ok(cudaFree(r->w), "cudaFree", err);
+    if (r->x)
+        cuda_ok(cudaFree(r->x), "cudaFree", err);
+}
+
 int pb_gemm_time(pb_gemm_dev_t *d, pb_dtype_t t, uint64_t m, uint64_t n, uint64_t k,
                  uint64_t warmup, uint64_t iters, double *times_us, pb_err_t *err)
 {
     size_t bx = 0, bw = 0, by = 0;
     if (gemm_args(t, m, n, k, iters, &bx, &bw, &by, err) != PB_OK)
         return err->code;
-    /* a fresh error value: the status at `out` is this call's own */
+    /* a fresh error value: the status after the steps is this call's own */
     pb_err_clear(err);
     const cudaDataType_t ty = data_type(t);
-    void *x = NULL, *w = NULL, *y = NULL;
-    unsigned char *pat = NULL;
-    cudaEvent_t *ev = NULL;
-    size_t nev = 0;
-    int rc;
-
-    if (cuda_ok(cudaSetDevice(d->device), "cudaSetDevice", err) != PB_OK ||
-        dev_alloc(&x, bx, "X", err) != PB_OK || dev_alloc(&w, bw, "W", err) != PB_OK ||
-        dev_alloc(&y, by, "Y", err) != PB_OK)
-        goto out;
-    size_t patbytes = bx > bw ? bx : bw;
-    if (patbytes > PB_GEMM_FILL_BYTES)
-        patbytes = PB_GEMM_FILL_BYTES;
-    pat = malloc(patbytes);
-    if (pat == NULL) {
-        pb_err_set(err, PB_ERUNTIME, "out of memory");
-        goto out;
-    }
-    fill_pattern(pat, patbytes, t);
-    /* the fills go through the legacy default stream, which does not
-     * order with our non-blocking one: wait for them before multiplying */
-    if (dev_fill(x, bx, pat, patbytes, err) != PB_OK ||
-        dev_fill(w, bw, pat, patbytes, err) != PB_OK ||
-        cuda_ok(cudaMemset(y, 0, by), "cudaMemset", err) != PB_OK ||
-        cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the fills)", err) !=
-            PB_OK)
-        goto out;
-
+    gemm_run_t run = {NULL, NULL, NULL, NULL, 0};
+    int ok = operands_make(d, t, bx, bw, by, &run, err) == PB_OK;
     /* warm-up: cuBLAS picks and loads its kernel, clocks ramp up */
-    for (uint64_t i = 0; i < warmup; i++)
-        if (gemm_once(d, ty, m, n, k, x, w, y, err) != PB_OK)
-            goto out;
-
-    /* iters + 1 events: the multiplies run back to back on the stream, so
-     * event i is the end of multiply i-1 and the start of multiply i, and
-     * no host round trip sits inside any timed interval */
-    ev = calloc((size_t)iters + 1, sizeof *ev);
-    if (ev == NULL) {
-        pb_err_set(err, PB_ERUNTIME, "out of memory");
-        goto out;
-    }
-    for (; nev < (size_t)iters + 1; nev++)
-        if (cuda_ok(cudaEventCreateWithFlags(&ev[nev], cudaEventDefault), "cudaEventCreate",
-                    err) != PB_OK)
-            goto out;
-    /* the GPU spins while the host queues everything below, so no
-     * timed interval holds a launch gap (pb_busy_hold_s) */
-    if (cuda_ok((cudaError_t)pb_cuda_busy(pb_busy_hold_s(iters), d->stream, &d->busy_wave),
-                "the hold kernel ahead of the timed multiplies", err) != PB_OK ||
-        cuda_ok(cudaEventRecord(ev[0], d->stream), "cudaEventRecord", err) != PB_OK)
-        goto out;
-    for (uint64_t i = 0; i < iters; i++)
-        if (gemm_once(d, ty, m, n, k, x, w, y, err) != PB_OK ||
-            cuda_ok(cudaEventRecord(ev[i + 1], d->stream), "cudaEventRecord", err) != PB_OK)
-            goto out;
-    if (cuda_ok(cudaEventSynchronize(ev[iters]), "cudaEventSynchronize", err) != PB_OK ||
-        cuda_ok(cudaGetLastError(), "a GEMM kernel", err) != PB_OK)
-        goto out;
-    for (uint64_t i = 0; i < iters; i++) {
-        float ms = 0.0f;
-        if (cuda_ok(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "cudaEventElapsedTime",
-                    err) != PB_OK)
-            goto out;
-        times_us[i] = (double)ms * 1000.0;
-    }
-
-out:
-    rc = err->code;
-    /* the first failure stays the message; cleanup codes are checked too,
-     * and surface only when everything before them went well */
-    for (size_t i = 0; i < nev; i++)
-        cuda_ok(cudaEventDestroy(ev[i]), "cudaEventDestroy", err);
-    free(ev);
-    free(pat);
-    if (y)
-        cuda_ok(cudaFree(y), "cudaFree", err);
-    if (w)
-        cuda_ok(cudaFree(w), "cudaFree", err);
-    if (x)
-        cuda_ok(cudaFree(x), "cudaFree", err);
+    for (uint64_t i = 0; ok && i < warmup; i++)
+        ok = gemm_once(d, ty, m, n, k, run.x, run.w, run.y, err) == PB_OK;
+    if (ok && events_make(&run, iters, err) == PB_OK)
+        timed_run(d, ty, m, n, k, iters, &run, times_us, err);
+    int rc = err->code;
+    run_release(&run, err);
     return rc != PB_OK ? rc : err->code;
 }

@@ -8,7 +8,7 @@
  *
  * Adding a collective: one enum value and one row of the table in
  * pb_coll.c, one call in the backend table (collectives/pb_backend.h)
- * and one row of bench/pb_exec.c's table (how to issue it, what its
+ * and one row of bench/run/pb_exec.c's table (how to issue it, what its
  * ranks send and receive).
  *
  * Size convention (nccl-tests'): the size of a measurement is the largest

@@ -1,5 +1,7 @@
 #include "pb_band.h"
 
+#include "../util/pb_stats.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,23 +29,6 @@ void pb_band_mech_words(unsigned mech, char *buf, size_t len)
              mech & PB_MECH_CP ? ", context parallelism" : "");
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
-}
-
-/* the q-quantile of n sorted values, linear between order statistics
- * (Hyndman and Fan's type 7, R's default) */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t i = (size_t)floor(h);
-    if (i + 1 >= n)
-        return v[n - 1];
-    return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
-}
-
 int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_band_t *out,
                       pb_err_t *err)
 {
@@ -69,9 +54,10 @@ int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_ban
         if (m >= PB_BAND_MIN_RUNS || (keep == 0 && m > 0))
             break;
     }
-    qsort(e, m, sizeof *e, cmp_double);
-    double lo = m >= PB_BAND_PCT_RUNS ? quantile(e, m, 0.10) : e[0];
-    double hi = m >= PB_BAND_PCT_RUNS ? quantile(e, m, 0.90) : e[m - 1];
+    pb_stats_sort(e, m);
+    /* type 7 quantiles (util/pb_stats.h), as every statistic of parbench */
+    double lo = m >= PB_BAND_PCT_RUNS ? pb_quantile_sorted(e, m, 0.10) : e[0];
+    double hi = m >= PB_BAND_PCT_RUNS ? pb_quantile_sorted(e, m, 0.90) : e[m - 1];
     free(e);
     out->err_lo = lo < 0.0 ? lo : 0.0;
     out->err_hi = hi > 0.0 ? hi : 0.0;

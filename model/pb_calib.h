@@ -1,5 +1,11 @@
 /* pb_calib.h - collective times fitted from measurements.
  *
+ * One of three calibration files, this one the fit (pure model/): the
+ * curves, their pieces and the fit.  The other two: reports/pb_calib_file.h
+ * (the file format: calib.csv as plain rows, read and written with
+ * libcsv) and bench/glue/pb_calib_csv.h (the glue: these curves to and
+ * from those rows).
+ *
  * For each (collective, group size, link class) the measured times are
  * fitted piecewise by size range, each piece time(x) = alpha + beta*x
  * (latency plus bytes over bandwidth).  NCCL switches algorithm and

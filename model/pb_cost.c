@@ -24,8 +24,7 @@ double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint
     double x = (double)bytes * (imbalance > 1.0 ? imbalance : 1.0);
     double wire = x * pb_busbw_factor(coll, n);
     double lat = net ? hw->lat_net_us : hw->lat_intra_us;
-    double depth = log2((double)n) / 3.0;
-    return lat * (depth > 1.0 ? depth : 1.0) + wire / (gbps * 1e3);
+    return lat * pb_hw_lat_depth((double)n) + wire / (gbps * 1e3);
 }
 
 double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_coll_t coll, int n, int per_node,
@@ -39,8 +38,7 @@ double pb_cost_preset_rail_us(const pb_hw_t *hw, pb_coll_t coll, int n, int per_
     double nvl = hw->nvlink_gbps * hw->nvlink_eff;
     gbps = gbps < nvl ? gbps : nvl;
     double x = (double)bytes * (imbalance > 1.0 ? imbalance : 1.0);
-    double depth = log2((double)n) / 3.0;
-    return hw->lat_net_us * (depth > 1.0 ? depth : 1.0) + x * pb_busbw_factor(coll, n) / (gbps * 1e3);
+    return hw->lat_net_us * pb_hw_lat_depth((double)n) + x * pb_busbw_factor(coll, n) / (gbps * 1e3);
 }
 
 /* How well curve c answers an operation of type dt (0 best); curves of a

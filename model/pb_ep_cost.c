@@ -60,6 +60,5 @@ double pb_ep_net_us(const pb_hw_t *hw, pb_ep_disp_t d, int ep, int per_node, int
     double nic = pb_hw_net_gbps_per_gpu(hw) * hw->net_eff * 1e3; /* bytes per us */
     double nvl = hw->nvlink_gbps * hw->nvlink_eff * 1e3;
     double t_nic = nic_b / nic, t_nvl = nvl_b / nvl;
-    double depth = log2(n) / 3.0;
-    return hw->lat_net_us * (depth > 1.0 ? depth : 1.0) + (t_nic > t_nvl ? t_nic : t_nvl);
+    return hw->lat_net_us * pb_hw_lat_depth(n) + (t_nic > t_nvl ? t_nic : t_nvl);
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "../util/pb_stats.h"
 #include "pb_kernels.h"
 
 static double model_s(const pb_hw_t *hw, double share, const pb_gemm_meas_t *r)
@@ -39,12 +40,6 @@ double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
     return g;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out)
 {
     out->gemm_eff = hw->gemm_eff;
@@ -60,9 +55,8 @@ void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gem
         v[out->used++] = g;
     }
     if (out->used) {
-        qsort(v, out->used, sizeof *v, cmp);
-        size_t k = out->used;
-        out->gemm_eff = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+        pb_stats_sort(v, out->used);
+        out->gemm_eff = pb_quantile_sorted(v, out->used, 0.5);
     }
     free(v);
 }

@@ -11,11 +11,12 @@
  * no calibration covers a collective):
  *  - nvlink_eff 0.8: nccl-tests all-reduce bus bandwidth on 8 A100 is
  *    230-240 GB/s of 300 GB/s per direction, on 8 H100 ~370 GB/s (ring)
- *    of 450 (parbench ../shared/PEERS.md reference points);
+ *    of 450 (NCCL's maintainers, NVIDIA/nccl-tests#149 and #212);
  *  - net_eff 0.92: NDR 400 Gb/s NICs give 46-49 GB/s each through NCCL
- *    (same source), 46/50 = 0.92;
+ *    (NVIDIA/nccl-tests#267 and #290), 46/50 = 0.92;
  *  - latencies 10 us within a node, 20 us across nodes: nccl-tests'
- *    small-message all-reduce on 8 H100 is 13-17 us (PEERS.md); the
+ *    small-message all-reduce on 8 H100 is 13-17 us (NVIDIA/dgxc-
+ *    benchmarking nccl/README.md, 8 B 13.67 us, 64 KiB 19.54 us); the
  *    network adds a few microseconds per hop.
  * achievable 0.50: end-to-end transformer-layer rate as a fraction of the
  *    dense bf16 peak.  Megatron-LM on A100 sustains 44-52 % of peak
@@ -28,7 +29,8 @@
 /* hbm_eff 0.85: fused norm / softmax / cross-entropy kernels reach about
  * 90 % of H100 HBM bandwidth (Dao-AILab/quack membound-sol blog, NCU),
  * BabelStream 78-84 % on H100 NVL, Calculon uses 0.90 for >= 100 MB
- * accesses (../shared/research/COMPUTE-AND-OVERLAP.md 3.1): 0.85 for all. */
+ * accesses (calculon-ai/calculon systems/a100_80g.json, h100_80g.json,
+ * mem1 efficiency table): 0.85 for all. */
 #define HBM_EFF 0.85
 
 static const pb_hw_t presets[] = {
@@ -196,4 +198,10 @@ void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g)
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw)
 {
     return hw->nics_per_node * hw->nic_gbitps / 8.0 / hw->gpus_per_node;
+}
+
+double pb_hw_lat_depth(double n)
+{
+    double depth = log2(n) / 3.0;
+    return depth > 1.0 ? depth : 1.0;
 }

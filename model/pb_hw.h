@@ -51,6 +51,11 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err);
  * least one), so the network bandwidth per GPU stays the preset's. */
 void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g);
 
+/* How many latencies a preset collective of n ranks pays: 1 up to 8
+ * ranks, then log2(n)/3 (a tree's depth grows with the log of the group;
+ * 8 ranks, one level, are what the presets' latencies were read at). */
+double pb_hw_lat_depth(double n);
+
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw);
 
 #endif

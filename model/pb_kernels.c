@@ -4,9 +4,9 @@
 #include <string.h>
 
 /* The narrow-dimension loss d / (d + PB_GEMM_DIM0): fitted by eye to
- * SimuMax's 183 measured A100 shapes (../shared/research/COMPUTE-AND-
- * OVERLAP.md 1.3b: min dim >= 3072 about 0.74 of peak, 1536-2048 0.70,
- * 768-1024 0.62) and to the EleutherAI cookbook's attention-score BMM
+ * SimuMax's 183 measured A100 shapes (MooreThreads/SimuMax
+ * configs/system/a100_pcie.json, accurate_efficient_factor of 312 TFLOP/s:
+ * min dim >= 3072 about 0.74 of peak, 1536-2048 0.70, 768-1024 0.62) and to the EleutherAI cookbook's attention-score BMM
  * (K = 128: 130 of 312 TFLOP/s, 1.3e); one constant for every GPU. */
 #define PB_GEMM_DIM0 192.0
 /* Operand bytes of a bf16 GEMM reach at most this share of HBM bandwidth

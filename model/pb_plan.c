@@ -49,7 +49,7 @@ void pb_plan_entry_setup(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_p
     so->flash = e->flash;
     /* causal counting follows the kernel, as on the command line: a
      * fused kernel skips the masked half of a decoder's scores, the
-     * materialised path computes them all (bench/pb_job.c) */
+     * materialised path computes them all (bench/glue/pb_job.c) */
     so->causal = c->step.causal && e->flash;
     so->tp_overlap = e->tp_overlap;
 }

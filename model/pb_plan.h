@@ -26,7 +26,9 @@
 /* TP overlap "on" where no fraction is given: Transformer Engine's
  * userbuffer overlaps hide the TP all-gathers and reduce-scatters behind
  * the GEMMs but take 16 of an H100's 132 SMs from them while they run
- * (shared/research/COMPUTE-AND-OVERLAP.md Sec. 4.4), counted here as
+ * (TransformerEngine transformer_engine/pytorch/module/base.py,
+ * initialize_ub: 16 communication SMs for the pipelined and bulk
+ * overlaps), counted here as
  * 1 - 16/132 of the communication hidden. */
 #define PB_PLAN_TP_OVERLAP (1.0 - 16.0 / 132.0)
 

@@ -146,6 +146,10 @@ typedef struct pb_step {
  *   1/node; 2 capped at NIC
  * For a step predicted with a calibration. */
 void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size_t len);
+/* Counts one operation's cost source (pb_cost.h) into st's ops_* fields,
+ * keeping the farthest out-of-range size and the farthest move for the
+ * note (pb_step_calib.c, like the note). */
+void pb_step_count_source(pb_step_t *st, const pb_cost_src_t *s);
 
 /* The layout must have passed pb_layout_check. */
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,

@@ -1,9 +1,12 @@
 /* pb_megatron.c - pretrain_gpt.py arguments to parbench settings (the
  * map is the table below; see pb_megatron.h for the reading rules). */
+#include "pb_megatron.h"
 #include "pb_megatron_priv.h"
 #include "pb_model.h"
+#include "../util/pb_list.h"
+#include "../util/pb_num.h"
 
-#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,15 +107,12 @@ static const struct arg {
     {"bf16-grad-reduce", A_QUIET_F, NULL},      {"no-gradient-accumulation-fusion", A_QUIET_F, NULL},
 };
 
+/* an argument named once in a note list, as the script spells it */
 static void list_add(char *list, size_t cap, const char *item)
 {
-    size_t len = strlen(list);
-    char needle[160];
-    snprintf(needle, sizeof needle, "--%.150s", item);
-    const char *at = strstr(list, needle);
-    if (at && (at[strlen(needle)] == ',' || at[strlen(needle)] == '\0'))
-        return;
-    snprintf(list + len, cap - len, "%s%s", len ? ", " : "", needle);
+    char arg[160];
+    snprintf(arg, sizeof arg, "--%.150s", item);
+    pb_list_add(list, cap, arg, ", ");
 }
 
 static void put_kv(pb_megatron_t *m, const char *key, const char *value)
@@ -136,14 +136,22 @@ static const char *get_kv(const pb_megatron_t *m, const char *key)
     return NULL;
 }
 
+/* A model field's value as a number: it passed model_value, so it is a
+ * whole number within pb_model_set's bounds; 0 when absent (or not). */
+static uint64_t kv_num(const char *v)
+{
+    uint64_t x = 0;
+    return v && pb_num_u64(v, 0, UINT32_MAX, &x) == PB_NUM_OK ? x : 0;
+}
+
 static int whole(const char *name, const char *arg, const char *v, int *out, pb_err_t *err)
 {
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!isdigit((unsigned char)v[0]) || *end || x < 1)
-        return pb_err_set(err, PB_EINPUT, "%s: --%s needs a whole number, not '%.40s'", name, arg, v);
     /* a parallel size or a stage count: 2^24 is far past any run's GPUs */
-    if (x > 1 << 24)
+    uint64_t x = 0;
+    int rc = pb_num_u64(v, 1, 1 << 24, &x);
+    if (rc == PB_NUM_NAN || (rc == PB_NUM_RANGE && x < 1))
+        return pb_err_set(err, PB_EINPUT, "%s: --%s needs a whole number, not '%.40s'", name, arg, v);
+    if (rc != PB_NUM_OK)
         return pb_err_set(err, PB_EINPUT, "%s: --%s %.40s is above the bound %d", name, arg, v,
                           1 << 24);
     *out = (int)x;
@@ -156,9 +164,9 @@ static int whole(const char *name, const char *arg, const char *v, int *out, pb_
 static int model_value(const char *name, const struct arg *a, const char *v, pb_err_t *err)
 {
     int unused;
-    char *end;
-    (void)strtoull(v, &end, 10);
-    if (!isdigit((unsigned char)v[0]) || *end)
+    uint64_t x;
+    /* past 2^64 - 1 is still a whole number here: pb_model_set says it is above the bound */
+    if (pb_num_u64(v, 0, UINT64_MAX, &x) == PB_NUM_NAN)
         return whole(name, a->name, v, &unused, err);
     pb_model_t scratch;
     memset(&scratch, 0, sizeof scratch);
@@ -250,7 +258,7 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
     if (hidden && get_kv(m, "gated") == NULL)
         put_kv(m, "gated", "0");
     if (hidden && get_kv(m, "ffn") == NULL) {
-        unsigned long long h = strtoull(hidden, NULL, 10);
+        unsigned long long h = kv_num(hidden);
         unsigned long long f = strcmp(get_kv(m, "gated"), "1") == 0 ? 8 * h / 3 / 64 * 64 : 4 * h;
         snprintf(buf, sizeof buf, "%llu", f);
         put_kv(m, "ffn", buf);
@@ -310,7 +318,7 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
     if (vp_layers) {
         const char *layers = get_kv(m, "layers");
         int pp = m->pp ? m->pp : 1;
-        long l = layers ? strtol(layers, NULL, 10) : 0;
+        long l = (long)kv_num(layers);
         if (l == 0 || l % ((long)pp * vp_layers) != 0)
             return pb_err_set(err, PB_EINPUT, "%s: --num-layers-per-virtual-pipeline-stage %d "
                               "does not divide %ld layers over %d stages", name, vp_layers, l, pp);
@@ -356,129 +364,6 @@ static int apply_args(const char *name, pb_megatron_t *m, char (*w)[PB_MEG_WORDL
     return defaults(name, m, gqa, vp_layers, err);
 }
 
-static int is_name(const char *s, size_t n)
-{
-    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-            return 0;
-    return 1;
-}
-
-/* "NAME=( ..." : the array's words, up to its ')', possibly lines later;
- * returns the number of lines consumed, 0 when the line is no array */
-static size_t array_def(pb_meg_sh_t *sh, char **lines, size_t nl, size_t l,
-                        char (*w)[PB_MEG_WORDLEN])
-{
-    const char *p = lines[l];
-    while (isspace((unsigned char)*p))
-        p++;
-    if (strncmp(p, "export ", 7) == 0 || strncmp(p, "declare -a ", 11) == 0)
-        p = strchr(p, ' ') + 1 + (p[0] == 'd' ? 3 : 0);
-    const char *eq = strchr(p, '=');
-    if (eq == NULL || eq[1] != '(' || !is_name(p, (size_t)(eq - p)))
-        return 0;
-    char body[PB_MEG_VALLEN] = "";
-    size_t used = 0, k = l;
-    const char *from = eq + 2;
-    for (;;) {
-        const char *close = strchr(from, ')');
-        size_t len = close ? (size_t)(close - from) : strlen(from);
-        used += (size_t)snprintf(body + used, used < sizeof body ? sizeof body - used : 0,
-                                 "%.*s ", (int)len, from);
-        if (used >= sizeof body)
-            used = sizeof body - 1;
-        if (close || k + 1 >= nl)
-            break;
-        from = lines[++k];
-    }
-    int n = pb_meg_split(sh, body, w, PB_MEG_WORDS);
-    char val[PB_MEG_VALLEN] = "";
-    size_t vl = 0;
-    for (int i = 0; i < n && vl < sizeof val; i++)
-        vl += (size_t)snprintf(val + vl, sizeof val - vl, "%s%s", i ? " " : "", w[i]);
-    pb_meg_set_var(sh, p, (size_t)(eq - p), val);
-    return k - l + 1;
-}
-
-/* torchrun / python -m torch.distributed.run options before the script */
-static void launcher(pb_megatron_t *m, char (*w)[PB_MEG_WORDLEN], int n)
-{
-    int nodes = 0, per = 0;
-    for (int i = 0; i < n; i++) {
-        const char *a = w[i], *v = NULL;
-        int *dst = NULL;
-        if (strncmp(a, "--nnodes", 8) == 0)
-            dst = &nodes, v = a[8] == '=' ? a + 9 : a[8] == '\0' && i + 1 < n ? w[i + 1] : NULL;
-        else if (strncmp(a, "--nproc_per_node", 16) == 0 || strncmp(a, "--nproc-per-node", 16) == 0)
-            dst = &per, v = a[16] == '=' ? a + 17 : a[16] == '\0' && i + 1 < n ? w[i + 1] : NULL;
-        if (dst && v && isdigit((unsigned char)v[0]))
-            *dst = atoi(v);
-    }
-    if (per > 0) {
-        m->gpus_per_node = per;
-        m->gpus = per * (nodes > 0 ? nodes : 1);
-    }
-}
-
-/* Leading NAME=value words (after export/declare): set, and skipped. */
-static int assignments(pb_meg_sh_t *sh, char (*w)[PB_MEG_WORDLEN], int n)
-{
-    int i = 0;
-    while (i < n && (strcmp(w[i], "export") == 0 || strcmp(w[i], "declare") == 0 ||
-                     strcmp(w[i], "local") == 0 || strcmp(w[i], "readonly") == 0))
-        i++;
-    for (; i < n; i++) {
-        const char *eq = strchr(w[i], '=');
-        if (eq == NULL || !is_name(w[i], (size_t)(eq - w[i])))
-            break;
-        pb_meg_set_var(sh, w[i], (size_t)(eq - w[i]), eq + 1);
-    }
-    return i;
-}
-
-static int is_pretrain(const char *word)
-{
-    const char *base = strrchr(word, '/');
-    base = base ? base + 1 : word;
-    size_t n = strlen(base);
-    return strncmp(base, "pretrain_", 9) == 0 && n > 3 && strcmp(base + n - 3, ".py") == 0;
-}
-
-/* Every logical line: arrays, assignments, then the command's words
- * (or, without a pretrain_*.py line, every word from a "--" on). */
-static int walk(const char *name, pb_meg_sh_t *sh, char **lines, size_t nl,
-                char (*w)[PB_MEG_WORDLEN], char (*argv)[PB_MEG_WORDLEN], int *argc,
-                pb_err_t *err)
-{
-    (void)name;
-    (void)err;
-    for (size_t l = 0; l < nl; l++) {
-        size_t used = array_def(sh, lines, nl, l, w);
-        if (used) {
-            l += used - 1;
-            continue;
-        }
-        int n = pb_meg_split(sh, lines[l], w, PB_MEG_WORDS);
-        int i = assignments(sh, w, n), from = -1;
-        for (int k = i; k < n && from < 0 && !sh->out->found_cmd; k++)
-            if (is_pretrain(w[k])) {
-                from = k + 1;
-                sh->out->found_cmd = 1;
-                *argc = 0; /* the loose words seen so far were not its */
-                launcher(sh->out, w + i, k - i);
-            }
-        if (from < 0 && !sh->out->found_cmd)
-            for (int k = i; k < n && from < 0; k++)
-                if (strncmp(w[k], "--", 2) == 0)
-                    from = k;
-        for (int k = from < 0 ? n : from; k < n && *argc < PB_MEG_WORDS; k++)
-            memcpy(argv[(*argc)++], w[k], PB_MEG_WORDLEN);
-    }
-    return PB_OK;
-}
-
 int pb_megatron_parse(const char *name, const char *text, pb_megatron_t *out, pb_err_t *err)
 {
     memset(out, 0, sizeof *out);
@@ -508,9 +393,8 @@ int pb_megatron_parse(const char *name, const char *text, pb_megatron_t *out, pb
         lines[nl++] = t;
     sh->out = out;
     out->fsdp_zero = -1;
-    code = walk(name, sh, lines, nl, w, argv, &argc, err);
-    if (code == PB_OK)
-        code = apply_args(name, out, argv, argc, err);
+    pb_meg_walk(sh, lines, nl, w, argv, &argc);
+    code = apply_args(name, out, argv, argc, err);
     /* an empty file, a config.json, a model file: nothing to model from,
      * and the preset it would fall back to is not what was meant */
     if (code == PB_OK && out->nknown == 0)

@@ -2,6 +2,7 @@
  * continuations, comments, quotes, variables and arrays, and the words of
  * the pretrain_*.py command (pb_megatron_priv.h). */
 #include "pb_megatron_priv.h"
+#include "pb_megatron.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 #include "pb_model.h"
 
-#include <errno.h>
+#include "../util/pb_num.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static const pb_model_t presets[] = {
      * layer is MoE). */
     {"deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096, 1, 15360, PB_BF16, 1, 256, 8, 1,
      2048, 0, 0, 0, 0},
-    /* The 70B example of DESIGN.md: 80 layers, hidden 8192, sequence 4096;
+    /* A 70B worked example (parbench's first design notes): 80 layers, hidden 8192, sequence 4096;
      * heads, FFN and vocab as Llama 2 70B; batch 1024 as Llama 2. */
     {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     /* A small model for runs on a few ranks (the default): GPT-style, 4
@@ -81,15 +82,13 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err)
 static int parse_u64(const char *key, const char *v, uint64_t lo, uint64_t hi, const char *why,
                      uint64_t *out, pb_err_t *err)
 {
-    char *end;
-    errno = 0;
-    unsigned long long x = v[0] == '-' || v[0] == '+' ? 0 : strtoull(v, &end, 10);
-    if (v[0] == '\0' || v[0] == '-' || v[0] == '+' || *end != '\0' || x < lo ||
-        (errno != 0 && errno != ERANGE))
+    uint64_t x = 0;
+    int rc = pb_num_u64(v, lo, hi, &x);
+    if (rc == PB_NUM_NAN || (rc == PB_NUM_RANGE && x < lo))
         return pb_err_set(err, PB_EINPUT, "bad value '%s' for %s: a whole number of at least %llu",
                           v, key, (unsigned long long)lo);
-    /* strtoull's ERANGE (past 2^64) is above every bound too */
-    if (errno == ERANGE || x > hi)
+    /* the rest of PB_NUM_RANGE: above hi, or past 2^64 - 1 (above every bound too) */
+    if (rc != PB_NUM_OK)
         return pb_err_set(err, PB_EINPUT, "%s %s is above the bound %llu (%s)", key, v,
                           (unsigned long long)hi, why);
     *out = x;

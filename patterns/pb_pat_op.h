@@ -63,7 +63,7 @@ typedef struct pb_pat_op {
     /* 1: issued in every forward or backward pass of every micro-batch,
      * spread over the layers (TP, SP, EP, CP, ZeRO-3 parameters); 0: once
      * per step (gradient buckets, optimizer) or where the pipeline
-     * schedule puts it (PP).  The executed step (bench/pb_step_cmd.c)
+     * schedule puts it (PP).  The executed step (bench/cmd/pb_cmd_step.c)
      * places operations by it. */
     int per_pass;
 } pb_pat_op_t;

@@ -1,39 +1,7 @@
-#include <stdlib.h>
-#include <string.h>
+#include "pb_traffic.h"
 
 #include "pb_stages.h"
 #include "pb_traffic_priv.h"
-
-void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
-{
-    memset(c, 0, sizeof *c);
-    c->bucket = PB_BUCKET_MEGATRON;
-    c->zero = 0;
-    /* gradients reduced in fp32: PyTorch AMP keeps fp32 gradients, and
-     * Megatron with --accumulate-allreduce-grads-in-fp32 */
-    c->grad_dtype = PB_F32;
-    c->imbalance = 1.0;
-}
-
-void pb_op_list_free(pb_op_list_t *l)
-{
-    free(l->ops);
-    memset(l, 0, sizeof *l);
-}
-
-int pb_tr_push(pb_op_list_t *l, const pb_pat_op_t *op, pb_err_t *err)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        pb_pat_op_t *p = realloc(l->ops, cap * sizeof *p);
-        if (p == NULL)
-            return pb_err_set(err, PB_ERUNTIME, "out of memory for the operation list");
-        l->ops = p;
-        l->cap = cap;
-    }
-    l->ops[l->n++] = *op;
-    return PB_OK;
-}
 
 pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,
                      pb_dtype_t t, uint64_t count, pb_phase_t ph, int overlap, pb_p2p_t p2p,
@@ -42,16 +10,6 @@ pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint
     int layerwise = (g == PB_GK_TP || g == PB_GK_EP || g == PB_GK_CP) && ph != PB_PH_OPT;
     pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what, layerwise};
     return o;
-}
-
-uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)
-{
-    if (k == PB_BUCKET_DDP)
-        return PB_DDP_BUCKET_BYTES / pb_dtype_size(grad_dtype);
-    /* Megatron-LM distributed.DistributedDataParallel:
-     * bucket_size = max(40000000, 1000000 * dp_size) parameters */
-    uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;
-    return b > UINT64_C(40000000) ? b : UINT64_C(40000000);
 }
 
 uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l)

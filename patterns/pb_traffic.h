@@ -35,30 +35,9 @@
 
 #include "pb_layout.h"
 #include "pb_model.h"
+#include "pb_op_list.h"
 #include "pb_pat_op.h"
-
-typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP } pb_bucket_t;
-
-typedef struct pb_traffic_cfg {
-    pb_bucket_t bucket;
-    int zero; /* 0: all-reduce; 1, 2: distributed optimizer; 3: per-layer */
-    pb_dtype_t grad_dtype;
-    int recompute; /* full activation recomputation */
-    double imbalance; /* EP: hottest destination / mean; <= 1 balanced */
-} pb_traffic_cfg_t;
-
-void pb_traffic_cfg_default(pb_traffic_cfg_t *c);
-
-typedef struct pb_op_list {
-    pb_pat_op_t *ops;
-    size_t n, cap;
-} pb_op_list_t;
-
-void pb_op_list_free(pb_op_list_t *l);
-
-/* Bucket sizes in elements. */
-#define PB_DDP_BUCKET_BYTES (UINT64_C(25) << 20) /* torch bucket_cap_mb = 25 */
-uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);
+#include "pb_traffic_cfg.h"
 
 /* Micro-batches per step and the busiest stage's layers. */
 uint64_t pb_traffic_micro(const pb_model_t *m, const pb_layout_t *l);

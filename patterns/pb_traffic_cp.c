@@ -19,12 +19,12 @@ int pb_traffic_cp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     /* each step's transfer hides behind the attention of the block in hand */
     pb_pat_op_t o = pb_tr_op(PB_STRAT_CP, PB_SENDRECV, PB_GK_CP, cp, kv, m->dtype, count,
                              PB_PH_FWD, 1, PB_P2P_RING_NEXT, "K,V ring step");
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o.phase = PB_PH_BWD;
     o.what = "K,V ring step (backward)";
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o.what = "dK,dV ring step";
-    return pb_tr_push(out, &o, err);
+    return pb_op_list_push(out, &o, err);
 }

@@ -34,7 +34,7 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
             o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, g, n, sizes[i] * ge, gt, counts[i],
                          PB_PH_BWD, 1, PB_P2P_NONE,
                          g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
-            if (pb_tr_push(out, &o, err))
+            if (pb_op_list_push(out, &o, err))
                 return err->code;
             continue;
         }
@@ -42,12 +42,12 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
         o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, g, n, el * ge, gt, counts[i], PB_PH_BWD,
                      1, PB_P2P_NONE,
                      g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
-        if (pb_tr_push(out, &o, err))
+        if (pb_op_list_push(out, &o, err))
             return err->code;
         o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, g, n, el * in->e, in->m->dtype, counts[i],
                      PB_PH_OPT, 1, PB_P2P_NONE,
                      g == PB_GK_EDP ? "updated expert parameters" : "updated parameters");
-        if (pb_tr_push(out, &o, err))
+        if (pb_op_list_push(out, &o, err))
             return err->code;
     }
     return PB_OK;
@@ -63,16 +63,16 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
                              in->m->dtype, count, PB_PH_FWD, 1, PB_P2P_NONE,
                              "layer parameters (ZeRO-3)");
     o.per_pass = 1; /* every layer of every micro-batch gathers its weights */
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o.phase = PB_PH_BWD;
     o.what = "layer parameters again (ZeRO-3)";
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, PB_GK_DP, n, unit * pb_dtype_size(gt), gt,
                  count, PB_PH_BWD, 1, PB_P2P_NONE, "layer gradients (ZeRO-3)");
     o.per_pass = 1;
-    return pb_tr_push(out, &o, err);
+    return pb_op_list_push(out, &o, err);
 }
 
 int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)

@@ -26,9 +26,9 @@ int pb_traffic_ep(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     pb_pat_op_t o = pb_tr_op(PB_STRAT_EP, c, PB_GK_EP, ep, bytes, m->dtype, count, PB_PH_FWD, 0,
                              PB_P2P_NONE, "token dispatch + combine");
     o.imbalance = imb > 1.0 ? imb : 0.0;
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o.phase = PB_PH_BWD;
     o.what = "gradient dispatch + combine";
-    return pb_tr_push(out, &o, err);
+    return pb_op_list_push(out, &o, err);
 }

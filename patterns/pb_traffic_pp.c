@@ -20,10 +20,10 @@ int pb_traffic_pp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     pb_pat_op_t o = pb_tr_op(PB_STRAT_PP, PB_SENDRECV, PB_GK_PP, pp, bytes, in->m->dtype,
                              count, PB_PH_FWD, ring, ring ? PB_P2P_RING_NEXT : PB_P2P_NEXT,
                              "activations to the next stage");
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o = pb_tr_op(PB_STRAT_PP, PB_SENDRECV, PB_GK_PP, pp, bytes, in->m->dtype, count,
                  PB_PH_BWD, ring, ring ? PB_P2P_RING_PREV : PB_P2P_PREV,
                  "activation gradients to the previous stage");
-    return pb_tr_push(out, &o, err);
+    return pb_op_list_push(out, &o, err);
 }

@@ -2,7 +2,11 @@
 #ifndef PB_TRAFFIC_PRIV_H
 #define PB_TRAFFIC_PRIV_H
 
-#include "pb_traffic.h"
+#include "pb_layout.h"
+#include "pb_model.h"
+#include "pb_op_list.h"
+#include "pb_pat_op.h"
+#include "pb_traffic_cfg.h"
 
 typedef struct pb_tr_in {
     const pb_model_t *m;
@@ -15,8 +19,6 @@ typedef struct pb_tr_in {
     uint64_t layers; /* on the busiest stage */
     uint64_t moe;    /* MoE layers on the busiest stage */
 } pb_tr_in_t;
-
-int pb_tr_push(pb_op_list_t *l, const pb_pat_op_t *op, pb_err_t *err);
 
 /* An operation record; imbalance 0 (not all-to-all-v). */
 pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint64_t bytes,

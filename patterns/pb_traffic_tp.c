@@ -15,15 +15,15 @@ static int push4(const pb_tr_in_t *in, pb_op_list_t *out, pb_phase_t ph, uint64_
     if (in->tp_strategy == PB_STRAT_TP) {
         o = pb_tr_op(PB_STRAT_TP, PB_ALLREDUCE, PB_GK_TP, tp, in->act, t, count, ph, 0,
                      PB_P2P_NONE, what_ar);
-        return pb_tr_push(out, &o, err);
+        return pb_op_list_push(out, &o, err);
     }
     o = pb_tr_op(PB_STRAT_SP, PB_ALLGATHER, PB_GK_TP, tp, in->act, t, count, ph, 0,
                  PB_P2P_NONE, what_ag);
-    if (pb_tr_push(out, &o, err))
+    if (pb_op_list_push(out, &o, err))
         return err->code;
     o = pb_tr_op(PB_STRAT_SP, PB_REDUCESCATTER, PB_GK_TP, tp, in->act, t, count, ph, 0,
                  PB_P2P_NONE, what_rs);
-    return pb_tr_push(out, &o, err);
+    return pb_op_list_push(out, &o, err);
 }
 
 int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)

@@ -1,4 +1,5 @@
-/* pb_csv.c - result rows to and from CSV, through libcsv.
+/* pb_csv.c - result rows to CSV, through libcsv (reading them back:
+ * pb_csv_read.c; the columns: pb_csv_schema.h).
  *
  * All quoting and parsing is libcsv's: hand-rolled CSV code is where
  * labels with commas, quotes or newlines get mangled.  String fields are
@@ -30,56 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-typedef struct pb_csv_col {
-    const char *name;
-    pb_csv_type_t type;
-    size_t offset;
-} pb_csv_col_t;
-
-#define PB_CSV_COL(_name, _type) {#_name, _type, offsetof(pb_result_t, _name)}
-
-/* One table drives the header, the writer and the reader, so the three
- * cannot disagree about the schema.  Order is the stable file schema:
- * new columns only ever go at the end. */
-static const pb_csv_col_t pb_csv_cols[] = {
-    PB_CSV_COL(run_id, PB_CSV_STR),
-    PB_CSV_COL(timestamp, PB_CSV_STR),
-    PB_CSV_COL(host, PB_CSV_STR),
-    PB_CSV_COL(nodes, PB_CSV_INT),
-    PB_CSV_COL(world, PB_CSV_INT),
-    PB_CSV_COL(backend, PB_CSV_STR),
-    PB_CSV_COL(mode, PB_CSV_STR),
-    PB_CSV_COL(pattern, PB_CSV_STR),
-    PB_CSV_COL(collective, PB_CSV_STR),
-    PB_CSV_COL(group, PB_CSV_STR),
-    PB_CSV_COL(group_size, PB_CSV_INT),
-    PB_CSV_COL(link_class, PB_CSV_STR),
-    PB_CSV_COL(bytes, PB_CSV_U64),
-    PB_CSV_COL(dtype, PB_CSV_STR),
-    PB_CSV_COL(in_place, PB_CSV_INT),
-    PB_CSV_COL(iters, PB_CSV_U64),
-    PB_CSV_COL(time_us_min, PB_CSV_DBL),
-    PB_CSV_COL(time_us_median, PB_CSV_DBL),
-    PB_CSV_COL(time_us_p99, PB_CSV_DBL),
-    PB_CSV_COL(time_us_max, PB_CSV_DBL),
-    PB_CSV_COL(algbw_gbps, PB_CSV_DBL),
-    PB_CSV_COL(busbw_gbps, PB_CSV_DBL),
-    PB_CSV_COL(wrong, PB_CSV_WRONG),
-    PB_CSV_COL(label, PB_CSV_STR),
-    /* appended after the first schema: optional when reading, so files
-     * written before they existed still load */
-    PB_CSV_COL(redop, PB_CSV_STR),
-    PB_CSV_COL(slowest_rank, PB_CSV_INT),
-    PB_CSV_COL(flops, PB_CSV_U64),
-    PB_CSV_COL(tflops, PB_CSV_DBL),
-};
-
-#define PB_CSV_NCOLS 28
-#define PB_CSV_NREQUIRED 24 /* the original schema, up to and including label */
-_Static_assert(sizeof pb_csv_cols / sizeof pb_csv_cols[0] == PB_CSV_NCOLS,
-               "PB_CSV_NCOLS must match the column table");
-
 /* Worst case of one formatted row: a quoted string doubles every quote
  * and adds two, a number is far shorter, plus a separator per column. */
 #define PB_CSV_ROW_MAX (PB_CSV_NCOLS * (2 * PB_RESULT_STR + 3))
@@ -89,9 +40,6 @@ _Static_assert(sizeof pb_csv_cols / sizeof pb_csv_cols[0] == PB_CSV_NCOLS,
  * to the kernel in one write(2) rather than split across two. */
 #define PB_CSV_IOBUF 8192
 _Static_assert(PB_CSV_ROW_MAX <= PB_CSV_IOBUF, "a row must fit the stdio buffer");
-
-/* Longest excerpt of a bad field quoted back in a message. */
-#define PB_CSV_SHOW 40
 
 struct pb_csv_writer {
     FILE *f;
@@ -104,29 +52,6 @@ struct pb_csv_writer {
     char iobuf[PB_CSV_IOBUF];
     char path[]; /* for messages */
 };
-
-int pb_csv_ncolumns(void)
-{
-    return PB_CSV_NCOLS;
-}
-
-const char *pb_csv_column(int i)
-{
-    if (i < 0 || i >= PB_CSV_NCOLS)
-        return NULL;
-    return pb_csv_cols[i].name;
-}
-
-pb_csv_type_t pb_csv_column_type(int i)
-{
-    return pb_csv_cols[i].type;
-}
-
-size_t pb_csv_column_offset(int i)
-{
-    return pb_csv_cols[i].offset;
-}
-
 
 /* ---------------------------------------------------------------------
  * Writing
@@ -379,215 +304,4 @@ void pb_csv_close(pb_csv_writer_t *w)
     if (w->created && w->rows == 0)
         remove(w->path);
     free(w);
-}
-
-/* ---------------------------------------------------------------------
- * Reading
- * --------------------------------------------------------------------- */
-
-typedef struct pb_csv_reader {
-    const char *path;
-    size_t nheader;          /* 0 until the header record has been read */
-    int map[PB_CSV_NCOLS];   /* file column of our column k, -1 if absent */
-    pb_result_t *rows;
-    size_t nrows, cap;
-} pb_csv_reader_t;
-
-static int pb_csv_bad_number(const pb_csv_reader_t *rd, size_t line, const char *name,
-                             const char *s, const char *why, pb_err_t *err)
-{
-    return pb_err_set(err, PB_EINPUT, "%s:%zu: field '%s' is %s: '%.*s'", rd->path, line,
-                      name, why, PB_CSV_SHOW, s);
-}
-
-/* strto* skip leading white space and accept a sign; a field is a number
- * only if it is all number, which the end pointer and this check decide. */
-static int pb_csv_starts_number(const char *s, size_t len)
-{
-    return len > 0 && !isspace((unsigned char)s[0]);
-}
-
-static int pb_csv_parse_i64(const pb_csv_reader_t *rd, size_t line, const pb_csv_col_t *col,
-                            const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out,
-                            pb_err_t *err)
-{
-    char *end;
-    long long v;
-
-    if (!pb_csv_starts_number(s, len))
-        return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (end != s + len)
-        return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-    if (errno == ERANGE || v < lo || v > hi)
-        return pb_csv_bad_number(rd, line, col->name, s, "out of range", err);
-    *out = (int64_t)v;
-    return PB_OK;
-}
-
-static int pb_csv_parse_field(const pb_csv_reader_t *rd, size_t line, const pb_csv_col_t *col,
-                              const char *s, size_t len, pb_result_t *row, pb_err_t *err)
-{
-    char *base = (char *)row + col->offset; /* written with memcpy, see put_field */
-    char *end;
-    int64_t i64;
-    int rc;
-
-    switch (col->type) {
-    case PB_CSV_STR:
-        if (len > PB_RESULT_STR - 1)
-            return pb_err_set(err, PB_EINPUT, "%s:%zu: field '%s' is longer than %d bytes",
-                              rd->path, line, col->name, PB_RESULT_STR - 1);
-        if (memchr(s, '\0', len) != NULL)
-            return pb_err_set(err, PB_EINPUT, "%s:%zu: field '%s' contains a NUL byte",
-                              rd->path, line, col->name);
-        memcpy(base, s, len);
-        base[len] = '\0';
-        return PB_OK;
-
-    case PB_CSV_INT:
-        rc = pb_csv_parse_i64(rd, line, col, s, len, INT_MIN, INT_MAX, &i64, err);
-        if (rc == PB_OK) {
-            int iv = (int)i64;
-            memcpy(base, &iv, sizeof iv);
-        }
-        return rc;
-
-    case PB_CSV_WRONG:
-        i64 = PB_RESULT_WRONG_UNCHECKED;
-        rc = len == 0 ? PB_OK
-                      : pb_csv_parse_i64(rd, line, col, s, len, INT64_MIN, INT64_MAX, &i64,
-                                         err);
-        if (rc == PB_OK)
-            memcpy(base, &i64, sizeof i64);
-        return rc;
-
-    case PB_CSV_U64: {
-        unsigned long long v;
-        /* strtoull would quietly negate "-1" into a huge value */
-        if (len == 0 || !isdigit((unsigned char)s[0]))
-            return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (end != s + len)
-            return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-#if ULLONG_MAX > UINT64_MAX
-        if (v > UINT64_MAX)
-            errno = ERANGE;
-#endif
-        if (errno == ERANGE)
-            return pb_csv_bad_number(rd, line, col->name, s, "out of range", err);
-        uint64_t uv = (uint64_t)v;
-        memcpy(base, &uv, sizeof uv);
-        return PB_OK;
-    }
-
-    case PB_CSV_DBL: {
-        double v;
-        if (!pb_csv_starts_number(s, len))
-            return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-        errno = 0;
-        v = strtod(s, &end);
-        if (end != s + len)
-            return pb_csv_bad_number(rd, line, col->name, s, "not a number", err);
-        /* ERANGE also flags underflow, whose tiny result is fine to keep */
-        if (errno == ERANGE && (v > DBL_MAX || v < -DBL_MAX))
-            return pb_csv_bad_number(rd, line, col->name, s, "out of range", err);
-        memcpy(base, &v, sizeof v);
-        return PB_OK;
-    }
-    }
-    return pb_err_set(err, PB_ERUNTIME, "%s: column '%s' has no CSV type", rd->path,
-                      col->name);
-}
-
-static int pb_csv_read_header(pb_csv_reader_t *rd, const pb_csv_rec_t *rec, pb_err_t *err)
-{
-    for (size_t j = 0; j < rec->nfields; j++) {
-        for (int k = 0; k < PB_CSV_NCOLS; k++) {
-            if (rec->flen[j] != strlen(pb_csv_cols[k].name) ||
-                memcmp(rec->field[j], pb_csv_cols[k].name, rec->flen[j]) != 0)
-                continue;
-            /* two columns of one name: no way to tell which one is meant */
-            if (rd->map[k] >= 0)
-                return pb_err_set(err, PB_EINPUT,
-                                  "%s: column '%s' appears twice (columns %d and %zu)",
-                                  rd->path, pb_csv_cols[k].name, rd->map[k] + 1, j + 1);
-            if (j > INT_MAX)
-                return pb_err_set(err, PB_EINPUT, "%s: too many columns", rd->path);
-            rd->map[k] = (int)j;
-        }
-    }
-    for (int k = 0; k < PB_CSV_NREQUIRED; k++)
-        if (rd->map[k] < 0)
-            return pb_err_set(err, PB_EINPUT, "%s: missing column '%s'", rd->path,
-                              pb_csv_cols[k].name);
-    rd->nheader = rec->nfields;
-    return PB_OK;
-}
-
-static int pb_csv_on_read_record(void *arg, size_t line, const pb_csv_rec_t *rec,
-                                 pb_err_t *err)
-{
-    pb_csv_reader_t *rd = arg;
-    pb_result_t *row;
-    int rc;
-
-    if (rd->nheader == 0)
-        return pb_csv_read_header(rd, rec, err);
-
-    if (rec->nfields != rd->nheader)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, header has %zu", rd->path,
-                          line, rec->nfields, rd->nheader);
-
-    if (rd->nrows == rd->cap) {
-        size_t cap = rd->cap ? rd->cap * 2 : 64;
-        pb_result_t *rows = NULL;
-        if (cap <= SIZE_MAX / sizeof *rows)
-            rows = realloc(rd->rows, cap * sizeof *rows);
-        if (rows == NULL)
-            return pb_err_set(err, PB_ERUNTIME, "%s:%zu: out of memory reading CSV",
-                              rd->path, line);
-        rd->rows = rows;
-        rd->cap = cap;
-    }
-    row = &rd->rows[rd->nrows];
-    memset(row, 0, sizeof *row);
-    /* absent column: unknown (redop stays "", flops and tflops 0) */
-    row->slowest_rank = -1;
-
-    for (int k = 0; k < PB_CSV_NCOLS; k++) {
-        int j = rd->map[k];
-        if (j < 0)
-            continue;
-        rc = pb_csv_parse_field(rd, line, &pb_csv_cols[k], rec->field[j], rec->flen[j], row,
-                                err);
-        if (rc != PB_OK)
-            return rc;
-    }
-    rd->nrows++;
-    return PB_OK;
-}
-
-int pb_csv_read(const char *path, pb_result_t **rows, size_t *nrows, pb_err_t *err)
-{
-    pb_csv_reader_t rd = {.path = path, .nheader = 0, .rows = NULL, .nrows = 0, .cap = 0};
-    int rc;
-
-    *rows = NULL;
-    *nrows = 0;
-    for (int k = 0; k < PB_CSV_NCOLS; k++)
-        rd.map[k] = -1;
-
-    rc = pb_csv_parse_path(path, pb_csv_on_read_record, &rd, err);
-    if (rc == PB_OK && rd.nheader == 0)
-        rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
-    if (rc != PB_OK) {
-        free(rd.rows);
-        return rc;
-    }
-    *rows = rd.rows; /* NULL when the file holds only a header */
-    *nrows = rd.nrows;
-    return PB_OK;
 }

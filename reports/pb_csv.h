@@ -11,27 +11,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "pb_csv_schema.h"
 #include "pb_result.h"
 #include "../util/pb_err.h"
 
 typedef struct pb_csv_writer pb_csv_writer_t;
-
-/* The header line's column names, in order. */
-int pb_csv_ncolumns(void);
-const char *pb_csv_column(int i);
-
-/* Each column's type and place in pb_result_t (0 <= i < ncolumns): other
- * formats (JSON) walk the same table, so they carry exactly the CSV's
- * fields under the CSV's names. */
-typedef enum pb_csv_type {
-    PB_CSV_STR,   /* char[PB_RESULT_STR] */
-    PB_CSV_INT,   /* int */
-    PB_CSV_U64,   /* uint64_t */
-    PB_CSV_WRONG, /* int64_t, PB_RESULT_WRONG_UNCHECKED <-> empty field */
-    PB_CSV_DBL    /* double */
-} pb_csv_type_t;
-pb_csv_type_t pb_csv_column_type(int i);
-size_t pb_csv_column_offset(int i);
 
 /* Opens `path` for appending rows: checks the header of an existing
  * file; a new or empty one gets the header with its first row, and a file

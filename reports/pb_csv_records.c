@@ -198,3 +198,12 @@ int pb_csv_parse_path(const char *path, pb_csv_record_fn_t record, void *arg, pb
     fclose(f);
     return rc;
 }
+
+int pb_csv_parse_table(const char *path, pb_csv_record_fn_t record, void *arg,
+                       const size_t *nheader, pb_err_t *err)
+{
+    int rc = pb_csv_parse_path(path, record, arg, err);
+    if (rc == PB_OK && *nheader == 0)
+        rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
+    return rc;
+}

@@ -31,6 +31,12 @@ int pb_csv_parse_file(FILE *f, const char *path, pb_csv_record_fn_t record, void
  * when it does not open. */
 int pb_csv_parse_path(const char *path, pb_csv_record_fn_t record, void *arg, pb_err_t *err);
 
+/* pb_csv_parse_path for a table: a file that ends before its header
+ * record (*nheader still 0 once parsed: the record callback sets it) is
+ * PB_EINPUT "PATH: empty file, expected a header line". */
+int pb_csv_parse_table(const char *path, pb_csv_record_fn_t record, void *arg,
+                       const size_t *nheader, pb_err_t *err);
+
 /* The index of the field named `name` in a header record, -1 if none. */
 int pb_csv_rec_find(const pb_csv_rec_t *rec, const char *name);
 

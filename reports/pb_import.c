@@ -1,9 +1,12 @@
 /* pb_import.c - the importers' shared part: which tool, lines, tokens,
  * numbers, rows, and the bad-line rule.  Each tool's table is read in its
  * own file (pb_import_nccl.c, pb_import_osu.c, pb_import_imb.c). */
+#include "pb_import.h"
 #include "pb_import_priv.h"
 
 #include "../core/pb_coll.h"
+#include "../util/pb_num.h"
+#include "../util/pb_list.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -94,12 +97,8 @@ int pb_imp_next(const pb_imp_src_t *s, pb_imp_line_t *ln)
 
 int pb_imp_u64(const char *s, uint64_t *v)
 {
-    if (!isdigit((unsigned char)s[0]))
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end)
+    uint64_t x;
+    if (pb_num_u64(s, 0, UINT64_MAX, &x) != PB_NUM_OK)
         return -1;
     *v = x;
     return 0;
@@ -151,12 +150,7 @@ int pb_imp_bad(pb_imp_src_t *s, size_t line, pb_err_t *err, const char *fmt, ...
 
 void pb_imp_ignore(pb_imp_src_t *s, const char *bench)
 {
-    char *list = s->out->ignored;
-    size_t len = strlen(list), n = strlen(bench);
-    for (const char *p = list; (p = strstr(p, bench)) != NULL; p += n)
-        if ((p == list || (p - list >= 2 && p[-2] == ',')) && (p[n] == ',' || p[n] == '\0'))
-            return;
-    snprintf(list + len, sizeof s->out->ignored - len, "%s%s", len ? ", " : "", bench);
+    pb_list_add(s->out->ignored, sizeof s->out->ignored, bench, ", ");
 }
 
 pb_result_t *pb_imp_row(pb_imp_src_t *s, const char *backend, const char *mode,

@@ -20,40 +20,14 @@
 
 #include <stddef.h>
 
+#include "pb_import_io.h"
 #include "pb_result.h"
 #include "../util/pb_err.h"
-
-typedef enum pb_import_tool {
-    PB_IMPORT_AUTO,
-    PB_IMPORT_NCCL, /* nccl-tests: all_reduce_perf and friends */
-    PB_IMPORT_OSU,  /* OSU micro-benchmarks: osu_allreduce, osu_bw, ... */
-    PB_IMPORT_IMB   /* Intel MPI Benchmarks: IMB-MPI1 */
-} pb_import_tool_t;
 
 int pb_import_tool_parse(const char *s, pb_import_tool_t *out);
 const char *pb_import_tool_name(pb_import_tool_t t);
 /* Which tool wrote this text, from its signature lines; AUTO: none. */
 pb_import_tool_t pb_import_detect(const char *text, size_t len);
-
-typedef struct pb_import_opts {
-    pb_import_tool_t tool;
-    int partial; /* keep the rows that parse; count the lines that do not */
-    int world;   /* processes, for logs that do not say (OSU); 0: unknown */
-} pb_import_opts_t;
-
-typedef struct pb_import_out {
-    pb_result_t *rows;
-    size_t n, cap;
-    size_t skipped;        /* lines refused under partial */
-    char first_skip[240];  /* "file:line: why" of the first one */
-    /* benchmarks in the log that parbench has no collective for (IMB's
-     * Gather, OSU's Barrier, ...): left out, named here once each */
-    char ignored[240];
-    /* nccl-tests' footer beside the mean of the busbw column it prints
-     * (so a log cut short or edited shows) */
-    int have_avg;
-    double avg_busbw_stated, avg_busbw_rows;
-} pb_import_out_t;
 
 /* Parses one log held in memory; `name` labels the rows and the messages.
  * Bad or truncated input: PB_EINPUT "name:line: why", or, with partial,

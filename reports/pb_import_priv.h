@@ -6,7 +6,9 @@
 
 #include <stdint.h>
 
-#include "pb_import.h"
+#include "pb_import_io.h"
+#include "pb_result.h"
+#include "../util/pb_err.h"
 
 #define PB_IMP_MAXTOK 48
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pb_csv_records.h"
+#include "../util/pb_num.h"
 
 /* Strings go through libcsv (always quoted), numbers bare. */
 static int put_str(FILE *f, const char *s)
@@ -64,10 +65,9 @@ static int on_pair(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *er
     pb_pair_row_t *r = &rd->rows[rd->n];
     const char *a = rec->field[rd->map[0]], *b = rec->field[rd->map[1]];
     const char *cls = rec->field[rd->map[2]], *links = rec->field[rd->map[3]];
-    char *end;
-    long l = strtol(links, &end, 10);
+    uint64_t l = 0;
     if (strlen(a) >= sizeof r->a || strlen(b) >= sizeof r->b || strlen(cls) >= sizeof r->cls ||
-        links[0] == '\0' || *end != '\0' || l < 0 || l > 1000)
+        pb_num_u64(links, 0, 1000, &l) != PB_NUM_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: not a pair row (a, b, class, links)",
                           rd->path, line);
     snprintf(r->a, sizeof r->a, "%s", a);
@@ -85,9 +85,7 @@ int pb_pairs_csv_read(const char *path, pb_pair_row_t **rows, size_t *n, pb_err_
     rd.path = path;
     *rows = NULL;
     *n = 0;
-    int rc = pb_csv_parse_path(path, on_pair, &rd, err);
-    if (rc == PB_OK && rd.nheader == 0)
-        rc = pb_err_set(err, PB_EINPUT, "%s: empty file, expected a header line", path);
+    int rc = pb_csv_parse_table(path, on_pair, &rd, &rd.nheader, err);
     if (rc != PB_OK) {
         free(rd.rows);
         return rc;

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "pb_calib.h"
+#include "pb_calib_file.h"
 #include "pb_pairs_csv.h"
 #include "pb_result.h"
 #include "pb_sbuf.h"

@@ -2,7 +2,7 @@
  *
  * Plain data: strings are fixed-size arrays so a row can be copied,
  * broadcast over MPI or written to disk without any ownership rules.
- * The field order is the CSV schema's (DESIGN.md), which only ever grows
+ * The field order is the CSV schema's (doc/design.md), which only ever grows
  * at the end. */
 #ifndef PB_RESULT_H
 #define PB_RESULT_H

@@ -1,11 +1,11 @@
 /* pb_samples_csv.h - every timed sample of every rank, as CSV
  * (`--samples FILE`): the raw times behind each result row.
  *
- * DESIGN.md asks that per-rank times stay available for straggler
+ * doc/design.md asks that per-rank times stay available for straggler
  * hunting; a row's min/median/p99/max say that a collective was slow,
  * these say which rank made it so, sample by sample.  They also let a
  * benchmark apply any statistic to parbench's samples and a reference
- * loop's alike (bench/latency_vs_loop.sh).
+ * loop's alike (bench/perf/latency_vs_loop.sh).
  *
  * One line per (row, sample, rank):
  *   run_id, pattern, collective, group, bytes, dtype, in_place, mode,

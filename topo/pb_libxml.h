@@ -4,7 +4,7 @@
  * every command, and libxml2 brings ICU (a 30 MB data library) and the
  * C++ runtime with it.  Measured (2 ranks, vader, 150 alternating
  * launches, median of per-pair ratios): the plain MPI loop of
- * bench/ref_allreduce.c, with libxml2 merely preloaded and never
+ * bench/perf/ref_allreduce.c, with libxml2 merely preloaded and never
  * called, takes 1.027x as long per 1 KiB all-reduce (ICU alone 1.023x,
  * libstdc++ alone 1.010x); a benchmark must not carry that for a file
  * format only `parbench topo --nccl-topo` reads.  Kept loaded once

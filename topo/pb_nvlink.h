@@ -7,7 +7,9 @@
 #ifndef PB_NVLINK_H
 #define PB_NVLINK_H
 
-#include "pb_topo.h"
+#include "../util/pb_err.h"
+
+#include "pb_topo_data.h"
 
 /* From the NVLinkBandwidth distances of the loaded XML.  Fills
  * tp->nvlinks and tp->nvlink_source, or leaves the source NONE with a

@@ -10,7 +10,7 @@
  * of 8 that is about 24 B per rank plus the labels (see pb_rankmap_bytes
  * and tests/unit/test_rankmap.c), against 1 GiB for a W x W matrix.
  *
- * Pure: built from facts the caller gathered (bench/pb_nodemap.c does it
+ * Pure: built from facts the caller gathered (bench/run/pb_nodemap.c does it
  * over MPI), so it is tested on synthetic clusters of any size. */
 #ifndef PB_RANKMAP_H
 #define PB_RANKMAP_H

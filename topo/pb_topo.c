@@ -218,19 +218,6 @@ pb_link_t pb_topo_gpu_nic(const pb_topo_t *tp, int g, int n)
     return l;
 }
 
-int pb_topo_gpu_by_busid(const pb_topo_t *tp, const char *busid)
-{
-    unsigned dom, bus, dev, fn;
-    if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-        return -1;
-    for (int g = 0; g < tp->ngpus; g++) {
-        const struct hwloc_pcidev_attr_s *p = &tp->gpus[g].pci->attr->pcidev;
-        if (p->domain == dom && p->bus == bus && p->dev == dev && p->func == fn)
-            return g;
-    }
-    return -1;
-}
-
 int pb_topo_nearest_nic(const pb_topo_t *tp, int g)
 {
     int best = -1, best_rank = 0;

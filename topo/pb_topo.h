@@ -14,29 +14,7 @@
 #include "../util/pb_err.h"
 #include "../core/pb_link.h"
 
-#define PB_TOPO_NAME 48
-
-typedef struct pb_topo_dev {
-    char name[PB_TOPO_NAME];  /* GPU0.. / NIC name (mlx5_0, eth0) */
-    char busid[PB_TOPO_NAME]; /* 0000:17:00.0 */
-    char model[PB_TOPO_NAME]; /* GPU model when the dump says, else "" */
-    hwloc_obj_t pci;          /* the PCI device object */
-} pb_topo_dev_t;
-
-typedef enum pb_nvlink_source {
-    PB_NVLINK_NONE,      /* no information: no NV# appears */
-    PB_NVLINK_DISTANCES, /* the XML's NVLinkBandwidth matrix */
-    PB_NVLINK_NVML       /* NVML on the live machine */
-} pb_nvlink_source_t;
-
-typedef struct pb_topo {
-    hwloc_topology_t t;
-    int ngpus, nnics;
-    pb_topo_dev_t *gpus, *nics;
-    int *nvlinks; /* ngpus x ngpus link counts (0 = none) */
-    pb_nvlink_source_t nvlink_source;
-    char nvlink_note[160]; /* why there is no NVLink information */
-} pb_topo_t;
+#include "pb_topo_data.h"
 
 /* Keeps hwloc from loading the plugins parbench never asks anything of:
  * display (gl: probes X servers), OpenCL (loads the vendor's OpenCL
@@ -46,7 +24,7 @@ typedef struct pb_topo {
  * with its own parser just as well).  A plugin's libraries stay mapped
  * in the process, timed loop included: with these loaded, parbench's
  * 1 KiB all-reduce took 1.012x as long as with them skipped (150
- * alternating launches, 2 ranks; bench/latency_vs_loop.sh's plain loop
+ * alternating launches, 2 ranks; bench/perf/latency_vs_loop.sh's plain loop
  * loads none).  hwloc reads HWLOC_PLUGINS_BLACKLIST when it makes its
  * first topology, so call this first thing, before any thread: it sets
  * that variable to PB_TOPO_SKIPPED_PLUGINS, unless the user already did. */
@@ -67,10 +45,6 @@ void pb_topo_free(pb_topo_t *tp);
 /* Classes like nvidia-smi topo -m. */
 pb_link_t pb_topo_gpu_gpu(const pb_topo_t *tp, int a, int b);
 pb_link_t pb_topo_gpu_nic(const pb_topo_t *tp, int g, int n);
-
-/* The GPU of this topology at PCI bus id "dddd:bb:dd.f" (as CUDA and
- * NVML print it), -1 when none. */
-int pb_topo_gpu_by_busid(const pb_topo_t *tp, const char *busid);
 
 /* The NIC with the fastest class to GPU g (lowest index on ties); -1 when
  * the node has none. */

@@ -1,6 +1,6 @@
 /* pb_topo_print.h - what `parbench topo` shows, shared by the live and
  * the dump (--topo-xml) forms: the device matrix and the layout's slowest
- * links with their warnings (the pairs CSV: bench/pb_topo_pairs.h). */
+ * links with their warnings (the pairs CSV: bench/glue/pb_topo_pairs.h). */
 #ifndef PB_TOPO_PRINT_H
 #define PB_TOPO_PRINT_H
 

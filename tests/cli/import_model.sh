@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # import_model.sh PARBENCH FIXTURES WORKDIR: the two commands from an
-# nccl-tests log to a calibrated prediction (README "From the files you
+# nccl-tests log to a calibrated prediction (doc/import.md "From the files you
 # already have").  The log's all-reduce of 8 ranks on 2 nodes must reach
 # the model through the calibration: "N operation kinds from the
 # calibration" with N >= 1, and the imported CSV must read back through

@@ -7,7 +7,7 @@
 set -u
 src=$1
 dirs=()
-for d in core util collectives topo patterns model reports bench tests; do
+for d in core util collectives topo patterns model validate reports bench tests; do
   [ -d "$src/$d" ] && dirs+=("$src/$d")
 done
 [ ${#dirs[@]} -gt 0 ] || { echo "FAIL: no project folders under $src"; exit 1; }

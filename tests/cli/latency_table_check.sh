@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# latency_table_check.sh SCRIPT - bench/latency_vs_loop.sh's table, from
+# latency_table_check.sh SCRIPT - bench/perf/latency_vs_loop.sh's table, from
 # pair records made up here (FROM=..., nothing is launched), against values
 # worked out by hand below; and two files pool into the table of their
 # union.

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# readme_examples.sh SRC BUILD: every command of README.md's ```sh blocks,
-# run as a user would type it (from a folder where `build` is the build
-# and `tests` the project's tests), so the README cannot drift from the
-# program.  Each must exit 0, or the code its comment promises (a table
-# below).  Examples that need what this machine cannot have (a GPU, a
-# cluster, Slurm, terabytes) are listed with the reason and skipped; any
-# example matching no rule runs.  Sampling is shortened for speed (-n 2
+# readme_examples.sh SRC BUILD: every command of the ```sh blocks of
+# README.md and of every doc/*.md page (README first, then the pages in
+# name order, all in one folder, so a page may use a file an earlier
+# example wrote), run as a user would type it (from a folder where `build`
+# is the build and `tests` the project's tests), so the documentation
+# cannot drift from the program.  Each must exit 0, or the code its
+# comment promises (a table below).  Examples that need what this machine
+# cannot have (a GPU, a cluster, Slurm, terabytes, a clang fuzzing build)
+# are listed with the reason and skipped; any example matching no rule
+# runs.  Sampling is shortened for speed (-n 2
 # -w 1 appended to coll and --pattern runs: two samples after one warm-up
 # operation): that changes how long a measurement samples, never what the
 # command means or accepts.
@@ -30,6 +33,8 @@ build/parbench topo --topo-xml tests/fixtures/dgx-h100.xml --csv topo-pairs.csv 
 skip_reason() {
   case $1 in
     ./setup.sh*|ctest*) echo "the set-up itself (this test runs inside it)" ;;
+    *build-fuzz*) echo "a clang-14 libFuzzer build (CI-only packages; .ci/run runs it)" ;;
+    cmake*) echo "the build itself, from the source root (the set-up's step; this test runs from its result)" ;;
     *srun*) echo "needs Slurm" ;;
     *" gemm "*) echo "needs a GPU (cuBLAS)" ;;
     *" -G "*) echo "needs a GPU (CUDA graphs)" ;;
@@ -37,7 +42,7 @@ skip_reason() {
     *) return 1 ;;
   esac
 }
-# exit codes the README promises; validate's verdict (0 or 1) is the
+# exit codes the pages promise; validate's verdict (0 or 1) is the
 # machine's, and 8 ranks on this 2-core machine are oversubscribed
 want_rc() {
   case $1 in
@@ -48,16 +53,23 @@ want_rc() {
 }
 
 # commands: continuation lines joined, comments and blank lines dropped,
-# optional parts ([--calib calib.csv]) left out
-awk '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$src/README.md" |
-  awk '{ if (sub(/\\$/, "")) { acc = acc $0; next } print acc $0; acc = "" }' |
-  sed -e 's/[[:space:]]*#.*$//' -e 's/\[[^]]*\]//g' -e 's/[[:space:]]\+/ /g' |
-  grep -v '^ *$' >cmds.txt
+# optional parts ([--calib calib.csv]) left out; a block may be indented
+# (inside a list item).  Each line of cmds.txt is "FILE<TAB>command".
+docs=("$src/README.md")
+for f in "$src"/doc/*.md; do [ -e "$f" ] && docs+=("$f"); done
+: >cmds.txt
+for f in "${docs[@]}"; do
+  name=${f#"$src"/}
+  awk '/^[[:space:]]*```sh/ { f = 1; next } /^[[:space:]]*```/ { f = 0 } f' "$f" |
+    awk '{ if (sub(/\\$/, "")) { acc = acc $0; next } print acc $0; acc = "" }' |
+    sed -e 's/[[:space:]]*#.*$//' -e 's/\[[^]]*\]//g' -e 's/[[:space:]]\+/ /g' -e 's/^ //' |
+    grep -v '^ *$' | sed "s|^|$name\t|" >>cmds.txt
+done
 
-fail=0 ran=0 skipped=0
-while IFS= read -r cmd; do
+fail=0 ran=0 skipped=0 ran_readme=0
+while IFS=$'\t' read -r file cmd; do
   if why=$(skip_reason "$cmd"); then
-    echo "skip: $cmd  ($why)"
+    echo "skip: $file: $cmd  ($why)"
     skipped=$((skipped + 1))
     continue
   fi
@@ -70,14 +82,16 @@ while IFS= read -r cmd; do
   timeout 300 bash -c "$run" </dev/null >out.txt 2>&1
   rc=$?
   ran=$((ran + 1))
+  [ "$file" = README.md ] && ran_readme=$((ran_readme + 1))
   if ! [[ "$rc" =~ ^($want)$ ]]; then
-    echo "FAIL (exit $rc, expected $want): $cmd"
+    echo "FAIL (exit $rc, expected $want): $file: $cmd"
     tail -5 out.txt
     fail=1
   else
-    echo "ok (exit $rc): $cmd"
+    echo "ok (exit $rc): $file: $cmd"
   fi
 done <cmds.txt
-echo "$ran examples ran, $skipped skipped"
-[ "$ran" -ge 20 ] || { echo "FAIL: only $ran examples found: is the README's format changed?"; fail=1; }
+echo "$ran examples ran ($ran_readme of README.md), $skipped skipped, from ${#docs[@]} files"
+[ "$ran_readme" -ge 8 ] || { echo "FAIL: only $ran_readme README examples ran: is the README's format changed?"; fail=1; }
+[ "$ran" -ge 30 ] || { echo "FAIL: only $ran examples ran in all: is the pages' format changed?"; fail=1; }
 exit $fail

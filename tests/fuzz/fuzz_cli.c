@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/pb_options.h"
+#include "bench/cli/pb_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

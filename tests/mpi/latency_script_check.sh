@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# latency_script_check.sh BUILD_DIR - bench/latency_vs_loop.sh still runs:
+# latency_script_check.sh BUILD_DIR - bench/perf/latency_vs_loop.sh still runs:
 # one pair at 8 B, both sides launch, parbench's --samples file parses,
 # the size's row carries its eight fields, and RAW= keeps the pair.
 # Structure only: the ratio's value is the benchmark's business, never a
@@ -8,7 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
-out=$(SIZES=8 RAW="$raw" "$here/../../bench/latency_vs_loop.sh" "$1" 1 2>&1)
+out=$(SIZES=8 RAW="$raw" "$here/../../bench/perf/latency_vs_loop.sh" "$1" 1 2>&1)
 rc=$?
 fail() { printf 'FAIL: %s\n--- output ---\n%s\n' "$1" "$out"; exit 1; }
 [ "$rc" -eq 0 ] || fail "exit code $rc"

@@ -3,7 +3,7 @@
 # Runs CMD (a pattern run that writes CSV with --csv CSV), then reads the
 # CSV back: it must hold pattern rows (pattern tp, sp, pp, dp, ep or cp),
 # every one with a non-empty link_class (column 12 of the stable schema,
-# shared/DESIGN.md), the group's slowest link as `coll` rows carry it.
+# doc/design.md "CSV schema"), the group's slowest link as `coll` rows carry it.
 # Each GROUP=CLASS (GROUP!=CLASS) asserts that every row of that group
 # kind (column 10) has (has not) that class.  Exit 77 from CMD (a skipped
 # launch) is passed on.

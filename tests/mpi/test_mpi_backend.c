@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/pb_exec.h"
+#include "bench/run/pb_exec.h"
 #include "collectives/pb_mpi_priv.h"
 #include "pb_test.h"
 

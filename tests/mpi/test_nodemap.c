@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/pb_nodemap.h"
+#include "bench/run/pb_nodemap.h"
 #include "pb_test.h"
 #include "topo/pb_hostlink.h"
 

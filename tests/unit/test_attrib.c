@@ -1,9 +1,9 @@
-/* Fault attribution (model/pb_attrib.h) on made-up bandwidths: a cluster
+/* Fault attribution (validate/pb_attrib.h) on made-up bandwidths: a cluster
  * of 4 nodes x 4 ranks (rank = 4 node + local) runs validate's schedule
- * (model/pb_tournament.h: 3 intra-node rounds, then 3 cross-node rounds
+ * (validate/pb_tournament.h: 3 intra-node rounds, then 3 cross-node rounds
  * on 4 rails); every pair moves 10 GB/s (intra) or 5 GB/s (cross) in
  * every vote, except where a fault slows it to a tenth.  Each round is
- * judged as validate judges it (model/pb_outlier.h, the round's pairs of
+ * judged as validate judges it (validate/pb_outlier.h, the round's pairs of
  * one class against each other), then attributed.  The faults:
  *  - slow rank 6: every pair of 6 slowed, intra and cross: named as a
  *    rank, nothing else named;
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/pb_attrib.h"
-#include "model/pb_outlier.h"
-#include "model/pb_tournament.h"
+#include "validate/pb_attrib.h"
+#include "validate/pb_outlier.h"
+#include "validate/pb_tournament.h"
 #include "pb_test.h"
 
 enum { NODES = 4, PER = 4, W = NODES * PER, VOTES = 5 };

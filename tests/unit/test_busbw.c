@@ -1,7 +1,7 @@
 /* test_busbw.c - core/pb_coll: bus-bandwidth factors, size granules
  * and buffer geometry, names, and the skewed all-to-all-v counts.
  *
- * Bus bandwidth (nccl-tests doc/PERFORMANCE.md, and DESIGN.md "Formulas
+ * Bus bandwidth (nccl-tests doc/PERFORMANCE.md, and doc/design.md "Formulas
  * that must be right"): busbw = algbw * factor with
  *   allreduce                               2(n-1)/n
  *   allgather, reducescatter, alltoall(v)   (n-1)/n

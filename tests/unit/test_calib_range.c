@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "pb_test.h"
-#include "bench/pb_calib_csv.h"
+#include "bench/glue/pb_calib_csv.h"
 #include "model/pb_cost.h"
 #include "model/pb_step.h"
 

@@ -1,7 +1,7 @@
-/* test_cli.c - bench/pb_cli: defaults, accepted forms and refusals of the
+/* test_cli.c - bench/cli/pb_cli: defaults, accepted forms and refusals of the
  * command line (pb_cli_parse).  Expected defaults are the ones the usage
  * text of `parbench coll --help` documents. */
-#include "bench/pb_options.h"
+#include "bench/cli/pb_options.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* test_cli_topo.c - the command line of `parbench topo` and `validate`:
  * defaults (as their --help documents them), accepted values, refusals. */
-#include "bench/pb_options.h"
+#include "bench/cli/pb_options.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* test_cmd_table.c - the command table (bench/pb_commands.c) is one that
+/* test_cmd_table.c - the command table (bench/cmd/pb_cmd_list.def) is one that
  * parses unambiguously, documents what it accepts, and refuses another
  * command's option by naming where it belongs:
  * - no command has two options of one long name or one short letter
@@ -9,7 +9,7 @@
  *   with PB_EINPUT and one line that is not "unknown option" (the old
  *   parser's cross-command lines, now from the tables);
  * - every command's help and version flags work. */
-#include "bench/pb_cmd_table.h"
+#include "bench/cli/pb_cmd_table.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * message now has its control characters replaced by '?'. */
 #include <string.h>
 
-#include "bench/pb_options.h"
+#include "bench/cli/pb_options.h"
 #include "pb_test.h"
 
 static int one_printable_line(const char *s)

@@ -1,7 +1,7 @@
 /* test_gemm_cli.c - the command line of `parbench gemm` (pb_cli_parse):
  * its defaults (as `parbench gemm --help` documents them), its flags, and
  * its refusals, all before any GPU is asked. */
-#include "bench/pb_options.h"
+#include "bench/cli/pb_options.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * where the capability mask says the backend has graphs. */
 #include <string.h>
 
-#include "bench/pb_exec.h"
+#include "bench/run/pb_exec.h"
 #include "pb_test.h"
 
 typedef struct {

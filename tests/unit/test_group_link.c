@@ -5,7 +5,7 @@
  * inside a node, NET across. */
 #include <stdlib.h>
 
-#include "bench/pb_nodemap.h"
+#include "bench/run/pb_nodemap.h"
 #include "pb_test.h"
 
 static int stride_of(const void *ctx, int rank)

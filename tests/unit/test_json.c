@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "pb_test.h"
-#include "reports/pb_calib.h"
+#include "reports/pb_calib_file.h"
 #include "reports/pb_csv.h"
 #include "reports/pb_json.h"
 

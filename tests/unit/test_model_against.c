@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "pb_test.h"
-#include "bench/pb_against.h"
+#include "bench/glue/pb_against.h"
 
 static void published(void)
 {

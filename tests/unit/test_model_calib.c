@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "pb_test.h"
-#include "bench/pb_calib_csv.h"
-#include "bench/pb_meas_rows.h"
+#include "bench/glue/pb_calib_csv.h"
+#include "bench/glue/pb_meas_rows.h"
 #include "model/pb_cost.h"
 #include "model/pb_step.h"
 #include "reports/pb_csv.h"

@@ -9,9 +9,9 @@
  * the same row.  The two step times must agree to rounding: any default
  * that differs between the paths (causal attention, overlaps, gradient
  * type, stage split ...) shows up as a difference here. */
-#include "bench/pb_against.h"
-#include "bench/pb_model_cmd.h"
-#include "bench/pb_options.h"
+#include "bench/glue/pb_against.h"
+#include "bench/cmd/pb_cmd_model.h"
+#include "bench/cli/pb_options.h"
 #include "reports/pb_csv_records.h"
 
 #include <stdlib.h>

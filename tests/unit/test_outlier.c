@@ -7,7 +7,7 @@
  * the reported ratio is the upper median of the per-round ratios (sorted
  * element floor(k/2) of k).  Every expected value below is worked out by
  * hand from the numbers beside it. */
-#include "model/pb_outlier.h"
+#include "validate/pb_outlier.h"
 
 #include <math.h>
 #include <stddef.h>

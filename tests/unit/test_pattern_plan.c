@@ -1,8 +1,8 @@
-/* test_pattern_plan.c - bench/pb_pattern_plan: the command line's model,
+/* test_pattern_plan.c - bench/glue/pb_pattern_plan: the command line's model,
  * layout and operations, without MPI.  Expected layouts follow the rules
  * `parbench --help` states (dp fills the world; no layout: one strategy
  * gets every rank, several get tp 2, pp 2 where they fit). */
-#include "bench/pb_pattern_plan.h"
+#include "bench/glue/pb_pattern_plan.h"
 
 #include <string.h>
 

@@ -55,7 +55,7 @@ static const pb_pat_op_t *find(const pb_op_list_t *l, pb_coll_t c, pb_phase_t ph
     return NULL;
 }
 
-/* DESIGN.md's 70B example: 80 layers, hidden 8192, s 4096, b 1, bf16,
+/* The example-70b preset's shape: 80 layers, hidden 8192, s 4096, b 1, bf16,
  * tp 8, pp 4, dp 1; gbs 1 so one micro-batch per step. */
 static void test_tp_70b(void)
 {

@@ -1,4 +1,4 @@
-/* test_size.c - bench/pb_size: parsing, ranges, lists and formatting of
+/* test_size.c - util/pb_size: parsing, ranges, lists and formatting of
  * message sizes.  Every expected number is worked out by hand in the
  * comment beside it (K, M, G, T are powers of 1024, as pb_size.h says). */
 #include "util/pb_size.h"

@@ -1,4 +1,4 @@
-/* test_stats.c - bench/pb_stats: quantiles (Hyndman & Fan type 7, numpy's
+/* test_stats.c - util/pb_stats: quantiles (Hyndman & Fan type 7, numpy's
  * default linear interpolation), the distribution-free 95 % confidence
  * interval of the median, and the precision test built on it.
  *
@@ -7,7 +7,7 @@
  * n/2 -/+ 1.96 sqrt(n)/2 (normal approximation of Binomial(n, 1/2);
  * Campbell & Gardner, "Statistics with Confidence"; Conover, Practical
  * Nonparametric Statistics, 3rd ed., section 3.2). */
-#include "reports/pb_stats.h"
+#include "util/pb_stats.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,12 +1,11 @@
-/* Real machines' hwloc dumps in ../shared/topologies (see its README).
- * They live beside the project, not in it: skip (77) when absent. */
+/* Real machines' hwloc dumps, copied into tests/fixtures/real with their
+ * origin and license (its README). */
 #include <string.h>
-#include <unistd.h>
 
 #include "pb_test.h"
 #include "topo/pb_topo.h"
 
-#define REAL(name) PB_SOURCE_DIR "/../shared/topologies/" name
+#define REAL(name) PB_SOURCE_DIR "/tests/fixtures/real/" name
 
 static int load(pb_topo_t *tp, const char *path)
 {
@@ -92,10 +91,6 @@ static void g4dn(void)
 
 int main(void)
 {
-    if (access(REAL("README.md"), R_OK) != 0) {
-        printf("topo_real: ../shared/topologies absent, skipped\n");
-        return PB_TEST_SKIP;
-    }
     dgx2();
     power8();
     pascal();

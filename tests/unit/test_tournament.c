@@ -1,4 +1,4 @@
-/* validate's schedule (model/pb_tournament.h): rounds of disjoint pairs.
+/* validate's schedule (validate/pb_tournament.h): rounds of disjoint pairs.
  *
  * The invariants, checked exhaustively where the sizes allow:
  *  - a round-robin of n players has n-1 rounds (n even) or n (n odd), in
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/pb_tournament.h"
+#include "validate/pb_tournament.h"
 #include "pb_test.h"
 
 /* Every pair of n players meets exactly once, nobody twice in a round;

@@ -1,4 +1,4 @@
-/* test_wd_tree.c - the shape of the watchdogs' channel (bench/pb_wd_tree):
+/* test_wd_tree.c - the shape of the watchdogs' channel (bench/run/pb_wd_tree):
  * node leaders in a fanout-ary tree under leader 0 (rank 0), heap order.
  *
  * By hand, fan-out 2: leader 0's children are 1, 2; 1's are 3, 4; 2's are
@@ -7,7 +7,7 @@
  * 33..32+32^2 = 1056 two hops, 1057..1056+32^3 = 33824 three, so the
  * 2,048 nodes of 16,384 GPUs (8 per node) are 3 hops deep and no leader
  * has more than 32 leader children. */
-#include "bench/pb_wd_tree.h"
+#include "bench/run/pb_wd_tree.h"
 
 #include "pb_test.h"
 

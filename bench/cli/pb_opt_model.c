@@ -1,0 +1,280 @@
+/* The option groups of the model and what a prediction assumes: the
+ * model, its layout, the training settings, the hardware.  Taken by the
+ * main job (--pattern), step, model and plan (cmd/pb_cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_opt_set.h"
+
+
+/* ---- model --------------------------------------------------------- */
+
+static int model_kv(pb_options_t *o, const char *key, const char *v, pb_err_t *err)
+{
+    pb_model_opts_t *m = &o->model;
+    if (m->nmodel_kv == PB_MODEL_FLAGS)
+        return pb_err_set(err, PB_EINPUT, "too many model options");
+    m->model_kv[m->nmodel_kv][0] = key;
+    m->model_kv[m->nmodel_kv++][1] = v;
+    return PB_OK;
+}
+
+/* a model field: the option's name is the model-file key, applied over
+ * the preset and the model file by pb_model_set (pb_pattern_plan.c) */
+static int set_field(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                     pb_err_t *err)
+{
+    (void)shown;
+    return model_kv(o, s->lng, v, err);
+}
+
+/* a SwiGLU-style MLP: fused gate and up projections */
+static int set_gated(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                     pb_err_t *err)
+{
+    (void)v, (void)shown;
+    return model_kv(o, "gated", strcmp(s->lng, "gated") == 0 ? "1" : "0", err);
+}
+
+#define FIELD(name, arg, help) {name, 0, arg, set_field, 0, 0, help, NULL, NULL}
+
+static const pb_opt_spec_t model_specs[] = {
+    {"preset", 0, "NAME", pb_opt_str, PB_OFF(model.preset), 0,
+     "gpt3-175b, llama2-7b, llama2-70b, llama3-8b, llama3-70b,\n"
+     "llama3-405b, mixtral-8x7b, deepseek-v3, example-70b,\n"
+     "tiny (default)",
+     "gpt3-175b llama2-7b llama2-70b llama3-8b llama3-70b llama3-405b mixtral-8x7b deepseek-v3 "
+     "example-70b tiny",
+     NULL},
+    {"model-file", 0, "F", pb_opt_str, PB_OFF(model.model_file), 0,
+     "key = value lines (the keys are these options' names)", "@file", NULL},
+    {"hf-config", 0, "F", pb_opt_str, PB_OFF(model.hf_config), 0,
+     "a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2,\n"
+     "Qwen2-MoE, DeepSeek); over the preset, under the flags", "@file", NULL},
+    {"megatron-args", 0, "F", pb_opt_str, PB_OFF(model.megatron_args), 0,
+     "a Megatron-LM launch script (or - for stdin): model,\n"
+     "layout, batch, recomputation, precision; flags win", "@file", NULL},
+    FIELD("size", "H", "hidden size; alone it scales the preset's family"),
+    FIELD("hidden", "H", "hidden size (= --size)"),
+    FIELD("layers", "N", "transformer layers"),
+    FIELD("seq", "S", "sequence length"),
+    FIELD("mbs", "B", "micro-batch size"),
+    FIELD("gbs", "B", "global batch size"),
+    FIELD("heads", "A", "attention heads"),
+    FIELD("kv-heads", "G", "key/value heads (GQA)"),
+    FIELD("ffn", "F", "MLP inner size"),
+    FIELD("vocab", "V", "vocabulary size"),
+    FIELD("experts", "E", "experts per MoE layer"),
+    FIELD("topk", "K", "experts each token is routed to"),
+    FIELD("moe-every", "N", "every N-th layer is an MoE layer"),
+    FIELD("moe-ffn", "F", "an expert's MLP inner size"),
+    FIELD("head-dim", "D", "width of one attention head (default hidden / heads)"),
+    FIELD("pp-trim", "N", "layers fewer on the first and last pipeline stage"),
+    FIELD("pp-first", "N", "layers on the first pipeline stage (Megatron's\n"
+                           "--decoder-first-pipeline-num-layers); the rest even"),
+    FIELD("pp-last", "N", "layers on the last pipeline stage (Megatron's\n"
+                          "--decoder-last-pipeline-num-layers)"),
+    {"gated", 0, NULL, set_gated, 0, 0, "gated MLP (SwiGLU)", NULL, NULL},
+    {"no-gated", 0, NULL, set_gated, 0, 0, "plain MLP", NULL, NULL},
+};
+const pb_opt_group_t pb_grp_model = {
+    "model:", model_specs, PB_NSPECS(model_specs),
+    "model options (--hidden, --layers, --seq, ...) belong to --pattern and parbench gemm"};
+
+/* ---- layout -------------------------------------------------------- */
+
+/* --tp --cp --ep --dp --pp: the spec's lo is its dimension */
+static int set_dim(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                   pb_err_t *err)
+{
+    o->model.layout_given |= 1u << s->lo;
+    return pb_parse_int(shown, v, 1, &o->model.layout[s->lo], err);
+}
+
+static const pb_opt_spec_t layout_specs[] = {
+    {"tp", 0, "N", set_dim, 0, PB_LAYOUT_TP, "tensor-parallel size", NULL, NULL},
+    {"cp", 0, "N", set_dim, 0, PB_LAYOUT_CP, "context-parallel size", NULL, NULL},
+    {"ep", 0, "N", set_dim, 0, PB_LAYOUT_EP, "expert-parallel size", NULL, NULL},
+    {"dp", 0, "N", set_dim, 0, PB_LAYOUT_DP,
+     "data-parallel size (default: what the others leave of\nthe world)", NULL, NULL},
+    {"pp", 0, "N", set_dim, 0, PB_LAYOUT_PP, "pipeline-parallel size", NULL, NULL},
+    {"vp", 0, "N", pb_opt_int, PB_OFF(model.vp), 1,
+     "model chunks per pipeline stage (interleaving)", NULL, NULL},
+    {"sp", 0, NULL, pb_opt_flag, PB_OFF(model.sp), 0, "sequence parallelism (with tp)", NULL, NULL},
+    {"etp", 0, "N", pb_opt_int, PB_OFF(model.etp), 1,
+     "experts' tensor parallelism: expert groups folded out of\ntp x cp x dp (MoE parallel "
+     "folding)",
+     NULL, NULL},
+    {"order", 0, "ORDER", pb_opt_str, PB_OFF(model.order), 0,
+     "rank order, first fastest (default tp-cp-ep-dp-pp,\nMegatron's)", NULL, NULL},
+};
+const pb_opt_group_t pb_grp_layout = {"layout:", layout_specs, PB_NSPECS(layout_specs),
+                                      "a layout (--tp ...) belongs to --pattern and parbench topo"};
+
+/* ---- training settings --------------------------------------------- */
+
+static int set_bucket(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                      pb_err_t *err)
+{
+    (void)s, (void)shown;
+    if (strcmp(v, "ddp") != 0 && strcmp(v, "megatron") != 0)
+        return pb_err_set(err, PB_EINPUT, "--dp-bucket takes megatron or ddp, not '%s'", v);
+    o->model.train.dp_bucket_ddp = strcmp(v, "ddp") == 0;
+    return PB_OK;
+}
+
+static int set_zero(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    (void)s;
+    if (pb_parse_int(shown, v, 0, &o->model.train.zero, err) != PB_OK)
+        return err->code;
+    if (o->model.train.zero > 3)
+        return pb_err_set(err, PB_EINPUT, "--zero takes 0, 1, 2 or 3, not %s", v);
+    return PB_OK;
+}
+
+static int set_dist_opt(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                        const char *shown, pb_err_t *err)
+{
+    (void)s, (void)v, (void)shown, (void)err;
+    o->model.train.zero = 1;
+    return PB_OK;
+}
+
+static int set_imbalance(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                         const char *shown, pb_err_t *err)
+{
+    (void)s;
+    if (pb_parse_double(shown, v, 0, &o->model.train.imbalance, err) != PB_OK)
+        return err->code;
+    if (o->model.train.imbalance < 1.0)
+        return pb_err_set(err, PB_EINPUT, "--imbalance must be at least 1 (got %s)", v);
+    return PB_OK;
+}
+
+static const pb_opt_spec_t train_specs[] = {
+    {"dp-bucket", 0, "B", set_bucket, 0, 0, "megatron or ddp gradient buckets (default megatron)",
+     "megatron ddp", NULL},
+    {"zero", 0, "Z", set_zero, 0, 0, "optimizer sharding 0, 1, 2 or 3 (default 0)", NULL, NULL},
+    {"dist-opt", 0, NULL, set_dist_opt, 0, 0, "distributed optimizer (= --zero 1)", NULL, NULL},
+    {"grad-dtype", 0, "T", pb_opt_str, PB_OFF(model.train.grad_dtype), 0,
+     "fp32 or bf16 gradients (default fp32)", NULL, NULL},
+    {"recompute", 0, NULL, pb_opt_flag, PB_OFF(model.train.recompute), 0,
+     "full activation recomputation (repeats TP forward ops)", NULL, NULL},
+    {"imbalance", 0, "F", set_imbalance, 0, 0,
+     "EP: the hottest destination gets F x the mean (alltoallv)", NULL, NULL},
+    {"tokens-per-step", 0, "T", pb_opt_u64, PB_OFF(model.train.tokens_per_step), 1,
+     "the global batch in tokens (= --gbs T / --seq)", NULL, NULL},
+};
+const pb_opt_group_t pb_grp_train = {"training:", train_specs, PB_NSPECS(train_specs), NULL};
+
+/* ---- hardware and compute of a prediction -------------------------- */
+
+static int set_hw_set(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                      pb_err_t *err)
+{
+    (void)s, (void)shown;
+    if (strchr(v, '=') == NULL)
+        return pb_err_set(err, PB_EINPUT, "--hw-set takes key=value, not '%s'", v);
+    if (o->predict.nhw_set == PB_MAX_INPUTS)
+        return pb_err_set(err, PB_EINPUT, "too many --hw-set options");
+    o->predict.hw_set[o->predict.nhw_set++] = v;
+    return PB_OK;
+}
+
+static int set_tp_overlap(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                          const char *shown, pb_err_t *err)
+{
+    (void)s;
+    if (strcmp(v, "0") == 0) {
+        o->predict.tp_overlap = 0.0;
+        return PB_OK;
+    }
+    if (pb_parse_double(shown, v, 0, &o->predict.tp_overlap, err) != PB_OK)
+        return err->code;
+    if (o->predict.tp_overlap > 1.0)
+        return pb_err_set(err, PB_EINPUT, "--tp-overlap is a fraction in [0, 1], not %s", v);
+    return PB_OK;
+}
+
+/* The largest machine a prediction may describe: 2^20 GPUs, several
+ * times the largest training clusters announced (xAI's Colossus, 200,000
+ * GPUs in 2025), and small enough that GPUs x anything per GPU stays far
+ * inside 64 bits. */
+#define PB_MAX_GPUS (1 << 20)
+
+static int set_gpus(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    (void)s;
+    if (pb_parse_int(shown, v, 1, &o->predict.gpus, err) != PB_OK)
+        return err->code;
+    if (o->predict.gpus > PB_MAX_GPUS)
+        return pb_err_set(err, PB_EINPUT, "%s %s is more than the %d GPUs parbench models", shown,
+                          v, PB_MAX_GPUS);
+    return PB_OK;
+}
+
+static const pb_opt_spec_t predict_specs[] = {
+    {"gpus", 0, "N", set_gpus, 0, 0,
+     "GPUs in all (model: dp is what the layout leaves of them)", NULL, NULL},
+    {"gpus-per-node", 0, "G", pb_opt_int, PB_OFF(predict.gpus_per_node), 1,
+     "GPUs per node (default: the hardware's)", NULL, NULL},
+    {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0, "a100, h100, h200, b200 (default a100)",
+     "a100 h100 h200 b200", NULL},
+    {"hw-set", 0, "K=V", set_hw_set, 0, 0,
+     "override a hardware field (bf16_tflops, hbm_gib, hbm_tbps,\n"
+     "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node,\n"
+     "achievable, nvlink_eff, net_eff, lat_intra_us, lat_net_us)",
+     NULL, NULL},
+    {"calib", 0, "FILE", pb_opt_str, PB_OFF(predict.calib), 0, "parbench calibrate's CSV", "@file",
+     NULL},
+    {"gemm-csv", 0, "FILE", pb_opt_str, PB_OFF(predict.gemm_csv), 0,
+     "parbench gemm rows measured on your GPU: they calibrate the\n"
+     "GEMM efficiency of the kernel model", "@file", NULL},
+    {"selective", 0, NULL, pb_opt_flag, PB_OFF(predict.selective), 0,
+     "selective activation recomputation (--recompute: full)", NULL, NULL},
+    {"flash", 0, NULL, pb_opt_flag, PB_OFF(predict.flash), 0,
+     "flash attention, the default (one fused kernel, no s^2\nactivations stored)", NULL, NULL},
+    {"no-flash", 0, NULL, pb_opt_flag, PB_OFF(predict.no_flash), 0,
+     "materialised attention scores instead: two GEMMs, a\nmemory-bound softmax, s^2 activations",
+     NULL, NULL},
+    {"causal", 0, NULL, pb_opt_flag, PB_OFF(predict.causal), 0,
+     "count half the attention scores: a decoder's causal mask,\n"
+     "skipped by a fused kernel (the default with flash)", NULL, NULL},
+    {"no-causal", 0, NULL, pb_opt_flag, PB_OFF(predict.no_causal), 0,
+     "count every attention score (an encoder, or no fused kernel)", NULL, NULL},
+    {"fsdp2", 0, NULL, pb_opt_flag, PB_OFF(predict.fsdp2), 0,
+     "ZeRO-3 as PyTorch FSDP2 runs it: each gather's copy-out\n"
+     "and each gradient's copy-in on the compute stream (needs\n--zero 3)", NULL, NULL},
+    {"unfused-grad-accum", 0, NULL, pb_opt_flag, PB_OFF(predict.unfused_accum), 0,
+     "each micro-batch's gradients added to the main gradient in\n"
+     "a separate pass (Megatron 2021's local DDP) rather than by\nthe wgrad GEMM", NULL, NULL},
+    {"no-overlap-grad-reduce", 0, NULL, pb_opt_flag, PB_OFF(model.train.no_overlap_grad), 0,
+     "gradients reduced after the last backward, not during it\n"
+     "(Megatron without --overlap-grad-reduce)", NULL, NULL},
+    {"no-overlap-tp-bwd", 0, NULL, pb_opt_flag, PB_OFF(model.train.no_overlap_tp_bwd), 0,
+     "the backward's TP collectives not beside the wgrad GEMMs", NULL, NULL},
+    {"no-overlap-p2p", 0, NULL, pb_opt_flag, PB_OFF(model.train.no_overlap_p2p), 0,
+     "interleaved pipelines' send/recv not beside compute\n"
+     "(Megatron without --overlap-p2p-communication)", NULL, NULL},
+    {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
+     "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
+    {"ep-dispatcher", 0, "D", pb_opt_str, PB_OFF(predict.ep_dispatcher), 0,
+     "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
+     "crosses the network once per node) or auto (default:\n"
+     "flex when the EP group spans nodes)",
+     "alltoall flex auto", NULL},
+    {"tflops", 0, "X", pb_opt_pos, PB_OFF(predict.tflops), 0,
+     "compute rate per GPU instead (step: the stand-in's rate,\n"
+     "default 156: an A100's 312 dense bf16 at the model's 0.5\n"
+     "achievable)",
+     NULL, NULL},
+};
+const pb_opt_group_t pb_grp_predict = {
+    "hardware and compute:", predict_specs, PB_NSPECS(predict_specs),
+    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
+    "--causal, --no-causal, --fsdp2, --unfused-grad-accum, --no-overlap-grad-reduce, "
+    "--no-overlap-tp-bwd, --no-overlap-p2p, --tp-overlap, --ep-dispatcher and --tflops belong to "
+    "parbench model and plan"};

@@ -1,0 +1,101 @@
+/* parbench compare: two results files, matched row by row, and the
+ * regression gate (exit 1 when a matched row's median time grew by more
+ * than the threshold).  No MPI. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/pb_compare.h"
+#include "../../reports/pb_csv.h"
+#include "../cli/pb_opt_common.h"
+
+static int compare_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    pb_result_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    int rc = pb_csv_read(o->files.args[0], &a, &na, err);
+    if (rc == PB_OK)
+        rc = pb_csv_read(o->files.args[1], &b, &nb, err);
+    pb_compare_sum_t sum;
+    if (rc == PB_OK)
+        rc = pb_compare_rows(a, na, o->files.args[0], b, nb, o->files.args[1], o->files.threshold, stdout, &sum,
+                             err);
+    free(a);
+    free(b);
+    if (rc != PB_OK)
+        return rc;
+    /* a gate that compared nothing must not pass: the files measured
+     * different things (another world size, sizes, collectives) */
+    if (sum.matched == 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "compare: no row of %s matches a row of %s (pattern, collective, group, "
+                          "size, dtype, backend and world must agree): nothing was compared",
+                          o->files.args[1], o->files.args[0]);
+    if (sum.regressed > 0)
+        return pb_err_set(err, PB_EVERIFY, "%zu of %zu matched rows regressed by more than %g %% "
+                          "(worst %+.1f %%)", sum.regressed, sum.matched, o->files.threshold * 100.0,
+                          sum.worst * 100.0);
+    return PB_OK;
+}
+
+/* ---- the command: its options and table row ----------------------- */
+
+static int compare_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    (void)rank0;
+    return compare_cmd(o, err);
+}
+
+static int set_threshold(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                         const char *shown, pb_err_t *err)
+{
+    (void)s;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || (*end != '\0' && strcmp(end, "%") != 0) || errno == ERANGE || !(x >= 0.0) ||
+        !isfinite(x))
+        return pb_err_set(err, PB_EINPUT, "%s takes a percentage such as 5%% (got '%s')", shown,
+                          v);
+    o->files.threshold = x / 100.0;
+    return PB_OK;
+}
+
+static const pb_opt_spec_t compare_specs[] = {
+    {"threshold", 0, "T", set_threshold, 0, 0, "percent (5, 5% or 2.5%; default 5)", NULL,
+     "--threshold is an option of parbench compare"},
+};
+static const pb_opt_group_t compare_group = PB_GROUP("", compare_specs, NULL);
+
+static int compare_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->files.nargs != 2)
+        return pb_err_set(err, PB_EINPUT, "compare needs two files: BASE.csv NEW.csv");
+    return PB_OK;
+}
+
+/* compare takes files: another command's option is named as such */
+static const char *compare_foreign(const pb_opt_spec_t *s, const pb_opt_group_t *g)
+{
+    (void)g;
+    return pb_files_foreign(s, "--csv and --json are not options of parbench compare",
+                            "parbench compare takes files, -o, --pairs and --threshold only");
+}
+
+const pb_cmd_desc_t pb_cmd_compare = {
+    PB_CMD_COMPARE, "compare",
+    "base.csv new.csv [--threshold 5%]: the regression gate\n"
+    "           (parbench compare --help)",
+    "usage: parbench compare BASE.csv NEW.csv [--threshold 5%]\n"
+    "\n"
+    "Matches rows on pattern, collective, group, group size, bytes, dtype,\n"
+    "backend and world (and in-place, timing mode and reduction, which tell\n"
+    "apart the measurements of one sweep), prints the change of median time\n"
+    "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
+    "matched row's median time grew by more than the threshold.  Runs no MPI.\n",
+    {{&compare_group, NULL}, {&pb_grp_help, NULL}},
+    "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
+    "file and line named)\n",
+    2, pb_files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0};

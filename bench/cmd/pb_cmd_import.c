@@ -1,0 +1,148 @@
+#include "pb_cmd_import.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../util/pb_list.h"
+
+#include "../../reports/pb_csv.h"
+#include "../../reports/pb_import.h"
+#include "pb_cmd_calibrate.h"
+#include "../cli/pb_opt_common.h"
+
+/* What one file held, on a line or three. */
+static void summary(const char *path, const pb_import_out_t *out)
+{
+    const pb_result_t *r = &out->rows[0];
+    char colls[200] = "";
+    for (size_t i = 0; i < out->n; i++)
+        pb_list_add(colls, sizeof colls, out->rows[i].collective, ",");
+    printf("# %s: %zu rows from %s (%s), world %d", path, out->n, r->backend, colls, r->world);
+    if (r->nodes > 0)
+        printf(" on %d node%s", r->nodes, r->nodes == 1 ? "" : "s");
+    if (r->group_size != r->world)
+        printf(", groups of %d", r->group_size);
+    printf("\n");
+    if (out->skipped)
+        printf("# %s: %zu line%s skipped (--partial); the first: %s\n", path, out->skipped,
+               out->skipped == 1 ? "" : "s", out->first_skip);
+    if (out->ignored[0])
+        printf("# %s: left out (no parbench counterpart): %s\n", path, out->ignored);
+    if (out->have_avg) {
+        double a = out->avg_busbw_stated, b = out->avg_busbw_rows;
+        printf("# %s: Avg bus bandwidth %.4g GB/s in the log, %.4g GB/s from its rows%s\n", path,
+               a, b, a > 1.01 * b + 0.01 || b > 1.01 * a + 0.01 ? " (rows missing or edited?)" : "");
+    }
+}
+
+/* Every file is parsed before a row is written: a bad log leaves no
+ * half-written CSV behind. */
+int pb_import_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    pb_import_opts_t io = {PB_IMPORT_AUTO, o->import.partial, o->run.np};
+    if (pb_import_tool_parse(o->import.tool ? o->import.tool : "auto", &io.tool) != 0)
+        return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'",
+                          o->import.tool);
+    pb_import_out_t out[PB_MAX_INPUTS];
+    memset(out, 0, sizeof out);
+    int code = PB_OK;
+    for (int i = 0; i < o->import.ninputs && code == PB_OK; i++)
+        code = pb_import_file(o->import.inputs[i], &io, &out[i], err);
+    pb_csv_writer_t *w = NULL;
+    size_t total = 0;
+    if (code == PB_OK)
+        code = pb_csv_open(o->run.csv_path, &w, err);
+    for (int i = 0; i < o->import.ninputs && code == PB_OK; i++) {
+        for (size_t k = 0; k < out[i].n && code == PB_OK; k++)
+            code = pb_csv_write(w, &out[i].rows[k], err);
+        summary(o->import.inputs[i], &out[i]);
+        total += out[i].n;
+    }
+    if (w)
+        pb_csv_close(w);
+    for (int i = 0; i < o->import.ninputs; i++)
+        pb_import_out_free(&out[i]);
+    if (code != PB_OK)
+        return code;
+    printf("# written: %zu rows to %s\n", total, o->run.csv_path);
+    if (o->import.output == NULL)
+        return PB_OK;
+    /* -o: the calibration of the CSV's rows, as `calibrate` fits it */
+    pb_options_t c = *o;
+    c.calibrate.inputs[0] = o->run.csv_path;
+    c.calibrate.ninputs = 1;
+    c.calibrate.output = o->import.output;
+    c.calibrate.fit_tol = o->import.fit_tol;
+    return pb_calibrate_cmd(&c, err);
+}
+
+/* ---- the command: its options and table row ----------------------- */
+
+static int set_tool(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    (void)s;
+    (void)shown;
+    if (strcmp(v, "auto") != 0 && strcmp(v, "nccl-tests") != 0 && strcmp(v, "osu") != 0 &&
+        strcmp(v, "imb") != 0)
+        return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'", v);
+    o->import.tool = v;
+    return PB_OK;
+}
+
+static const pb_opt_spec_t import_specs[] = {
+    {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0, "append the rows here (required)",
+     "@file", NULL},
+    {"tool", 0, "T", set_tool, 0, 0,
+     "auto (default: from the log's banner), nccl-tests, osu, imb", "auto nccl-tests osu imb",
+     "--tool and --partial are options of parbench import"},
+    {"partial", 0, NULL, pb_opt_flag, PB_OFF(import.partial), 0,
+     "keep the rows that parse and count the lines that do not\n"
+     "(default: a bad line is an error naming file:line, exit 2)",
+     NULL, "--tool and --partial are options of parbench import"},
+    {"np", 0, "N", pb_opt_int, PB_OFF(run.np), 1,
+     "processes, for logs that do not say (OSU collectives)", NULL, NULL},
+    {"output", 'o', "FILE", pb_opt_output, PB_OFF(import.output), 0,
+     "also fit the rows as parbench calibrate does and write the\n"
+     "calibration (for model --calib and plan --calib)",
+     "@file", pb_o_elsewhere},
+    {"fit-tol", 0, "P", pb_opt_percent, PB_OFF(import.fit_tol), 0, "with -o: as for calibrate (default 5)",
+     NULL, NULL},
+};
+static const pb_opt_group_t import_group = PB_GROUP("", import_specs, NULL);
+
+static void import_defaults(pb_options_t *o)
+{
+    o->import.fit_tol = 0.05; /* PB_FIT_TOL_DEFAULT */
+}
+
+static int import_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->import.ninputs == 0)
+        return pb_err_set(err, PB_EINPUT, "parbench import needs at least one log file");
+    if (o->run.csv_path == NULL)
+        return pb_err_set(err, PB_EINPUT, "parbench import needs --csv OUT.csv");
+    return PB_OK;
+}
+
+static int import_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? pb_import_cmd(o, err) : PB_OK;
+}
+
+const pb_cmd_desc_t pb_cmd_import = {
+    PB_CMD_IMPORT, "import", "nccl-tests, OSU or IMB logs -> results CSV (parbench import --help)",
+    "usage: parbench import LOG [LOG ...] --csv OUT.csv [--tool T] [--partial] [--np N]\n"
+    "                       [-o calib.csv] [--fit-tol P]\n"
+    "\n"
+    "Turns benchmark logs into parbench result rows (backend = the tool, label =\n"
+    "the file name), so calibrate, report, compare and model --calib read them.\n"
+    "Reads nccl-tests (every *_perf table: out-of-place and in-place, with or\n"
+    "without redop/root columns, #wrong or N/A, per-iteration columns; world,\n"
+    "nodes and groups from the '#  Rank' lines), OSU 5.x-7.x (latency tables with\n"
+    "and without -f, osu_latency, osu_bw, osu_bibw) and IMB-MPI1 (every\n"
+    "'# Benchmarking' block with its '#processes').  Sizes follow parbench's\n"
+    "convention: OSU's and IMB's per-rank blocks (allgather, alltoall) are\n"
+    "multiplied by the process count.  Runs no MPI.\n",
+    {{&import_group, NULL}, {&pb_grp_help, NULL}},
+    "", PB_MAX_INPUTS, import_defaults, import_finish, pb_pure_foreign, import_alone, NULL, 1};

@@ -1,0 +1,283 @@
+/* parbench model: a step predicted for one layout (or, with --against,
+ * every published run of a file).  A pure computation over files and
+ * presets (no MPI, nothing launched), printed by the one process that
+ * runs it. */
+#include "pb_cmd_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../patterns/pb_stages.h"
+#include "../cli/pb_opt_common.h"
+#include "../glue/pb_against.h"
+#include "../glue/pb_pattern_plan.h"
+#include "../glue/pb_predict.h"
+
+/* What was predicted: the model, the layout and its settings, uneven
+ * stages. */
+static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_predict_env_t *e,
+                        const pb_step_t *st)
+{
+    printf("model: %s: %llu layers, hidden %llu, %llu heads (%llu KV), ffn %llu, vocab %llu, "
+           "seq %llu, %.2f B parameters\n",
+           m->name, (unsigned long long)m->layers, (unsigned long long)m->hidden,
+           (unsigned long long)m->heads, (unsigned long long)m->kv_heads,
+           (unsigned long long)m->ffn, (unsigned long long)m->vocab, (unsigned long long)m->seq,
+           (double)pb_model_params(m) / 1e9);
+    uint64_t world = pb_layout_world(l);
+    uint64_t nodes = (world + (uint64_t)e->job.hw.gpus_per_node - 1) / (uint64_t)e->job.hw.gpus_per_node;
+    printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPU%s (%llu node%s of %d); "
+           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s%s%s%s\n",
+           l->size[PB_DIM_TP], l->sp ? " (sp)" : "", l->size[PB_DIM_PP], l->vp,
+           l->size[PB_DIM_DP],
+           l->size[PB_DIM_CP], l->size[PB_DIM_EP], (unsigned long long)world,
+           world == 1 ? "" : "s", (unsigned long long)nodes, nodes == 1 ? "" : "s",
+           e->job.hw.gpus_per_node, (unsigned long long)m->mbs,
+           (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
+           (unsigned long long)st->micro, pb_recomp_name(e->job.step.recomp),
+           e->job.step.flash ? ", flash attention" : ", materialised attention scores",
+           e->job.step.causal ? " (causal)" : e->job.step.flash ? " (every score)" : "",
+           e->job.step.zero3_copies ? ", FSDP2 copies" : "",
+           e->job.step.grad_accum_fused ? "" : ", unfused gradient accumulation");
+    pb_stages_t sg; /* said only when uneven */
+    pb_stages_of(m, l->size[PB_DIM_PP], &sg);
+    if (l->size[PB_DIM_PP] > 1 && (sg.first != sg.last || (l->size[PB_DIM_PP] > 2 && sg.first != sg.mid)))
+        printf("stages: %llu layers on the first, %llu on each between, %llu on the last\n",
+               (unsigned long long)sg.first, (unsigned long long)sg.mid,
+               (unsigned long long)sg.last);
+}
+
+/* Where the numbers come from: hardware, compute rate, collectives, and
+ * which groups cross nodes. */
+static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const pb_step_t *st)
+{
+    static const char *const kinds[] = {"TP", "CP", "DP", "PP", "EP", "EDP"};
+    pb_print_hw(&e->job.hw);
+    printf("compute rate: %.1f TFLOP/s per GPU (%s)\n", st->rate_tflops, e->rate_src);
+    printf("collectives: %d operation kinds from the calibration, %d from the %s preset%s\n",
+           st->ops_calibrated, st->ops_preset, e->job.hw.name,
+           e->have_calib ? "" : " (no --calib)");
+    if (st->ops_other_dtype)
+        printf("collectives: %d operation kinds are reductions calibrated with another data "
+               "type (theirs was not measured, or not at that size, or the file predates the "
+               "dtype column: see doc/model.md, Calibration)\n",
+               st->ops_other_dtype);
+    if (e->have_calib) {
+        char note[512];
+        pb_step_calib_note(st, e->job.hw.name, note, sizeof note);
+        printf("%s\n", note);
+    }
+    printf("groups:");
+    for (int k = 0; k < PB_GK_COUNT; k++) {
+        int n = pb_layout_group_size(l, (pb_gkind_t)k);
+        if (n <= 1)
+            continue;
+        printf(" %s %d %s", kinds[k], n, st->net[k] ? "across nodes" : "within a node");
+        if (k == PB_GK_EP) /* the dispatcher its all-to-alls are costed as */
+            printf(" (%s dispatcher)",
+                   pb_ep_disp_name(pb_ep_disp_resolve(e->job.step.ep_disp, st->net[k])));
+        printf(";");
+    }
+    printf("\n");
+}
+
+/* The step by part, then what it yields: throughput, MFU, efficiencies,
+ * memory. */
+static void print_parts(const pb_predict_env_t *e, const pb_step_t *st)
+{
+    printf("\n%-10s %12s %9s %16s\n", "part", "seconds", "% step", "before overlap");
+    for (int p = 0; p < PB_PART_COUNT; p++) {
+        printf("%-10s %12.4f %8.1f%%", pb_part_name(p), st->part[p],
+               100.0 * st->part[p] / st->total);
+        int comm = p == PB_PART_TP || p == PB_PART_PP || p == PB_PART_DP || p == PB_PART_EP ||
+                   p == PB_PART_CP;
+        if (comm)
+            printf(" %16.4f", st->comm_total[p]);
+        printf("\n");
+    }
+    printf("%-10s %12.4f %8.1f%%\n\n", "step", st->total, 100.0);
+    printf("throughput: %.0f tokens/s; %.1f TFLOP/s per GPU (model), %.1f (hardware, with "
+           "recomputation)\n",
+           st->tokens_per_s, st->tflops_model, st->tflops_hw);
+    printf("MFU %.1f %%, HFU %.1f %% of %.0f TFLOP/s bf16\n", 100 * st->mfu, 100 * st->hfu,
+           e->job.hw.bf16_tflops);
+    printf("efficiency: TP %.1f %% (compute / (compute + exposed TP)), PP %.1f %% (work / "
+           "(work + bubble + p2p)), DP %.1f %% (step without exposed DP / step)\n",
+           100 * st->eff_tp, 100 * st->eff_pp, 100 * st->eff_dp);
+    printf("memory per GPU: %.2f B parameters x %.2f B = %.2f GiB weights+grads+optimizer; "
+           "activations %.2f GiB (%.2f micro-batches in flight) + %.2f GiB embedding/output; "
+           "total %.2f GiB of %.1f GiB usable (%.0f GiB x %.2f): %s\n",
+           st->mem.params / 1e9, st->mem.weights / st->mem.params, st->mem.weights / PB_GIB,
+           st->mem.act_layers / PB_GIB, st->mem.inflight, st->mem.act_extra / PB_GIB,
+           st->mem.total / PB_GIB, st->capacity / PB_GIB, e->job.hw.hbm_gib, PB_HBM_USABLE,
+           st->fits ? "fits" : "DOES NOT FIT");
+}
+
+static void print_step(const pb_model_t *m, const pb_layout_t *l, const pb_predict_env_t *e,
+                       const pb_step_t *st)
+{
+    print_setup(m, l, e, st);
+    print_sources(l, e, st);
+    print_parts(e, st);
+}
+
+static void print_band(const pb_predict_env_t *e, const pb_step_t *st, const pb_step_band_t *b)
+{
+    char like[96], mech[96];
+    pb_band_mech_words(b->band.match & b->band.mech, like, sizeof like);
+    pb_band_mech_words(b->band.mech, mech, sizeof mech);
+    printf("step %.3f s, likely %.3f-%.3f s: the model's errors on the %d published runs most "
+           "like this one (%s%s) span %+.1f %% to %+.1f %%",
+           st->total, b->likely_lo, b->likely_hi, b->band.runs,
+           b->band.match == 0 ? "all of them" : like,
+           b->band.match != PB_MECH_ALL && b->band.match != 0 ? ", the closest the file has" : "",
+           100.0 * b->band.err_lo, 100.0 * b->band.err_hi);
+    (void)mech;
+    if (e->have_calib)
+        printf("; measured collectives at the ends of their ranges: %.3f-%.3f s", b->lo_s,
+               b->hi_s);
+    printf(" (doc/model.md, Uncertainty)\n");
+}
+
+/* model's hardware, settings, compute rate, model and layout (the
+ * calibration too, which the caller frees) */
+static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
+{
+    int code = pb_predict_env_init(&o->predict, &o->model.train, e, err);
+    if (code == PB_OK)
+        code = pb_predict_env_rate(&o->predict, e, err);
+    if (code != PB_OK)
+        return code;
+    pb_model_opts_t mo = o->model;
+    if (mo.sp && mo.layout[PB_DIM_TP] <= 1) {
+        /* as Megatron: sequence parallelism without TP is switched off
+         * with a warning, and the run goes on */
+        fprintf(stderr, "parbench: warning: --sp needs --tp above 1; sequence parallelism "
+                        "off\n");
+        mo.sp = 0;
+    }
+    pb_pattern_plan_t p;
+    code = pb_pattern_plan(&mo, 0, o->predict.gpus, 0, &p, err);
+    if (code == PB_OK) {
+        e->job.model = p.model;
+        e->job.layout = p.layout;
+    }
+    pb_pattern_plan_free(&p);
+    return code;
+}
+
+int pb_model_job(const pb_options_t *o, pb_job_t *j, pb_err_t *err)
+{
+    pb_predict_env_t e;
+    int code = model_env(o, &e, err);
+    if (code == PB_OK)
+        *j = e.job;
+    pb_calib_free(&e.calib);
+    return code;
+}
+
+static int model_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    if (o->predict.against) {
+        pb_against_sum_t sum;
+        return pb_against(o->predict.against, stdout, &sum, err);
+    }
+    pb_predict_env_t e;
+    int code = model_env(o, &e, err);
+    pb_step_t st;
+    pb_step_band_t b;
+    pb_band_run_t *runs = NULL;
+    size_t nruns = 0;
+    if (code == PB_OK)
+        code = pb_job_predict(&e.job, e.have_calib ? &e.calib : NULL, 0, &st, err);
+    if (code == PB_OK)
+        code = pb_band_runs(&runs, &nruns, err);
+    if (code == PB_OK)
+        code = pb_step_band(&e, runs, nruns, &e.job.model, &e.job.layout, &e.job.step, &st, &b, err);
+    if (code == PB_OK) {
+        print_step(&e.job.model, &e.job.layout, &e, &st);
+        print_band(&e, &st, &b);
+        /* a layout that cannot run fails like a wrong result: after its
+         * report, exit 1 (a script that plans with it must notice) */
+        if (!st.fits)
+            code = pb_err_set(err, PB_EVERIFY,
+                              "does not fit: %.1f GiB per GPU of %.1f GiB usable (more tp or pp, "
+                              "a sharded optimizer, recomputation or a smaller micro-batch)",
+                              st.mem.total / PB_GIB, st.capacity / PB_GIB);
+    }
+    free(runs);
+    pb_calib_free(&e.calib);
+    return code;
+}
+
+/* ---- the command: its options and table row ----------------------- */
+
+static int model_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    return rank0 ? model_cmd(o, err) : PB_OK;
+}
+
+/* the model's one type (model, plan) */
+static int set_model_dtype(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                           const char *shown, pb_err_t *err)
+{
+    (void)s, (void)shown;
+    pb_dtype_t tmp[PB_DTYPE_COUNT];
+    int n;
+    if (pb_parse_dtypes(v, tmp, &n, err))
+        return err->code;
+    if (n > 1)
+        return pb_err_set(err, PB_EINPUT, "--dtype takes one type (the model's)");
+    o->model.dtype = v;
+    return PB_OK;
+}
+
+
+static const pb_opt_spec_t model_own_specs[] = {
+    {"dtype", 'd', "T", set_model_dtype, 0, 0,
+     "the model's type: bf16, fp16 or fp32 (default: the preset's)", "bf16 fp16 fp32", NULL},
+    {"against", 0, "FILE", pb_opt_str, PB_OFF(predict.against), 0,
+     "predict every published run of FILE (model/published_runs.csv)\nand print predicted "
+     "vs published step time and the summary",
+     "@file", NULL},
+};
+/* plan takes the group too (--dtype; --against it refuses) */
+const pb_opt_group_t pb_grp_model_own = PB_GROUP("", model_own_specs, NULL);
+
+void pb_model_cmd_defaults(pb_options_t *o)
+{
+    pb_model_defaults(o);
+    o->top = 10;
+}
+
+static int model_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (pb_predict_finish(o, err) != PB_OK)
+        return err->code;
+    if (o->predict.against && o->model.layout_given)
+        return pb_err_set(err, PB_EINPUT,
+                          "--against takes every run's layout from its file: no --tp, --pp, ...");
+    if (!o->model.layout_given && !o->model.megatron_args && !o->predict.against)
+        return pb_err_set(err, PB_EINPUT, "parbench model needs a layout (--tp, --pp, ...)");
+    return PB_OK;
+}
+
+const pb_cmd_desc_t pb_cmd_model = {
+    PB_CMD_MODEL, "model", "predict a training step of a model and layout (parbench model --help)",
+    "usage: parbench model [model] [layout] --gpus N --gpus-per-node G [--hw NAME]\n"
+    "                      [--calib calib.csv] [--gemm-csv gemm.csv]\n"
+    "\n"
+    "Predicts one training step: compute, exposed TP, PP send/recv, pipeline\n"
+    "bubble, DP gradient sync, EP all-to-all, CP exchange and optimizer, with\n"
+    "tokens/s, TFLOP/s per GPU, MFU/HFU, TP/PP/DP efficiencies and memory per GPU.\n"
+    "Communication times apply the calibration (else the hardware preset) to the\n"
+    "operations the patterns generate.  Runs no MPI.  dp defaults to what --gpus\n"
+    "leaves.\n",
+    {{&pb_grp_predict, NULL},
+     {&pb_grp_model_own, NULL},
+     {&pb_grp_model, NULL},
+     {&pb_grp_layout, NULL},
+     {&pb_grp_train, NULL},
+     {&pb_grp_help, NULL}},
+    "", 0, pb_model_cmd_defaults, model_finish, pb_pure_foreign, model_alone, NULL, 0};

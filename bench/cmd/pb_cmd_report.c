@@ -1,0 +1,100 @@
+#include "pb_cmd_report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/pb_csv.h"
+#include "../../reports/pb_report.h"
+#include "../cli/pb_opt_common.h"
+
+int pb_report_files(const char *results, const char *calib, const char *pairs,
+                    const char *out, const char *run_id, const char *note, pb_err_t *err)
+{
+    pb_result_t *rows = NULL;
+    pb_calib_row_t *cal = NULL;
+    pb_pair_row_t *pr = NULL;
+    size_t nrows = 0, ncal = 0, npr = 0;
+    int rc = pb_csv_read(results, &rows, &nrows, err);
+    if (rc == PB_OK && calib)
+        rc = pb_calib_read(calib, &cal, &ncal, err);
+    if (rc == PB_OK && pairs)
+        rc = pb_pairs_csv_read(pairs, &pr, &npr, err);
+    if (rc == PB_OK && run_id) { /* an appended file: this run's rows only */
+        size_t k = 0;
+        for (size_t i = 0; i < nrows; i++)
+            if (strcmp(rows[i].run_id, run_id) == 0)
+                rows[k++] = rows[i];
+        nrows = k;
+    }
+    if (rc == PB_OK) {
+        pb_report_in_t in = {rows, nrows, cal, ncal, pr, npr, results, calib, pairs,
+                             "parbench " PB_VERSION, note};
+        rc = pb_report_write(out, &in, err);
+    }
+    free(rows);
+    free(cal);
+    free(pr);
+    return rc;
+}
+
+static int report_cmd(const pb_options_t *o, pb_err_t *err)
+{
+    int rc = pb_report_files(o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL, o->files.pairs_path,
+                             o->files.output, NULL, NULL, err);
+    if (rc == PB_OK && !o->run.quiet)
+        printf("# report written to %s\n", o->files.output);
+    return rc;
+}
+
+/* ---- the command: its options and table row ----------------------- */
+
+/* files in, a page or a verdict out */
+static int report_alone(const pb_options_t *o, int rank0, pb_err_t *err)
+{
+    (void)rank0;
+    return report_cmd(o, err);
+}
+
+static const pb_opt_spec_t report_specs[] = {
+    {"output", 'o', "FILE", pb_opt_output, PB_OFF(files.output), 0, "the page (default report.html)",
+     "@file", pb_o_elsewhere},
+    {"pairs", 0, "FILE", pb_opt_str, PB_OFF(files.pairs_path), 0,
+     "topology pairs CSV (a, b, class, links)", "@file", "--pairs is an option of parbench report"},
+    {"quiet", 'q', NULL, pb_opt_flag, PB_OFF(run.quiet), 0, "no line saying where the page went",
+     NULL, NULL},
+};
+static const pb_opt_group_t report_group = PB_GROUP("", report_specs, NULL);
+
+static int report_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->files.nargs < 1)
+        return pb_err_set(err, PB_EINPUT, "report needs a results file: RESULTS.csv [CALIB.csv]");
+    if (o->files.output == NULL)
+        o->files.output = "report.html";
+    return PB_OK;
+}
+
+/* report takes files: another command's option is named as such */
+static const char *report_foreign(const pb_opt_spec_t *s, const pb_opt_group_t *g)
+{
+    (void)g;
+    return pb_files_foreign(s, "--csv and --json are not options of parbench report",
+                            "parbench report takes files, -o, --pairs and --threshold only");
+}
+
+const pb_cmd_desc_t pb_cmd_report = {
+    PB_CMD_REPORT, "report", "results.csv [calib.csv] -o report.html (parbench report --help)",
+    "usage: parbench report RESULTS.csv [CALIB.csv] [-o report.html] [--pairs PAIRS.csv]\n"
+    "\n"
+    "Writes one self-contained XHTML page (no scripts, no network; plots drawn\n"
+    "by PLplot as inline SVG): run metadata, the topology matrix (from --pairs,\n"
+    "written by parbench topo --csv), bus bandwidth vs size per collective (one\n"
+    "line per group size and link class), the calibrated model's curves and fit\n"
+    "error when CALIB.csv is given, pattern tables per strategy, and the step\n"
+    "breakdown (rows with pattern step or model).  Runs no MPI.\n",
+    {{&report_group, NULL}, {&pb_grp_help, NULL}},
+    "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
+    "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"
+    "time_us = latency_us + size / (bandwidth_gbps * 1e3) for bytes_lo <= size <= bytes_hi.\n",
+    2, pb_files_defaults, report_finish, report_foreign, report_alone, NULL, 0};

@@ -1,0 +1,365 @@
+#include "pb_cmd_validate.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../validate/pb_tournament.h"
+#include "../run/pb_progress.h"
+#include "pb_validate_judge.h"
+#include "../cli/pb_opt_common.h"
+
+/* One vote of one pair, on both of its ranks: the best of the trials,
+ * in seconds per exchange as this rank saw it.  Timed like every other
+ * command, through the backend's marks (host: the clock; device: events
+ * on the group's stream), so that on a GPU the time is the transfer's,
+ * not the enqueue's. */
+static int measure_pair(pb_ctx_t *ctx, int peer, void *sbuf, void *rbuf, uint64_t bytes,
+                        int first, double *best, pb_err_t *err)
+{
+    pb_group_t *g = ctx->world_group;
+    const pb_comm_ops_t *ops = ctx->be.comm;
+    int per = pb_validate_per_count(ctx->opt, ctx->rank, peer);
+    snprintf(g->doing, sizeof g->doing, "validate: send/recv %" PRIu64 " B, pair %d-%d", bytes,
+             ctx->rank < peer ? ctx->rank : peer, ctx->rank < peer ? peer : ctx->rank);
+    /* untimed exchanges first: connection setup and the first touch of
+     * the shared-memory queues would otherwise slow whichever pair is
+     * measured first */
+    for (int r = 0; first && r < PB_VALIDATE_REPS; r++)
+        if (ops->sendrecv(g, sbuf, peer, rbuf, peer, bytes, PB_I8, err) != PB_OK)
+            return err->code;
+    if (first && ops->sync(g, err) != PB_OK)
+        return err->code;
+    for (int t = 0; t < PB_VALIDATE_TRIALS; t++) {
+        double dt = 0.0;
+        if (ops->mark(g, 0, err) != PB_OK)
+            return err->code;
+        for (int r = 0; r < PB_VALIDATE_REPS * per; r++)
+            if (ops->sendrecv(g, sbuf, peer, rbuf, peer, bytes, PB_I8, err) != PB_OK)
+                return err->code;
+        if (ops->mark(g, 1, err) != PB_OK || ops->elapsed(g, 0, 1, &dt, err) != PB_OK)
+            return err->code;
+        if (t == 0 || dt < *best)
+            *best = dt;
+    }
+    *best /= PB_VALIDATE_REPS;
+    return PB_OK;
+}
+
+/* Buffers through the backend (device memory on NCCL), filled by it: the
+ * send buffer with this rank's pattern, the receive buffer poisoned; all
+ * done before the first timed exchange. */
+static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_err_t *err)
+{
+    const pb_mem_ops_t *ops = ctx->be.mem;
+    pb_group_t *g = ctx->world_group;
+    if (ops->alloc(&ctx->be, bytes, sbuf, err) != PB_OK ||
+        ops->alloc(&ctx->be, bytes, rbuf, err) != PB_OK)
+        return err->code;
+    if (ops->fill(g, *sbuf, bytes, PB_I8, (uint64_t)ctx->rank, 101, err) != PB_OK ||
+        ops->poison(g, *rbuf, bytes, err) != PB_OK || ctx->be.comm->sync(g, err) != PB_OK)
+        return err->code;
+    return PB_OK;
+}
+
+/* Waits for a request without spinning: idle ranks must not take the CPU
+ * the measured pairs run on (ranks may outnumber cores).  The backend's
+ * collectives cannot do that (MPI spins; NCCL's barrier is an all-reduce
+ * on the device), so the rounds are coordinated on the MPI world; only
+ * the timed exchanges and the buffers go through the backend. */
+static int quiet_wait(MPI_Request *req)
+{
+    int done = 0;
+    struct timespec ts = {0, 200000};
+    while (!done) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (!done)
+            nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static void quiet_barrier(pb_ctx_t *ctx, pb_err_t *err)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(ctx->world, &req) != MPI_SUCCESS || quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "barrier failed");
+        pb_ctx_abort(ctx, err);
+    }
+}
+
+/* Pairs in round r, counted from the schedule alone (every rank gets the
+ * same number). */
+static size_t pairs_in(const pb_ctx_t *ctx, const pb_tourn_t *t, int r)
+{
+    size_t n = 0;
+    for (int a = 0; a < ctx->size; a++)
+        n += pb_validate_partner(ctx, t, r, a) > a;
+    return n;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* Pairs in the whole schedule, without walking it: a node of L ranks has
+ * L(L-1)/2 local pairs; two nodes meet once, on min(La, Lb) rails (1 for
+ * leaders); with nodes sorted by size, node i is the smaller of its
+ * meetings with the nodes after it. */
+static size_t schedule_pairs(const pb_tourn_t *t, int *sizes_sorted)
+{
+    size_t n = 0;
+    int nn = t->nnodes;
+    if (t->intra > 0)
+        for (int k = 0; k < nn; k++)
+            n += (size_t)t->size[k] * (size_t)(t->size[k] - 1) / 2;
+    if (t->cross == 0)
+        return n;
+    if (t->pairs == PB_TOURN_LEADERS)
+        return n + (size_t)nn * (size_t)(nn - 1) / 2;
+    for (int i = 0; i < nn; i++)
+        sizes_sorted[i] = t->size[i];
+    qsort(sizes_sorted, (size_t)nn, sizeof *sizes_sorted, cmp_int);
+    for (int i = 0; i < nn; i++)
+        n += (size_t)sizes_sorted[i] * (size_t)(nn - 1 - i);
+    return n;
+}
+
+/* The rounds --max-pairs allows: whole rounds while they fit, at least
+ * one (a cap below one round's pairs still measures something). */
+static int rounds_allowed(const pb_ctx_t *ctx, const pb_tourn_t *t, size_t *planned)
+{
+    uint64_t cap = ctx->opt->validate.max_pairs;
+    size_t sum = 0;
+    int r = 0, total = pb_tourn_total(t);
+    for (; r < total; r++) {
+        size_t n = pairs_in(ctx, t, r);
+        if (r > 0 && sum + n > cap)
+            break;
+        sum += n;
+    }
+    *planned = sum;
+    return r;
+}
+
+/* One round on every rank: its votes with its partner (or quiet waits
+ * when it rests), then its times to rank 0, which judges them. */
+static void run_round(pb_ctx_t *ctx, const pb_tourn_t *t, int round, void *sbuf, void *rbuf,
+                      uint64_t bytes, double *all, pb_vjudge_t *j, pb_err_t *err)
+{
+    int peer = pb_validate_partner(ctx, t, round, ctx->rank);
+    double mine[PB_VALIDATE_VOTES] = {0};
+    for (int v = 0; v < PB_VALIDATE_VOTES; v++) {
+        pb_watch_tick(ctx->wd);
+        quiet_barrier(ctx, err);
+        if (peer >= 0 && measure_pair(ctx, peer, sbuf, rbuf, bytes, v == 0, &mine[v], err) != PB_OK)
+            pb_ctx_abort(ctx, err);
+    }
+    MPI_Request req;
+    if (MPI_Igather(mine, PB_VALIDATE_VOTES, MPI_DOUBLE, all, PB_VALIDATE_VOTES, MPI_DOUBLE, 0,
+                    ctx->world, &req) != MPI_SUCCESS ||
+        quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "gathering round %d's times failed", round);
+        pb_ctx_abort(ctx, err);
+    }
+    if (ctx->rank == 0 && pb_vjudge_round(j, round, all, err) != PB_OK)
+        pb_ctx_abort(ctx, err);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 0 says whether round `done` runs (0), or why not: the budget is
+ * spent (1; the first round always runs, so that a budget shorter than a
+ * round still measures something).  Every rank waits for the word
+ * without spinning. */
+static int go_on(pb_ctx_t *ctx, int done, double t0, pb_err_t *err)
+{
+    int stop = ctx->rank == 0 && done > 0 && ctx->opt->validate.budget_s > 0.0 &&
+               now_s() - t0 >= ctx->opt->validate.budget_s;
+    MPI_Request req;
+    if (MPI_Ibcast(&stop, 1, MPI_INT, 0, ctx->world, &req) != MPI_SUCCESS ||
+        quiet_wait(&req) != 0) {
+        pb_err_set(err, PB_ERUNTIME, "broadcast failed");
+        pb_ctx_abort(ctx, err);
+    }
+    return !stop;
+}
+
+static int check_input(const pb_ctx_t *ctx, uint64_t bytes, pb_err_t *err)
+{
+    const pb_options_t *o = ctx->opt;
+    if (ctx->size < 2)
+        return pb_err_set(err, PB_EINPUT, "validate needs at least 2 ranks");
+    if (o->run.fault == PB_FAULT_SLOW && (o->run.fault_rank >= ctx->size || o->run.fault_peer >= ctx->size))
+        return pb_err_set(err, PB_EINPUT, "--fault slow:%d-%d names a rank outside the %d launched",
+                          o->run.fault_rank, o->run.fault_peer, ctx->size);
+    if (o->run.fault == PB_FAULT_SLOW_RANK && o->run.fault_rank >= ctx->size)
+        return pb_err_set(err, PB_EINPUT, "--fault slow-rank:%d names a rank outside the %d "
+                          "launched", o->run.fault_rank, ctx->size);
+    if (bytes == 0)
+        return pb_err_set(err, PB_EINPUT, "validate needs a message of at least 1 B");
+    return PB_OK;
+}
+
+/* The whole command: the schedule, every round, rank 0's verdict, and
+ * the verdict's exit code on every rank.  Over 80 lines: the buffers,
+ * the schedule and the judge live and die together here. */
+int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
+{
+    const pb_options_t *o = ctx->opt;
+    uint64_t bytes = o->validate.bytes;
+    int code = check_input(ctx, bytes, err);
+    if (code != PB_OK)
+        return code;
+    const pb_nodemap_t *m = &ctx->map;
+    int nn = m->nnodes;
+    int *sizes = calloc((size_t)nn, sizeof *sizes), *sorted = calloc((size_t)nn, sizeof *sorted);
+    double *all = ctx->rank == 0 ? calloc((size_t)ctx->size * PB_VALIDATE_VOTES, sizeof *all)
+                                 : NULL;
+    void *sbuf = NULL, *rbuf = NULL;
+    pb_vjudge_t j;
+    memset(&j, 0, sizeof j);
+    pb_tourn_t t;
+    code = sizes && sorted && (all || ctx->rank != 0)
+               ? PB_OK
+               : pb_err_set(err, PB_ERUNTIME, "out of memory for validate's schedule");
+    if (code == PB_OK) {
+        for (int n = 0; n < nn; n++)
+            sizes[n] = pb_rankmap_node_size(m, n);
+        pb_tourn_init(&t, (pb_tourn_pairs_t)o->validate.pairs, nn, sizes);
+        if (ctx->rank == 0)
+            code = pb_vjudge_init(&j, ctx, &t, bytes, err);
+    }
+    if (code == PB_OK && pb_tourn_total(&t) == 0)
+        code = pb_err_set(err, PB_EINPUT, "validate --pairs %s: no pair to measure on %d node%s "
+                          "of %d rank%s", o->validate.pairs == PB_TOURN_LOCAL ? "local" : "rails/leaders",
+                          nn, nn == 1 ? "" : "s", sizes[0], sizes[0] == 1 ? "" : "s");
+    if (code == PB_OK)
+        code = prepare(ctx, bytes, &sbuf, &rbuf, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK) {
+        code = err->code;
+        goto out;
+    }
+    size_t total = schedule_pairs(&t, sorted), planned = 0;
+    int rounds = rounds_allowed(ctx, &t, &planned), done = 0;
+    pb_progress_t prog;
+    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->run.quiet), (uint64_t)rounds);
+    pb_watch_begin(ctx->wd, "validate: %d rounds of concurrent send/recv pairs", rounds);
+    double t0 = now_s();
+    for (; done < rounds && go_on(ctx, done, t0, err); done++) {
+        char what[96];
+        snprintf(what, sizeof what, "validate round %d/%d (%s)", done + 1, rounds,
+                 pb_tourn_is_cross(&t, done) ? "cross-node" : "intra-node");
+        pb_progress_step(&prog, what);
+        run_round(ctx, &t, done, sbuf, rbuf, bytes, all, &j, err);
+    }
+    pb_watch_end(ctx->wd);
+    pb_progress_clear(&prog);
+    char stopped[160] = "";
+    if (done < rounds)
+        snprintf(stopped, sizeof stopped, "--budget %g s spent after %d of %d rounds",
+                 o->validate.budget_s, done, pb_tourn_total(&t));
+    else if (rounds < pb_tourn_total(&t))
+        snprintf(stopped, sizeof stopped, "--max-pairs %" PRIu64 " stops after %d of %d rounds",
+                 o->validate.max_pairs, rounds, pb_tourn_total(&t));
+    if (ctx->rank == 0)
+        code = pb_vjudge_report(&j, total, stopped, err);
+    /* rank 0 holds the verdict; every rank exits with its code */
+    if (MPI_Bcast(&code, 1, MPI_INT, 0, ctx->world) != MPI_SUCCESS) {
+        pb_err_set(err, PB_ERUNTIME, "broadcast of the verdict failed");
+        pb_ctx_abort(ctx, err);
+    }
+    if (ctx->rank != 0 && code != PB_OK)
+        pb_err_set(err, code, "validate: see rank 0");
+out:
+    if (rbuf)
+        ctx->be.mem->free(&ctx->be, rbuf);
+    if (sbuf)
+        ctx->be.mem->free(&ctx->be, sbuf);
+    if (ctx->rank == 0)
+        pb_vjudge_free(&j);
+    free(all);
+    free(sizes);
+    free(sorted);
+    return code;
+}
+
+/* ---- the command: its options and table row ----------------------- */
+
+/* --pairs all|local|rails|leaders: the order of pb_tourn_pairs_t */
+static int set_pairs(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                     pb_err_t *err)
+{
+    (void)s, (void)shown;
+    static const char *const modes[] = {"all", "local", "rails", "leaders"};
+    for (int k = 0; k < 4; k++)
+        if (strcmp(v, modes[k]) == 0) {
+            o->validate.pairs = k;
+            return PB_OK;
+        }
+    return pb_err_set(err, PB_EINPUT, "validate --pairs takes all, local, rails or leaders, "
+                      "not '%s'", v);
+}
+
+static const pb_opt_spec_t validate_specs[] = {
+    {"pairs", 0, "P", set_pairs, 0, 0,
+     "all (default: intra-node rounds, then cross-node rounds\n"
+     "on every rail), local (within nodes), rails (across nodes,\n"
+     "every rail) or leaders (across nodes, rail 0 only)", "all local rails leaders", NULL},
+    {"budget", 0, "S", pb_opt_pos, PB_OFF(validate.budget_s), 0,
+     "start no round after S seconds; report what was measured\n(the first round always runs)",
+     NULL, NULL},
+    {"max-pairs", 0, "N", pb_opt_u64, PB_OFF(validate.max_pairs), 1,
+     "stop before the round that would pass N pairs (default\n256; the first round always runs)",
+     NULL, NULL},
+    {"min-ratio", 0, "R", pb_opt_pos, PB_OFF(validate.min_ratio), 0,
+     "flag pairs below R x the median of their class in their\nround in most votes (default 0.8)",
+     NULL, NULL},
+    {"minbytes", 'b', "S", pb_opt_size, PB_OFF(validate.bytes), 0, "message size (default 1M)", NULL,
+     NULL},
+};
+static const pb_opt_group_t validate_group = PB_GROUP("", validate_specs, NULL);
+
+static void validate_defaults(pb_options_t *o)
+{
+    pb_run_defaults(o);
+    o->validate.max_pairs = 256;
+    o->validate.min_ratio = 0.8;
+    o->validate.bytes = UINT64_C(1) << 20;
+}
+
+static int validate_finish(pb_options_t *o, pb_err_t *err)
+{
+    if (o->validate.min_ratio > 1.0)
+        return pb_err_set(err, PB_EINPUT, "--min-ratio must be at most 1 (got %g)",
+                          o->validate.min_ratio);
+    return PB_OK;
+}
+
+const pb_cmd_desc_t pb_cmd_validate = {
+    PB_CMD_VALIDATE, "validate", "send/recv bandwidth of rank pairs, in concurrent rounds, against their class",
+    "usage: parbench validate [OPTIONS]\n"
+    "\n"
+    "Measures send/recv bandwidth of rank pairs in rounds of pairs that run at\n"
+    "once: first every node's local pairs (a round-robin of its ranks), then a\n"
+    "round-robin of the nodes, rail-aligned (local rank i with local rank i):\n"
+    "N-1 rounds for N nodes.  Each round is timed in 7 votes; a pair below\n"
+    "--min-ratio x the median of the other pairs of its class in its round in\n"
+    "most votes is flagged, and the flags are named as slow ranks (slow with\n"
+    "every partner), NICs, rails (slow on every node pair using it) or pairs.\n"
+    "Exit 1 when any pair is flagged.  --csv appends one row per pair (pattern\n"
+    "validate); --fault slow:A-B slows one pair, slow-rank:R every pair of a\n"
+    "rank (tests the flagging and naming).\n",
+    {{&validate_group, NULL}, {&pb_grp_output, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
+    "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0};

@@ -1,0 +1,19 @@
+/* pb_band_runs.h - the step model's record: its error on every published
+ * run built into parbench (model/published_runs.csv, embedded at build
+ * time), each with the mechanisms it used, for pb_band.h. */
+#ifndef PB_BAND_RUNS_H
+#define PB_BAND_RUNS_H
+
+#include <stddef.h>
+
+#include "../../model/pb_band.h"
+
+/* The runs the model predicts (those it refuses carry no error), in
+ * file order; *out is malloc'ed.  PB_ERUNTIME if the built-in file does
+ * not read: a build error, never the user's input. */
+int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err);
+
+/* The band of a job: pb_band_runs and pb_band_from_runs in one call. */
+int pb_band_of(unsigned mech, pb_band_t *out, pb_err_t *err);
+
+#endif

@@ -1,0 +1,196 @@
+#include "pb_pattern_plan.h"
+#include "../../patterns/pb_hf_config.h"
+#include "../run/pb_launch_env.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int flag_given(const pb_model_opts_t *o, const char *key)
+{
+    for (int i = 0; i < o->nmodel_kv; i++)
+        if (strcmp(o->model_kv[i][0], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* --size (--hidden) alone scales the preset's family: the MLP keeps its
+ * ratio to the hidden size (tiny's 4h, Llama 3's 3.5h), the heads their
+ * dimension and the GQA groups their size, unless given too.  A user who
+ * types `--preset tiny --size 8192` means a bigger tiny, not hidden 8192
+ * with tiny's 4096-wide MLP. */
+static void keep_family(const pb_model_opts_t *o, const pb_model_t *base, pb_model_t *m)
+{
+    if (m->hidden == base->hidden || base->hidden == 0)
+        return;
+    if (!flag_given(o, "ffn"))
+        m->ffn = base->ffn * m->hidden / base->hidden;
+    if (!flag_given(o, "moe-ffn") && base->moe_ffn)
+        m->moe_ffn = base->moe_ffn * m->hidden / base->hidden;
+    uint64_t head_dim = base->heads ? base->hidden / base->heads : 0;
+    if (!flag_given(o, "heads") && head_dim && m->hidden % head_dim == 0) {
+        uint64_t group = base->kv_heads ? base->heads / base->kv_heads : 1;
+        m->heads = m->hidden / head_dim;
+        if (!flag_given(o, "kv-heads") && group && m->heads % group == 0)
+            m->kv_heads = m->heads / group;
+    }
+}
+
+static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
+{
+    if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
+        return err->code;
+    if (o->hf_config) { /* over the preset, under the model file and flags */
+        pb_hf_config_t hf;
+        if (pb_hf_config_read(o->hf_config, &hf, err) ||
+            pb_hf_config_apply(&hf, o->hf_config, m, err))
+            return err->code;
+        /* said once, by rank 0, on stderr: stdout stays the tables */
+        if (pb_launch_rank_hint() == 0 && (hf.unmodelled[0] || hf.notes[0]))
+            fprintf(stderr, "note: %s: %s%s%s%s\n", o->hf_config, hf.notes,
+                    hf.notes[0] && hf.unmodelled[0] ? "; " : "",
+                    hf.unmodelled[0] ? "read but not modelled: " : "", hf.unmodelled);
+    }
+    if (o->model_file && pb_model_load(o->model_file, m, err))
+        return err->code;
+    /* a model that only a launch script describes is named after it, not
+     * after the preset its unset fields come from */
+    if (!o->preset && !o->hf_config && !o->model_file && o->megatron_args)
+        snprintf(m->name, sizeof m->name, "%.47s",
+                 strcmp(o->megatron_args, "-") ? o->megatron_args : "megatron-args");
+    pb_model_t base = *m;
+    for (int i = 0; i < o->nmodel_kv; i++) {
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
+    }
+    keep_family(o, &base, m);
+    /* the model's type: --dtype with --pattern, model and plan (the main
+     * job's --dtype is its sweep's list, and leaves this NULL) */
+    if (o->dtype && pb_model_set(m, "dtype", o->dtype, err))
+        return err->code;
+    /* --tokens-per-step: the batch as training recipes state it (Llama 3:
+     * "16M tokens"), in whole sequences */
+    if (o->train.tokens_per_step) {
+        if (flag_given(o, "gbs"))
+            return pb_err_set(err, PB_EINPUT, "give --gbs or --tokens-per-step, not both");
+        if (o->train.tokens_per_step % m->seq != 0)
+            return pb_err_set(err, PB_EINPUT,
+                              "--tokens-per-step %llu is not a whole number of sequences of %llu "
+                              "tokens",
+                              (unsigned long long)o->train.tokens_per_step,
+                              (unsigned long long)m->seq);
+        m->gbs = o->train.tokens_per_step / m->seq;
+    }
+    return pb_model_check(m, err);
+}
+
+static int largest_divisor_upto(uint64_t a, uint64_t b)
+{
+    for (uint64_t d = a; d > 1; d--)
+        if (a % d == 0 && b % d == 0)
+            return (int)d;
+    return 1;
+}
+
+/* No layout flags: one strategy gets every rank; several (the main job,
+ * `all`) get tp 2, pp 2 where the world allows, dp the rest, and ep as
+ * large as dp and the experts allow.  An MoE model's tp above 1 comes
+ * with sequence parallelism, as Megatron-Core requires (pb_layout_check),
+ * so tp 2 is taken only where the sequence splits in two. */
+static void default_layout(const pb_model_opts_t *o, unsigned mask, int world, const pb_model_t *m,
+                           pb_layout_t *l)
+{
+    (void)o;
+    int single = mask && (mask & (mask - 1)) == 0;
+    if (single) {
+        if (mask & (1u << PB_STRAT_TP | 1u << PB_STRAT_SP)) {
+            l->size[PB_DIM_TP] = world;
+            l->sp |= m->experts > 0 && world > 1;
+        }
+        else if (mask & 1u << PB_STRAT_PP)
+            l->size[PB_DIM_PP] = world;
+        else if (mask & 1u << PB_STRAT_CP)
+            l->size[PB_DIM_CP] = world;
+        else if (mask & 1u << PB_STRAT_EP)
+            l->size[PB_DIM_EP] = l->size[PB_DIM_DP] = world;
+        else
+            l->size[PB_DIM_DP] = world;
+        return;
+    }
+    int rest = world;
+    if (rest % 2 == 0 && m->heads % 2 == 0 && m->kv_heads % 2 == 0 &&
+        (m->experts == 0 || m->seq % 2 == 0)) {
+        l->size[PB_DIM_TP] = 2;
+        l->sp |= m->experts > 0;
+        rest /= 2;
+    }
+    if (rest % 2 == 0 && m->layers % 2 == 0) {
+        l->size[PB_DIM_PP] = 2;
+        rest /= 2;
+    }
+    l->size[PB_DIM_DP] = rest;
+    if (m->experts > 0)
+        l->size[PB_DIM_EP] = largest_divisor_upto((uint64_t)rest, m->experts);
+}
+
+static int build_layout(const pb_model_opts_t *o, unsigned mask, int world, int np,
+                        const pb_model_t *m, pb_layout_t *l, pb_err_t *err)
+{
+    pb_layout_default(l);
+    if (o->order && pb_layout_parse_order(l, o->order, err))
+        return err->code;
+    l->vp = o->vp ? o->vp : 1;
+    l->etp = o->etp;
+    l->sp = o->sp || (mask & 1u << PB_STRAT_SP);
+    int given = 0;
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        given |= o->layout[d] != 0;
+    if (!given && world == 0)
+        world = np ? np : 8;
+    if (!given) {
+        default_layout(o, mask, world, m, l);
+        return PB_OK;
+    }
+    for (int d = 0; d < PB_DIM_COUNT; d++)
+        if (o->layout[d])
+            l->size[d] = o->layout[d];
+    if (o->layout[PB_DIM_DP] == 0 && world > 0) {
+        /* Megatron: dp is what tp, cp and pp leave of the world */
+        int other = l->size[PB_DIM_TP] * l->size[PB_DIM_CP] * l->size[PB_DIM_PP];
+        if (world % other != 0)
+            return pb_err_set(err, PB_EINPUT,
+                              "tp %d x cp %d x pp %d = %d does not divide the world of %d ranks",
+                              l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_PP], other,
+                              world);
+        l->size[PB_DIM_DP] = world / other;
+    }
+    return PB_OK;
+}
+
+int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
+                    pb_pattern_plan_t *p, pb_err_t *err)
+{
+    memset(p, 0, sizeof *p);
+    p->mask = mask ? mask : ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
+    if (build_model(o, &p->model, err) ||
+        build_layout(o, p->mask, world, np, &p->model, &p->layout, err))
+        return err->code;
+    if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))
+        return err->code;
+    p->world = (int)pb_layout_world(&p->layout);
+    pb_traffic_cfg_default(&p->cfg);
+    p->cfg.bucket = o->train.dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    p->cfg.zero = o->train.zero;
+    p->cfg.recompute = o->train.recompute;
+    p->cfg.imbalance = o->train.imbalance;
+    if (o->train.grad_dtype && pb_pat_dtype_parse(o->train.grad_dtype, &p->cfg.grad_dtype) != 0)
+        return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
+                          o->train.grad_dtype);
+    return pb_traffic_gen(&p->model, &p->layout, &p->cfg, p->mask, &p->ops, err);
+}
+
+void pb_pattern_plan_free(pb_pattern_plan_t *p)
+{
+    pb_op_list_free(&p->ops);
+}

@@ -1,0 +1,327 @@
+#include "pb_harness.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pb_mode_name(pb_mode_t m)
+{
+    return m == PB_MODE_THROUGHPUT ? "throughput" : m == PB_MODE_GRAPH ? "graph" : "latency";
+}
+
+/* One sample: this rank's seconds per operation.  In graph mode the
+ * batch was captured once and each sample replays it `replays` times. */
+static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t *b,
+                  uint64_t batch, uint64_t replays, int tight, double *sec, pb_watchdog_t *wd,
+                  pb_err_t *err)
+{
+    const pb_comm_ops_t *ops = g->be->comm;
+    /* A group that spans the world synchronises on itself: the barrier
+     * and the operation then share one communicator, as in OSU's loop.
+     * Measured (bench/perf/latency_vs_loop.sh, 15 pairs, 8 B all-reduce): 1.04
+     * x the plain loop with the barrier on a second communicator, 1.00
+     * with it on the group.  Smaller groups need the world barrier so
+     * that concurrent groups start together. */
+    pb_group_t *sync_on = g->size == world->size ? g : world;
+    pb_watch_tick(wd);
+    if (tight) { /* the operation takes its own marks (set_tight) */
+        if (ops->barrier(sync_on, err) || pb_op_run(g, op, b, err) ||
+            ops->elapsed(g, 0, 1, sec, err))
+            return err->code;
+        return PB_OK;
+    }
+    if (ops->barrier(sync_on, err) || ops->mark(g, 0, err))
+        return err->code;
+    if (replays) {
+        if (ops->graph_launch(g, replays, err))
+            return err->code;
+    } else {
+        for (uint64_t i = 0; i < batch; i++)
+            if (pb_op_run(g, op, b, err))
+                return err->code;
+    }
+    if (ops->mark(g, 1, err) || ops->elapsed(g, 0, 1, sec, err))
+        return err->code;
+    *sec /= (double)batch * (double)(replays ? replays : 1);
+    return PB_OK;
+}
+
+static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batch,
+                   pb_err_t *err)
+{
+    const pb_comm_ops_t *ops = g->be->comm;
+    /* callers refuse graph mode up front; this keeps the harness safe
+     * for any caller that did not */
+    if (pb_backend_require(g->be, PB_CAP_GRAPH, err))
+        return err->code;
+    if (ops->graph_begin(g, err))
+        return err->code;
+    for (uint64_t i = 0; i < batch; i++)
+        if (pb_op_run(g, op, b, err)) {
+            pb_err_t ignore;
+            pb_err_clear(&ignore);
+            ops->graph_end(g, &ignore); /* leave capture mode before reporting */
+            return err->code;
+        }
+    return ops->graph_end(g, err);
+}
+
+typedef struct { double v; int rank; } dbl_int_t; /* MPI_DOUBLE_INT layout */
+
+static int reduce_round(MPI_Comm ctrl, dbl_int_t *v, int n, pb_err_t *err)
+{
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE_INT, MPI_MAXLOC, ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of timing samples failed (%d)", rc);
+    return PB_OK;
+}
+
+/* Throughput batches last about a millisecond, so that the two marks and
+ * the barrier are small next to what is measured; the estimate is the
+ * slowest rank's warm-up time, so every rank picks the same batch. */
+static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+                      pb_bufs_t *b, const pb_harness_cfg_t *cfg, uint64_t *batch, pb_err_t *err)
+{
+    *batch = 1;
+    if (cfg->mode == PB_MODE_LATENCY)
+        return PB_OK;
+    if (cfg->batch) {
+        *batch = cfg->batch;
+        return PB_OK;
+    }
+    dbl_int_t est;
+    int wr;
+    MPI_Comm_rank(ctrl, &wr);
+    if (sample(g, world, op, b, 1, 0, 0, &est.v, cfg->wd, err))
+        return err->code;
+    est.rank = wr;
+    if (reduce_round(ctrl, &est, 1, err))
+        return err->code;
+    double want = 1e-3 / (est.v > 1e-9 ? est.v : 1e-9);
+    *batch = want < 1.0 ? 1u : want > 1000.0 ? 1000u : (uint64_t)ceil(want);
+    return PB_OK;
+}
+
+static int done(const pb_harness_cfg_t *cfg, const pb_stats_t *st, uint64_t n, double elapsed)
+{
+    if (cfg->iters)
+        return n >= cfg->iters;
+    if (n >= cfg->max_iters)
+        return 1;
+    if (n < cfg->min_iters)
+        return 0;
+    return pb_stats_precise(st, cfg->precision) || elapsed >= cfg->budget;
+}
+
+/* Next round's size: enough to reach min_iters, then a quarter more each
+ * time (so the stop check stays cheap relative to sampling), never past
+ * the sample limit or, by the time per sample so far, the budget. */
+static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elapsed)
+{
+    uint64_t limit = cfg->iters ? cfg->iters : cfg->max_iters;
+    uint64_t r;
+    if (cfg->iters) {
+        /* fixed counts: rounds of about 50 ms (at least 64 samples), so
+         * that the exchange between rounds, which disturbs the caches of
+         * the next samples, comes rarely, and a stop still comes fast */
+        double per = n ? elapsed / (double)n : 0.0;
+        double fit = per > 0.0 ? 0.05 / per : 64.0;
+        r = fit < 64.0 ? 64u : fit > 1e9 ? UINT64_C(1000000000) : (uint64_t)fit;
+    } else if (n < cfg->min_iters)
+        r = cfg->min_iters - n;
+    else {
+        r = n / 4 < 4 ? 4 : n / 4;
+        double per = n ? elapsed / (double)n : 0.0;
+        if (per > 0.0) {
+            double left = (cfg->budget - elapsed) / per;
+            if (left < (double)r)
+                r = left < 1.0 ? 1u : (uint64_t)left;
+        }
+    }
+    if (r > limit - n)
+        r = limit - n;
+    return r ? r : 1;
+}
+
+/* What the sampling rounds share: the operation, how a sample is taken,
+ * and the arrays they fill (samples, this round's, who was slowest). */
+typedef struct sampler {
+    pb_group_t *g, *world;
+    MPI_Comm ctrl;
+    const pb_op_t *op;
+    pb_bufs_t *b;
+    const pb_harness_cfg_t *cfg;
+    uint64_t batch, replays;
+    int tight, rank;
+    double *samples, *scratch;
+    /* this round's samples as they are taken: plain doubles, written in
+     * sequence and faulted in before the first round, so that the timed
+     * loop stores 8 B per sample into resident memory, as a plain loop's
+     * array of times does (the rank tags for the MAXLOC follow after) */
+    double *taken;
+    double *mine; /* cfg->keep: this rank's own samples, before the max */
+    dbl_int_t *round;
+    int *slow;
+} sampler_t;
+
+/* Rounds of samples until the stop rule holds; every rank takes the same
+ * decision from the round's all-reduce (wall time and signals ride with
+ * the samples).  Returns the samples taken in *n and the statistics. */
+static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, pb_err_t *err)
+{
+    const pb_harness_cfg_t *cfg = sp->cfg;
+    dbl_int_t *round = sp->round;
+    double t0 = MPI_Wtime(), elapsed = 0.0;
+    *n = 0;
+    memset(st, 0, sizeof *st);
+    while (!done(cfg, st, *n, elapsed)) {
+        uint64_t r = round_size(cfg, *n, elapsed);
+        for (uint64_t i = 0; i < r; i++)
+            if (sample(sp->g, sp->world, sp->op, sp->b, sp->batch, sp->replays, sp->tight,
+                       &sp->taken[i], cfg->wd, err) != PB_OK)
+                return err->code;
+        /* after the round's samples, so the copies cost them nothing */
+        for (uint64_t i = 0; i < r; i++)
+            round[i] = (dbl_int_t){sp->taken[i], sp->rank};
+        if (sp->mine)
+            memcpy(sp->mine + *n, sp->taken, (size_t)r * sizeof *sp->taken);
+        /* the last entry carries the wall time, so the stop is unanimous */
+        round[r].v = MPI_Wtime() - t0;
+        round[r].rank = sp->rank;
+        /* and the next a signal, so that all ranks abandon together */
+        round[r + 1].v = (double)pb_watchdog_signal(cfg->wd);
+        round[r + 1].rank = sp->rank;
+        if (reduce_round(sp->ctrl, round, (int)r + 2, err) != PB_OK)
+            return err->code;
+        pb_watch_tick(cfg->wd);
+        if (round[r + 1].v > 0.0) {
+            out->abandoned = (int)round[r + 1].v;
+            return PB_OK;
+        }
+        for (uint64_t i = 0; i < r; i++) {
+            sp->samples[*n + i] = round[i].v;
+            sp->slow[round[i].rank]++;
+        }
+        *n += r;
+        elapsed = round[r].v;
+        /* the statistics (a sort of every sample so far) only where the
+         * stop depends on them: with fixed counts once, at the end */
+        if (!cfg->iters || *n >= cfg->iters)
+            pb_stats_compute(sp->samples, *n, sp->scratch, st);
+    }
+    return PB_OK;
+}
+
+/* --samples: every rank's own samples to rank 0, rank-major.  Every rank
+ * took the same number (the stop is unanimous), so a plain gather does;
+ * a failed allocation on rank 0 is agreed on first, through an all-reduce
+ * (run/pb_share.h: no one-way message where avoidable).  The gather
+ * itself is one-way by nature, which is why it runs only when asked and
+ * after the measurement's samples. */
+static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_err_t *err)
+{
+    if (n > (uint64_t)INT_MAX)
+        return pb_err_set(err, PB_ERUNTIME, "%llu samples are too many to gather",
+                          (unsigned long long)n);
+    int ok = 1;
+    if (sp->rank == 0)
+        ok = (out->per_rank = malloc((size_t)n * (size_t)wn * sizeof *out->per_rank)) != NULL;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, sp->ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce before the samples' gather failed (%d)",
+                          rc);
+    if (!ok)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples of %d ranks",
+                          (unsigned long long)n, wn);
+    rc = MPI_Gather(sp->mine, (int)n, MPI_DOUBLE, out->per_rank, (int)n, MPI_DOUBLE, 0, sp->ctrl);
+    if (rc != MPI_SUCCESS)
+        return pb_err_set(err, PB_ERUNTIME, "MPI_Gather of the samples failed (%d)", rc);
+    return PB_OK;
+}
+
+/* Warm-up, then the batch size, then a graph capture where asked. */
+static int prepare(sampler_t *sp, pb_err_t *err)
+{
+    const pb_harness_cfg_t *cfg = sp->cfg;
+    for (uint64_t i = 0; i < cfg->warmup; i++) {
+        pb_watch_tick(cfg->wd);
+        if (pb_op_run(sp->g, sp->op, sp->b, err) != PB_OK)
+            return err->code;
+    }
+    if (sp->g->be->comm->sync(sp->g, err) != PB_OK ||
+        pick_batch(sp->g, sp->world, sp->ctrl, sp->op, sp->b, cfg, &sp->batch, err) != PB_OK)
+        return err->code;
+    if (cfg->mode == PB_MODE_GRAPH) {
+        sp->replays = cfg->graph_replays;
+        if (capture(sp->g, sp->op, sp->b, sp->batch, err) != PB_OK)
+            return err->code;
+    }
+    return PB_OK;
+}
+
+int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+                    pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    int wn;
+    sampler_t sp = {.g = g, .world = world, .ctrl = ctrl, .op = op, .b = b, .cfg = cfg};
+    MPI_Comm_rank(ctrl, &sp.rank);
+    MPI_Comm_size(ctrl, &wn);
+    uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;
+    sp.samples = malloc(cap * sizeof *sp.samples);
+    sp.scratch = malloc(cap * sizeof *sp.scratch);
+    sp.round = malloc((cap + 2) * sizeof *sp.round);
+    sp.taken = malloc(cap * sizeof *sp.taken);
+    sp.slow = calloc((size_t)wn, sizeof *sp.slow);
+    sp.mine = cfg->keep ? malloc(cap * sizeof *sp.mine) : NULL;
+    int code = PB_OK;
+    if (!sp.samples || !sp.scratch || !sp.round || !sp.taken || !sp.slow ||
+        (cfg->keep && !sp.mine)) {
+        code = pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples",
+                          (unsigned long long)cap);
+        goto out;
+    }
+    memset(sp.taken, 0, cap * sizeof *sp.taken); /* resident before timing */
+    if ((code = prepare(&sp, err)) != PB_OK)
+        goto out;
+    /* one operation per sample: the backend reads the clock around the
+     * library call itself where it can (a plain loop's timed region) */
+    sp.tight = cfg->mode == PB_MODE_LATENCY && sp.batch == 1 &&
+               pb_backend_has(g->be, PB_CAP_TIGHT);
+    if (sp.tight && (code = g->be->comm->set_tight(g, 1, err)) != PB_OK) {
+        sp.tight = 0;
+        goto out;
+    }
+    uint64_t n = 0;
+    pb_stats_t st;
+    if ((code = rounds(&sp, out, &n, &st, err)) != PB_OK || out->abandoned)
+        goto out;
+    if (sp.mine && (code = gather_mine(&sp, n, wn, out, err)) != PB_OK)
+        goto out;
+    out->st = st;
+    out->samples = n;
+    out->batch = sp.batch;
+    out->iters = n * sp.batch * (sp.replays ? sp.replays : 1);
+    out->converged = pb_stats_precise(&st, cfg->precision);
+    out->slowest_rank = 0;
+    for (int i = 1; i < wn; i++)
+        if (sp.slow[i] > sp.slow[out->slowest_rank])
+            out->slowest_rank = i;
+out:
+    if (sp.tight) {
+        pb_err_t ignore;
+        g->be->comm->set_tight(g, 0, &ignore);
+    }
+    free(sp.samples);
+    free(sp.scratch);
+    free(sp.round);
+    free(sp.taken);
+    free(sp.slow);
+    free(sp.mine);
+    if (code != PB_OK) {
+        free(out->per_rank);
+        out->per_rank = NULL;
+    }
+    return code;
+}

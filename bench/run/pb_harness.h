@@ -1,0 +1,64 @@
+/* pb_harness.h - timing one operation honestly.
+ *
+ * latency:    barrier, then one operation between two marks, per sample
+ *             (OSU's method);
+ * throughput: barrier, then a batch of back-to-back operations between
+ *             two marks, divided by the batch (nccl-tests' method);
+ * graph:      the batch captured once as a device graph, each sample
+ *             replaying it N times (nccl-tests' -G: no launch gaps).
+ * A collective takes as long as its slowest rank: each sample is the
+ * maximum over all ranks of the world (every group runs at once, as in
+ * training), and the rank that was slowest is counted.
+ * Samples are taken in rounds; after each round every rank receives the
+ * same reduced samples and so takes the same decision to stop: when the
+ * median is known to the requested precision, or the time budget or
+ * the sample limit is reached.  Fixed counts (-n) skip the adaptation. */
+#ifndef PB_HARNESS_H
+#define PB_HARNESS_H
+
+#include <mpi.h>
+
+#include "pb_exec.h"
+#include "../cli/pb_options.h"
+#include "../../util/pb_stats.h"
+#include "pb_watchdog.h"
+
+typedef struct pb_harness_cfg {
+    pb_mode_t mode;
+    uint64_t warmup;
+    uint64_t iters; /* fixed sample count, 0 = adaptive */
+    uint64_t min_iters, max_iters;
+    uint64_t batch; /* throughput, graph: ops per batch, 0 = auto */
+    uint64_t graph_replays; /* graph: replays of the captured batch per sample */
+    double precision;
+    double budget;
+    /* ticked once per operation or sample; asked for signals after each
+     * round (NULL: none) */
+    pb_watchdog_t *wd;
+    /* keep every rank's own samples and gather them to rank 0
+     * (pb_timing_t.per_rank): --samples */
+    int keep;
+} pb_harness_cfg_t;
+
+typedef struct pb_timing {
+    pb_stats_t st;    /* seconds per operation */
+    uint64_t samples; /* timed samples */
+    uint64_t batch;   /* operations per sample */
+    uint64_t iters;   /* timed operations = samples * batch */
+    int slowest_rank; /* world rank slowest in most samples */
+    int converged;    /* precision reached */
+    int abandoned;    /* SIGINT/SIGTERM seen by some rank: no result */
+    /* cfg.keep, rank 0 only: per_rank[r * samples + i] is rank r's
+     * seconds per operation in sample i; free() it (NULL elsewhere) */
+    double *per_rank;
+} pb_timing_t;
+
+const char *pb_mode_name(pb_mode_t m);
+
+/* Collective over `ctrl` (the world): every rank of every group calls it.
+ * `world` is the backend's world group, whose barrier aligns the start of
+ * every sample. */
+int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+                    pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err);
+
+#endif

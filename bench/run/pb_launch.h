@@ -1,0 +1,30 @@
+/* pb_launch.h - starting without a launcher.
+ *
+ * `parbench` typed in a plain shell re-executes itself under mpirun, so
+ * the first experience is one command; under mpirun, srun or any PMI/PMIx
+ * launcher it runs as it is. */
+#ifndef PB_LAUNCH_H
+#define PB_LAUNCH_H
+
+#include "../cli/pb_options.h"
+#include "pb_launch_env.h"
+
+/* NVIDIA GPUs the driver lists on this host (0 without a driver). */
+int pb_launch_local_gpus(void);
+
+/* The ranks to start without a launcher: --np, else a layout that fixes
+ * the world (--dp given, or tp x cp x pp that the default does not
+ * divide: that product), else one per local GPU, else 2.  For --pattern
+ * and step the model and layout are built on that world first, so an
+ * unknown preset or a layout that does not fit is refused (PB_EINPUT)
+ * before anything is launched.  Pure but for the GPU count. */
+int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
+
+/* Runs mpirun with `np` ranks of the same arguments and waits for it,
+ * handing SIGINT/SIGTERM to the ranks (they stop with whole rows; mpirun
+ * itself would kill them).  Returns mpirun's exit code (128 + signal
+ * after a stop), or PB_ERUNTIME with err filled when it cannot start;
+ * err->msg is empty when mpirun ran. */
+int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err);
+
+#endif

@@ -1,0 +1,114 @@
+/* pb_nccl_priv.h - state shared by the files of the NCCL backend:
+ * pb_nccl_backend.c (the library, its communicators, the ops table),
+ * pb_nccl_colls.c (the collectives and point-to-point) and
+ * pb_nccl_stream.c (waiting, timing, graphs and the stall on a group's
+ * stream). */
+#ifndef PB_NCCL_PRIV_H
+#define PB_NCCL_PRIV_H
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include "pb_backend.h"
+
+#define PB_NCCL_MARKS 4 /* timer slots per group: CUDA events */
+
+/* Entry points newer than the oldest supported library (pb_nccl_ver.h):
+ * found by dlsym, never linked, so an older libnccl.so.2 still loads. */
+typedef ncclResult_t (*pb_nccl_split_fn_t)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *);
+typedef ncclResult_t (*pb_nccl_alltoall_fn_t)(const void *, void *, size_t, ncclDataType_t,
+                                              ncclComm_t, cudaStream_t);
+
+typedef struct pb_nccl_state {
+    MPI_Comm world;
+    int device;
+    int lib_version;                /* ncclGetVersion() of the library loaded */
+    pb_nccl_split_fn_t split;       /* ncclCommSplit, 2.18 */
+    pb_nccl_alltoall_fn_t alltoall; /* ncclAlltoAll, 2.28; NULL: grouped send/recv */
+    double timeout_s;
+} pb_nccl_state_t;
+
+typedef struct pb_nccl_group {
+    ncclComm_t comm;
+    cudaStream_t stream;
+    cudaEvent_t marks[PB_NCCL_MARKS];
+    unsigned long long *scratch; /* device: the barrier's one element */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    /* --fault stall: a flag in mapped host memory that the stall kernel
+     * reads; set before the communicator is aborted or the stream
+     * synchronised, so that neither waits an hour behind the kernel */
+    volatile int *stall_release;
+} pb_nccl_group_t;
+
+/* Ends a running stall kernel (no-op without one). */
+static inline void pb_nccl_release_stall(pb_nccl_group_t *gg)
+{
+    if (gg->stall_release != NULL) {
+        *gg->stall_release = 1;
+        __sync_synchronize(); /* the store is visible before the abort's wait */
+    }
+}
+
+static inline pb_nccl_state_t *pb_nccl_state_of(const pb_group_t *g) { return g->be->priv; }
+static inline pb_nccl_group_t *pb_nccl_grp(const pb_group_t *g) { return g->priv; }
+
+/* pb_nccl_backend.c: PB_ERUNTIME naming the failed call and the
+ * library's reason. */
+int pb_nccl_cuda_fail(cudaError_t rc, const char *call, pb_err_t *err);
+int pb_nccl_fail(ncclResult_t rc, const char *call, pb_err_t *err);
+
+/* Return that error from the enclosing function (which has `err`) when
+ * a CUDA or NCCL call fails. */
+#define PB_NCCL_CUDA_OK(call)                                                      \
+    do {                                                                           \
+        cudaError_t rc_ = (call);                                                  \
+        if (rc_ != cudaSuccess)                                                    \
+            return pb_nccl_cuda_fail(rc_, #call, err);                             \
+    } while (0)
+
+#define PB_NCCL_OK(call, name)                                                     \
+    do {                                                                           \
+        ncclResult_t rc_ = (call);                                                 \
+        if (rc_ != ncclSuccess)                                                    \
+            return pb_nccl_fail(rc_, name, err);                                   \
+    } while (0)
+
+/* pb_nccl_stream.c */
+/* Waits for `ev` (or the whole stream when ev is NULL) with a deadline;
+ * on a hang or an NCCL error aborts the communicator. */
+int pb_nccl_wait(pb_group_t *g, cudaEvent_t ev, pb_err_t *err);
+int pb_nccl_mark(pb_group_t *g, int slot, pb_err_t *err);
+int pb_nccl_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t *err);
+int pb_nccl_sync(pb_group_t *g, pb_err_t *err);
+int pb_nccl_stall(pb_group_t *g, double seconds, pb_err_t *err);
+void pb_nccl_graph_release(pb_group_t *g);
+int pb_nccl_graph_begin(pb_group_t *g, pb_err_t *err);
+int pb_nccl_graph_end(pb_group_t *g, pb_err_t *err);
+int pb_nccl_graph_launch(pb_group_t *g, uint64_t times, pb_err_t *err);
+
+/* pb_nccl_colls.c: each issued on the group's stream, returning once
+ * issued (the barrier waits) */
+int pb_nccl_allreduce(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                      pb_redop_t op, pb_err_t *err);
+int pb_nccl_allgather(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                      pb_err_t *err);
+int pb_nccl_reduce_scatter(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                           pb_redop_t op, pb_err_t *err);
+int pb_nccl_alltoall(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                     pb_err_t *err);
+int pb_nccl_alltoallv(pb_group_t *g, const void *s, const uint64_t *sc, const uint64_t *sd,
+                      void *r, const uint64_t *rcnt, const uint64_t *rd, pb_dtype_t t,
+                      pb_err_t *err);
+int pb_nccl_broadcast(pb_group_t *g, void *buf, uint64_t n, pb_dtype_t t, int root,
+                      pb_err_t *err);
+int pb_nccl_reduce(pb_group_t *g, const void *s, void *r, uint64_t n, pb_dtype_t t,
+                   pb_redop_t op, int root, pb_err_t *err);
+int pb_nccl_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t n,
+                     pb_dtype_t t, pb_err_t *err);
+int pb_nccl_p2p_batch(pb_group_t *g, const pb_p2p_part_t *ops, int n, pb_dtype_t t,
+                      pb_err_t *err);
+int pb_nccl_barrier(pb_group_t *g, pb_err_t *err);
+
+#endif

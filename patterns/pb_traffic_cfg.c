@@ -1,0 +1,24 @@
+#include "pb_traffic_cfg.h"
+
+#include <string.h>
+
+void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->bucket = PB_BUCKET_MEGATRON;
+    c->zero = 0;
+    /* gradients reduced in fp32: PyTorch AMP keeps fp32 gradients, and
+     * Megatron with --accumulate-allreduce-grads-in-fp32 */
+    c->grad_dtype = PB_F32;
+    c->imbalance = 1.0;
+}
+
+uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)
+{
+    if (k == PB_BUCKET_DDP)
+        return PB_DDP_BUCKET_BYTES / pb_dtype_size(grad_dtype);
+    /* Megatron-LM distributed.DistributedDataParallel:
+     * bucket_size = max(40000000, 1000000 * dp_size) parameters */
+    uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;
+    return b > UINT64_C(40000000) ? b : UINT64_C(40000000);
+}

@@ -1,0 +1,32 @@
+/* pb_traffic_cfg.h - how a step's traffic is configured beyond the model
+ * and the layout: gradient buckets, ZeRO stage, gradient type,
+ * recomputation, EP imbalance (the traffic itself: pb_traffic.h).
+ *
+ * A header of its own because the per-strategy generators read it
+ * (pb_traffic_priv.h) and so does the traffic entry point that runs
+ * them; with the type in pb_traffic.h the two headers included each
+ * other. */
+#ifndef PB_TRAFFIC_CFG_H
+#define PB_TRAFFIC_CFG_H
+
+#include <stdint.h>
+
+#include "../core/pb_dtype.h"
+
+typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP } pb_bucket_t;
+
+typedef struct pb_traffic_cfg {
+    pb_bucket_t bucket;
+    int zero; /* 0: all-reduce; 1, 2: distributed optimizer; 3: per-layer */
+    pb_dtype_t grad_dtype;
+    int recompute; /* full activation recomputation */
+    double imbalance; /* EP: hottest destination / mean; <= 1 balanced */
+} pb_traffic_cfg_t;
+
+void pb_traffic_cfg_default(pb_traffic_cfg_t *c);
+
+/* Bucket sizes in elements. */
+#define PB_DDP_BUCKET_BYTES (UINT64_C(25) << 20) /* torch bucket_cap_mb = 25 */
+uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);
+
+#endif
