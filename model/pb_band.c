@@ -21,12 +21,18 @@ unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_c
     return k;
 }
 
-void pb_band_mech_words(unsigned mech, char *buf, size_t len)
+void pb_band_mech_words(unsigned mech, unsigned care, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s, %s%s%s", mech & PB_MECH_MOE ? "experts" : "dense",
-             mech & PB_MECH_PIPE ? "a pipeline" : "no pipeline",
-             mech & PB_MECH_SHARD ? ", sharded parameters" : "",
-             mech & PB_MECH_CP ? ", context parallelism" : "");
+    /* a mechanism let go is not named either way: the runs may or may
+     * not have used it */
+    snprintf(buf, len, "%s%s%s%s",
+             !(care & PB_MECH_MOE) ? "" : mech & PB_MECH_MOE ? ", experts" : ", dense",
+             !(care & PB_MECH_PIPE) ? "" : mech & PB_MECH_PIPE ? ", a pipeline" : ", no pipeline",
+             care & mech & PB_MECH_SHARD ? ", sharded parameters" : "",
+             care & mech & PB_MECH_CP ? ", context parallelism" : "");
+    size_t n = strlen(buf);
+    if (n >= 2) /* the first item without its leading ", " */
+        memmove(buf, buf + 2, n - 1);
 }
 
 int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_band_t *out,

@@ -44,8 +44,10 @@ enum {
 /* The mechanisms a prediction uses. */
 unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c);
 
-/* "pipeline, experts" (or "dense, no pipeline" for none) into buf. */
-void pb_band_mech_words(unsigned mech, char *buf, size_t len);
+/* The mechanisms of `care` (a pb_band_t's match), as mech has them or
+ * not: "dense, a pipeline", "experts, no pipeline, sharded parameters";
+ * "" when care is 0. */
+void pb_band_mech_words(unsigned mech, unsigned care, char *buf, size_t len);
 
 typedef struct pb_band_run {
     unsigned mech;

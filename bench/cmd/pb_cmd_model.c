@@ -124,16 +124,14 @@ static void print_step(const pb_model_t *m, const pb_layout_t *l, const pb_predi
 
 static void print_band(const pb_predict_env_t *e, const pb_step_t *st, const pb_step_band_t *b)
 {
-    char like[96], mech[96];
-    pb_band_mech_words(b->band.match & b->band.mech, like, sizeof like);
-    pb_band_mech_words(b->band.mech, mech, sizeof mech);
+    char like[96];
+    pb_band_mech_words(b->band.mech, b->band.match, like, sizeof like);
     printf("step %.3f s, likely %.3f-%.3f s: the model's errors on the %d published runs most "
            "like this one (%s%s) span %+.1f %% to %+.1f %%",
            st->total, b->likely_lo, b->likely_hi, b->band.runs,
            b->band.match == 0 ? "all of them" : like,
            b->band.match != PB_MECH_ALL && b->band.match != 0 ? ", the closest the file has" : "",
            100.0 * b->band.err_lo, 100.0 * b->band.err_hi);
-    (void)mech;
     if (e->have_calib)
         printf("; measured collectives at the ends of their ranges: %.3f-%.3f s", b->lo_s,
                b->hi_s);

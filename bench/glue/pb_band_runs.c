@@ -53,14 +53,3 @@ int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
     *out = a.r, *n = a.n;
     return PB_OK;
 }
-
-int pb_band_of(unsigned mech, pb_band_t *out, pb_err_t *err)
-{
-    pb_band_run_t *r;
-    size_t n;
-    if (pb_band_runs(&r, &n, err) != PB_OK)
-        return err->code;
-    int code = pb_band_from_runs(r, n, mech, out, err);
-    free(r);
-    return code;
-}

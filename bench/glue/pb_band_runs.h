@@ -13,7 +13,4 @@
  * not read: a build error, never the user's input. */
 int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err);
 
-/* The band of a job: pb_band_runs and pb_band_from_runs in one call. */
-int pb_band_of(unsigned mech, pb_band_t *out, pb_err_t *err);
-
 #endif

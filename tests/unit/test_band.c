@@ -92,7 +92,12 @@ int main(void)
     c.traffic.zero = 1; /* the distributed optimizer shards no parameters */
     CHECK(pb_band_mech(&m, &l, &c) == (PB_MECH_ALL & ~PB_MECH_SHARD));
     char w[96];
-    pb_band_mech_words(PB_MECH_PIPE, w, sizeof w);
+    pb_band_mech_words(PB_MECH_PIPE, PB_MECH_ALL, w, sizeof w);
     CHECK(strcmp(w, "dense, a pipeline") == 0);
+    /* the pipeline let go: not named, whether the prediction has one */
+    pb_band_mech_words(PB_MECH_PIPE | PB_MECH_SHARD, PB_MECH_MOE | PB_MECH_SHARD, w, sizeof w);
+    CHECK(strcmp(w, "dense, sharded parameters") == 0);
+    pb_band_mech_words(PB_MECH_MOE, PB_MECH_ALL, w, sizeof w);
+    CHECK(strcmp(w, "experts, no pipeline") == 0);
     PB_TEST_END("unit_band");
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "pb_test.h"
+#include "calib_roundtrip.h"
 #include "bench/glue/pb_calib_csv.h"
 #include "bench/glue/pb_meas_rows.h"
 #include "model/pb_cost.h"
@@ -55,6 +56,15 @@ static void nccl_2n4g(pb_calib_t *k, int per_node)
     CHECK(k->n == 1 && k->c[0].per_node == per_node);
 }
 
+/* that curve, used on the h100 preset (8 x 400 Gb/s NICs per 8 GPUs) */
+static void nccl_2n4g_h100(pb_calib_t *k, pb_hw_t *hw)
+{
+    pb_err_t err;
+    pb_err_clear(&err);
+    nccl_2n4g(k, 4);
+    CHECK(pb_hw_preset("h100", hw, &err) == PB_OK);
+}
+
 /* The README's import -> model example: the DP all-reduce of llama3-70b
  * at tp 8 pp 4 on 1024 GPUs is a group of 32 ranks, one per node.  One
  * all-reduce of 256 MiB on it:
@@ -78,11 +88,10 @@ static void nccl_2n4g(pb_calib_t *k, int per_node)
 static void dp_across_32_nodes(void)
 {
     pb_calib_t k;
-    nccl_2n4g(&k, 4);
+    pb_hw_t hw;
+    nccl_2n4g_h100(&k, &hw);
     pb_err_t err;
     pb_err_clear(&err);
-    pb_hw_t hw;
-    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
     double nic = hw.nics_per_node * hw.nic_gbitps / 8.0 / hw.gpus_per_node * hw.net_eff * 1e3;
     CHECK_NEAR(nic, 46e3, 1e-9);
     double ceiling = 2.0 * 31.0 / 32.0 * (double)X256 / nic;
@@ -131,11 +140,10 @@ static void dp_across_32_nodes(void)
 static void two_by_four_to_eight_by_eight(void)
 {
     pb_calib_t k;
-    nccl_2n4g(&k, 4);
+    pb_hw_t hw;
+    nccl_2n4g_h100(&k, &hw);
     pb_err_t err;
     pb_err_clear(&err);
-    pb_hw_t hw;
-    CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
     pb_cost_t cost = {&hw, &k, 0};
     pb_cost_src_t s;
     double t = pb_cost_place_us(&cost, PB_ALLREDUCE, PB_F32, 64, 1, 8, X256, 1.0, &s);
@@ -380,16 +388,8 @@ static void rows_and_files(void)
 
     pb_calib_t k, back;
     nccl_2n4g(&k, 4);
-    pb_calib_init(&back);
-    char out[] = "/tmp/pb_calib_xferXXXXXX";
-    int fd = mkstemp(out);
-    CHECK(fd >= 0);
-    if (fd >= 0)
-        close(fd);
-    CHECK(pb_calib_csv_write(out, &k, &err) == PB_OK);
-    CHECK(pb_calib_csv_read(out, &back, &err) == PB_OK);
+    calib_roundtrip(&k, &back);
     CHECK(back.n == 1 && back.c[0].per_node == 4 && fabs(back.c[0].tol - 0.05) < 1e-12);
-    remove(out);
     pb_calib_free(&back);
     pb_calib_free(&k);
     pb_calib_init(&back);
