@@ -18,6 +18,7 @@
 #include "../patterns/pb_model.h"
 #include "pb_flops.h"
 #include "pb_ep_cost.h"
+#include "pb_gemm.h"
 #include "pb_hw.h"
 
 typedef struct pb_kern_cfg {
@@ -36,15 +37,6 @@ typedef struct pb_layer_time {
     double wgrad;   /* weight-gradient GEMMs: TP's backward collectives hide in them */
 } pb_layer_time_t;
 
-/* Fraction of the dense bf16 peak a GEMM of M x N x K reaches on `hw`:
- * the preset's best-shape share, a loss for each short dimension
- * (d / (d + 192): prologue, epilogue and operand reuse of narrow tiles;
- * M only from 256 up, below which the HBM floor rules)
- * and wave quantization over the SMs. */
-double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K);
-/* seconds for `batch` GEMMs of M x N x K: the FLOPs at that efficiency,
- * never faster than their operands' bytes through HBM */
-double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch);
 /* seconds to move `bytes` through HBM in a memory-bound kernel */
 double pb_membound_s(const pb_hw_t *hw, double bytes);
 
@@ -55,6 +47,22 @@ int pb_moe_permute_passes(pb_ep_disp_t disp, int local_experts);
 /* seconds for `passes` permute + unpermute pairs over copies_x_h routed
  * token values (bf16), one direction (forward or backward) */
 double pb_moe_permute_s(const pb_hw_t *hw, double copies_x_h, int passes);
+
+/* forward + dgrad + wgrad of a linear layer y[M,N] = x[M,K] w[K,N] */
+typedef struct pb_lin {
+    double fwd, dgrad, wgrad;
+} pb_lin_t;
+/* `batch` such GEMMs at `eff` of the dense-GEMM rate (1: dense) */
+pb_lin_t pb_kern_linear(const pb_hw_t *hw, double M, double N, double K, double batch,
+                        double eff);
+/* adds a linear layer's passes to a layer's times (wgrad counted apart) */
+void pb_kern_add_lin(pb_layer_time_t *o, pb_lin_t l);
+
+/* The MLP of an MoE layer for T tokens of this TP group (pb_kern_moe.c):
+ * router, grouped expert GEMMs and the token permutes, added to *o;
+ * returns the activation's elements (for its memory-bound kernel). */
+double pb_kern_moe_mlp(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *c, double T,
+                       pb_layer_time_t *o);
 
 void pb_kern_layer(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *c, int moe,
                    pb_layer_time_t *out);
