@@ -18,6 +18,11 @@ unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_c
         k |= PB_MECH_SHARD;
     if (l->size[PB_DIM_CP] > 1)
         k |= PB_MECH_CP;
+    if (c->framework == PB_FW_FSDP || c->framework == PB_FW_TORCHTITAN ||
+        c->framework == PB_FW_MAXTEXT)
+        k |= PB_MECH_NATIVE;
+    if (c->fp8)
+        k |= PB_MECH_FP8;
     return k;
 }
 
@@ -25,8 +30,12 @@ void pb_band_mech_words(unsigned mech, unsigned care, char *buf, size_t len)
 {
     /* a mechanism let go is not named either way: the runs may or may
      * not have used it */
-    snprintf(buf, len, "%s%s%s%s",
+    snprintf(buf, len, "%s%s%s%s%s%s",
              !(care & PB_MECH_MOE) ? "" : mech & PB_MECH_MOE ? ", experts" : ", dense",
+             !(care & PB_MECH_NATIVE)     ? ""
+             : mech & PB_MECH_NATIVE ? ", a PyTorch-native or JAX stack"
+                                     : ", Megatron-style kernels",
+             care & mech & PB_MECH_FP8 ? ", fp8" : "",
              !(care & PB_MECH_PIPE) ? "" : mech & PB_MECH_PIPE ? ", a pipeline" : ", no pipeline",
              care & mech & PB_MECH_SHARD ? ", sharded parameters" : "",
              care & mech & PB_MECH_CP ? ", context parallelism" : "");
@@ -46,10 +55,12 @@ int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_ban
     if (e == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the band");
     /* the mechanisms compared, most telling first; the last let go first */
-    static const unsigned order[] = {PB_MECH_MOE, PB_MECH_PIPE, PB_MECH_SHARD, PB_MECH_CP};
+    static const unsigned order[] = {PB_MECH_MOE,  PB_MECH_NATIVE, PB_MECH_FP8,
+                                     PB_MECH_PIPE, PB_MECH_SHARD,  PB_MECH_CP};
+    const int norder = (int)(sizeof order / sizeof order[0]);
     size_t m = 0;
     unsigned care = PB_MECH_ALL;
-    for (int keep = 4; keep >= 0; keep--) {
+    for (int keep = norder; keep >= 0; keep--) {
         care = 0;
         for (int i = 0; i < keep; i++)
             care |= order[i];

@@ -4,10 +4,11 @@
  * The record is the model's own error on published runs (the file
  * model/published_runs.csv, built into parbench): err = predicted /
  * published - 1 per run.  A prediction takes the runs that used the same
- * mechanisms (a pipeline, experts, sharded parameters, context
- * parallelism); where fewer than PB_BAND_MIN_RUNS share all of them, the
- * least telling mechanism is let go first (context parallelism, then
- * sharding, then the pipeline, then experts) until enough runs remain.
+ * mechanisms (experts, a PyTorch-native or JAX stack, fp8 GEMMs, a
+ * pipeline, sharded parameters, context parallelism); where fewer than
+ * PB_BAND_MIN_RUNS share all of them, the least telling mechanism is let
+ * go first (context parallelism, then sharding, the pipeline, fp8, the
+ * stack, experts) until enough runs remain.
  *
  * The spread of those errors is the band: with PB_BAND_PCT_RUNS runs or
  * more, their 10th and 90th percentiles (about four runs in five fall
@@ -35,7 +36,11 @@ enum {
     PB_MECH_PIPE = 1u << 1,  /* pp > 1: the bubble and the send/recv */
     PB_MECH_SHARD = 1u << 2, /* ZeRO-2/3, FSDP: per-layer gathers */
     PB_MECH_CP = 1u << 3,    /* context parallelism: the K,V ring */
-    PB_MECH_ALL = (1u << 4) - 1
+    /* a PyTorch-native or JAX stack (fsdp, torchtitan, maxtext): other
+     * kernels, hooks and schedules than Megatron's (pb_framework.h) */
+    PB_MECH_NATIVE = 1u << 4,
+    PB_MECH_FP8 = 1u << 5, /* fp8 GEMMs and their casts */
+    PB_MECH_ALL = (1u << 6) - 1
 };
 
 #define PB_BAND_MIN_RUNS 5

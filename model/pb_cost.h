@@ -1,7 +1,7 @@
 /* pb_cost.h - the time of one collective operation, from a calibration
  * when it covers the case, else from the hardware preset.
  *
- * Rules (doc/model.md, "Calibration"):
+ * Rules (doc/prediction.md, "Calibration"):
  *  - data type: a reduction (all-reduce, reduce-scatter) takes the curves
  *    of its own element type; the other collectives move bytes and take
  *    their one curve whatever the type.  A reduction whose type was not

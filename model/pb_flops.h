@@ -9,7 +9,13 @@
  * (1 + s/6h + V/12lh) per step (model FLOPs); full recomputation adds one
  * more forward of every layer (their 96*B*s*l*h^2*(1 + s/6h + V/16lh)),
  * selective recomputation (Korthikanti et al. 2022) only the attention
- * score part, 4*b*s^2*h per layer. */
+ * score part, 4*b*s^2*h per layer.  torchtitan's selective modes: layer:N
+ * wraps every N-th block in a full checkpoint (floor(L/N) of L layers
+ * repeat their forward), op saves the outputs of the matmuls, attention
+ * and reduce-scatters except every second matmul of a block, so its
+ * backward repeats the memory-bound ops and the K projection, the
+ * attention output projection and the up (plain MLP: down) projection
+ * (doc/MODEL.md, "Stacks and FP8"). */
 #ifndef PB_FLOPS_H
 #define PB_FLOPS_H
 
@@ -17,10 +23,32 @@
 
 #include "../patterns/pb_model.h"
 
-typedef enum pb_recomp { PB_RECOMP_NONE, PB_RECOMP_SELECTIVE, PB_RECOMP_FULL } pb_recomp_t;
+/* layer:N is PB_RECOMP_LAYER + N (N >= 1), so a recomputation mode stays
+ * one value wherever it travels (runs file, plan, FLOPs convention). */
+typedef enum pb_recomp {
+    PB_RECOMP_NONE,
+    PB_RECOMP_SELECTIVE,
+    PB_RECOMP_FULL,
+    PB_RECOMP_OP,
+    PB_RECOMP_LAYER = 64
+} pb_recomp_t;
+#define PB_RECOMP_LAYER_MAX 65536
 
+/* "none", "selective", "full", "op"; "layer" for layer:N (pb_recomp_format
+ * writes the N) */
 const char *pb_recomp_name(pb_recomp_t r);
-int pb_recomp_parse(const char *s, pb_recomp_t *out); /* 0 ok, -1 unknown */
+void pb_recomp_format(pb_recomp_t r, char *buf, unsigned long len);
+/* none, selective, full, op or layer:N (1 <= N <= PB_RECOMP_LAYER_MAX);
+ * 0 ok, -1 unknown */
+int pb_recomp_parse(const char *s, pb_recomp_t *out);
+/* layer:N for N >= 1 */
+pb_recomp_t pb_recomp_layer_of(int n);
+/* N of layer:N, else 0 */
+int pb_recomp_every(pb_recomp_t r);
+/* Share of a model's `layers` that repeat their whole forward: 1 full,
+ * floor(L/N)/L for layer:N (torchtitan counts blocks from 1 and wraps
+ * those with count % N == 0), 0 otherwise. */
+double pb_recomp_full_share(pb_recomp_t r, uint64_t layers);
 
 /* Forward FLOPs of one layer (moe: an MoE layer) for b sequences of s. */
 double pb_flops_layer_fwd(const pb_model_t *m, uint64_t b, uint64_t s, int moe, int causal);

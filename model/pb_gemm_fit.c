@@ -9,6 +9,7 @@ static double model_s(const pb_hw_t *hw, double share, const pb_gemm_meas_t *r)
 {
     pb_hw_t h = *hw;
     h.gemm_eff = share;
+    h.sustained = 1.0; /* a measured GEMM runs alone */
     return pb_gemm_s(&h, r->m, r->n, r->k, 1.0);
 }
 
@@ -17,8 +18,10 @@ double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
     if (!(r->tflops > 0) || r->m < 1 || r->n < 1 || r->k < 1)
         return -1.0;
     double t = 2.0 * r->m * r->n * r->k / (r->tflops * 1e12);
-    /* floor-bound even at a poor share: the share cannot be read here */
-    if (model_s(hw, 0.25, r) <= model_s(hw, 1.0, r) * (1.0 + 1e-9))
+    /* at the HBM floor at the preset's own share: the time says how fast
+     * the operands stream, not the share (a small-M GEMM: its compute
+     * term falls with M no faster than its bytes do) */
+    if (model_s(hw, hw->gemm_eff, r) <= model_s(hw, 1.0, r) * (1.0 + 1e-9))
         return -1.0;
     if (model_s(hw, 1.0, r) >= t)
         return 1.0; /* faster than the model allows: the best it can say */

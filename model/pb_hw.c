@@ -3,12 +3,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 /* Wire efficiencies and latencies shared by the presets (used only where
- * no calibration covers a collective):
+ * no calibration covers a collective), doc/MODEL.md "Collectives":
  *  - nvlink_eff 0.8: nccl-tests all-reduce bus bandwidth on 8 A100 is
  *    230-240 GB/s of 300 GB/s per direction, on 8 H100 ~370 GB/s (ring)
  *    of 450 (NCCL's maintainers, NVIDIA/nccl-tests#149 and #212);
@@ -18,13 +19,14 @@
  *    small-message all-reduce on 8 H100 is 13-17 us (NVIDIA/dgxc-
  *    benchmarking nccl/README.md, 8 B 13.67 us, 64 KiB 19.54 us); the
  *    network adds a few microseconds per hop.
- * achievable 0.50: end-to-end transformer-layer rate as a fraction of the
- *    dense bf16 peak.  Megatron-LM on A100 sustains 44-52 % of peak
+ * achievable 0.50: the flat-rate fallback (--tflops unset and the kernel
+ *    model off): the end-to-end transformer-layer rate as a fraction of
+ *    the dense bf16 peak.  Megatron-LM on A100 sustains 44-52 % of peak
  *    including its communication (Narayanan et al. 2021, Table 1: 138 to
- *    163 TFLOP/s of 312); the compute alone is at least the upper end.
- *    Llama 3 405B on H100 reports 38-43 % MFU with all its communication
- *    (Dubey et al. 2024, Table 4), consistent with ~50 % compute alone.
- *    One value for every preset: no preset is tuned to a test. */
+ *    163 TFLOP/s of 312); Llama 3 405B on H100 reports 38-43 % MFU with
+ *    all its communication (Dubey et al. 2024, Table 4): the compute
+ *    alone is at least the upper end of both.  One value for every
+ *    preset. */
 #define COMMON 0.50, 0.80, 0.92, 10.0, 20.0
 /* hbm_eff 0.85: fused norm / softmax / cross-entropy kernels reach about
  * 90 % of H100 HBM bandwidth (Dao-AILab/quack membound-sol blog, NCU),
@@ -32,73 +34,49 @@
  * accesses (calculon-ai/calculon systems/a100_80g.json, h100_80g.json,
  * mem1 efficiency table): 0.85 for all. */
 #define HBM_EFF 0.85
+/* sustained: fitted on model/published_runs.csv's fit split by `parbench
+ * model --against model/published_runs.csv`, one value per chip with 20
+ * or more fit runs, the value of all fit runs for the others (its "fit:"
+ * lines print what the fit split gives; unit_model_against checks the
+ * presets agree), doc/MODEL.md, "Sustained rate". */
+#define PB_SUSTAINED_A100 0.84
+#define PB_SUSTAINED_H100 0.70
+#define PB_SUSTAINED_ALL 0.74
+/* hbm_usable's default: an input without a primary source (pb_hw.h) */
+#define PB_HBM_USABLE 0.90
 
+/* One row per GPU, every number from one kind of source for every GPU
+ * (doc/MODEL.md, "Presets", has the table with a source per cell):
+ * peaks, memory, NVLink and NICs from NVIDIA's datasheets; SMs from the
+ * whitepapers or the device's own properties; gemm_eff = the best bf16
+ * GEMM rate stas00/ml-engineering's MAMF search measured (compute/
+ * accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
+ * table") / that table's dense peak: A100 SXM 271.2/312, H100 SXM (and
+ * "H200 is the same") 794.5/989, B200 SXM 1745.0/2250, GB200 1822.0/2500
+ * (a cuBLAS 8192^3 on this project's H200 gives 788, 0.797, within 1 %);
+ * attention: FA2 on A100, cuDNN on H100/H200 (TransformerEngine
+ * attention.ipynb, 514), the H100 rate x the bf16 peak ratio on
+ * Blackwell [derived].  Fields: name, bf16, fp8, GiB, TB/s, NVLink GB/s
+ * one way, NICs, Gb/s, GPUs per NVLink domain, COMMON, SMs, gemm_eff,
+ * fp8_gemm_eff (the same method on the MAMF table's fp8 rows),
+ * attention TFLOP/s, HBM_EFF, the chip's sustained share, PB_HBM_USABLE. */
 static const pb_hw_t presets[] = {
-    /* NVIDIA A100 Tensor Core GPU datasheet (2021): bf16 312 TFLOP/s dense,
-     * no fp8; A100 80GB SXM: 80 GB HBM2e at 2,039 GB/s; NVLink 3 600 GB/s
-     * bidirectional = 300 GB/s each way.  DGX A100 user guide: 8 GPUs, 8
-     * ConnectX-6 200 Gb/s HDR InfiniBand for the compute fabric. */
-    /* Kernel model: 108 SMs (NVIDIA GPU Performance Background guide,
-     * sec. 2); 256x128 tiles, cuBLAS' most efficient (Matrix
-     * Multiplication guide 2.3); best-shape GEMM 271.2 TFLOP/s = 0.87 of
-     * 312 (stas00/ml-engineering MAMF table, A100 SXM); FlashAttention-2
-     * forward 180 TFLOP/s at 1k-4k (liangan1/GPU_travel flash-attn
-     * README) with the backward at 0.8 of it under the 2.5x convention
-     * (FA2 fwd/bwd ratio, flash-attention PR #1791): 3.5 / (1/180 +
-     * 2.5/144) = 153 TFLOP/s forward + backward [derived]. */
-    {"a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 256, 128, 0.87, 153.0,
-     HBM_EFF},
-    /* NVIDIA H100 datasheet (H100 SXM5): bf16 989 TFLOP/s dense (1,979
-     * with sparsity), fp8 1,979 dense; 80 GB HBM3 at 3.35 TB/s; NVLink 4
-     * 900 GB/s bidirectional = 450 each way.  DGX H100: 8 GPUs, 8
-     * ConnectX-7 400 Gb/s NDR. */
-    /* Kernel model: 132 SMs (H100 whitepaper, as in tritonbench#78's
-     * spec table); 128x256 tiles; GEMM share 0.68: TransformerEngine's
-     * GEMM profiling guide measures a Hopper (H200 NVL) layer at h 4096,
-     * ffn 16384, 15872 tokens at 600 / 591 / 606 TFLOP/s (fprop / dgrad /
-     * wgrad), 0.61 of 989, which the shape losses of pb_kernels.c
-     * (N and K of 4096 or more: 0.955^2 there) give for 0.67, rounded
-     * up to 0.68 for the longer dimensions of the other GEMMs [derived]; the short-loop
-     * best shape (ml-engineering MAMF, 794.5 = 0.80) is not sustained
-     * through a layer.  Cross-check: torch.matmul bf16 on an H200 SXM
-     * (700 W, this project's device, 50 timed runs) gives 670-745 TFLOP/s
-     * at 8192-token layer shapes, 570 at K = 768, where this preset's
-     * function says 560-640 and 480: the preset is ~10 % below the
-     * isolated GEMM, the share a whole training step loses beside it
-     * (the Llama 3 405B runs of model/published_runs.csv fit within 8 %
-     * with it, and 10-17 % fast with the isolated rate).  cuDNN fused attention
-     * (TE's default on sm90) 514 TFLOP/s forward + backward, GQA causal
-     * s 8192 (TransformerEngine attention.ipynb benchmark on H100 80GB
-     * HBM3). */
-    {"h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.68, 514.0,
-     HBM_EFF},
-    /* NVIDIA H200 datasheet (SXM): same tensor cores as H100 (bf16 989,
-     * fp8 1,979 dense); 141 GB HBM3e at 4.8 TB/s; NVLink 900 GB/s
-     * bidirectional.  DGX H200: 8 GPUs, 8 ConnectX-7 400 Gb/s. */
-    /* Kernel model as H100: the same 132 SMs and tensor cores ("H200 is
-     * the same", ml-engineering MAMF table). */
-    {"h200", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 128, 256, 0.68, 514.0,
-     HBM_EFF},
-    /* NVIDIA DGX B200 datasheet: 8 B200, 72 PFLOPS fp8 training (dense) =
-     * 4.5 PF per GPU fp8, 2.25 PF bf16 dense; 1,440 GB HBM3e = 180 GB per
-     * GPU, 64 TB/s = 8 TB/s per GPU; NVLink 5 1.8 TB/s bidirectional = 900
-     * GB/s each way; 8 ConnectX-7 400 Gb/s (4 OSFP ports). */
-    /* Kernel model: 148 SMs [recalled: B200 spec]; GEMM best-shape share
-     * not published for B200 bf16: H100's 0.68 assumed; attention: the
-     * H100 rate scaled by the peak ratio, 514 x 2250/989 = 1170 [derived;
-     * FA4 Blackwell sweeps in flash-attention PR #2605 reach 1330 at hd
-     * 128, 16k]. */
-    {"b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 128, 256, 0.68, 1170.0,
-     HBM_EFF},
+    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, PB_HBM_USABLE},
+    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, PB_HBM_USABLE},
+    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, PB_HBM_USABLE},
+    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, HBM_EFF, PB_SUSTAINED_H100, PB_HBM_USABLE},
+    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, HBM_EFF, PB_SUSTAINED_ALL, PB_HBM_USABLE},
+    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, HBM_EFF, PB_SUSTAINED_ALL, PB_HBM_USABLE},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
 static const struct {
     const char *alias, *name;
 } aliases[] = {
-    {"a100-80gb", "a100"}, {"a100-sxm", "a100"}, {"a100-80gb-sxm", "a100"},
-    {"h100-80gb", "h100"}, {"h100-sxm", "h100"}, {"h100-80gb-sxm", "h100"},
-    {"h200-sxm", "h200"},  {"b200-sxm", "b200"},
+    {"a100-80gb", "a100"},          {"a100-sxm", "a100"},  {"a100-80gb-sxm", "a100"},
+    {"a100-40gb-sxm", "a100-40gb"}, {"h100-80gb", "h100"}, {"h100-sxm", "h100"},
+    {"h100-80gb-sxm", "h100"},      {"h200-sxm", "h200"},  {"b200-sxm", "b200"},
+    {"gb200-nvl72", "gb200"},
 };
 
 const char *pb_hw_preset_name(int i)
@@ -117,8 +95,14 @@ int pb_hw_preset(const char *name, pb_hw_t *out, pb_err_t *err)
             *out = presets[i];
             return PB_OK;
         }
-    return pb_err_set(err, PB_EINPUT, "unknown hardware '%s' (known: a100, h100, h200, b200)",
-                      name);
+    /* the names from the table itself, so the message never falls behind */
+    char known[128] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < NPRESETS && at < sizeof known; i++) {
+        int w = snprintf(known + at, sizeof known - at, "%s%s", i ? ", " : "", presets[i].name);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    return pb_err_set(err, PB_EINPUT, "unknown hardware '%s' (known: %s)", name, known);
 }
 
 int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
@@ -143,6 +127,9 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
         {"lat_net_us", offsetof(pb_hw_t, lat_net_us), 0},
         {"sms", offsetof(pb_hw_t, sms), 1},
         {"gemm_eff", offsetof(pb_hw_t, gemm_eff), 0},
+        {"fp8_gemm_eff", offsetof(pb_hw_t, fp8_gemm_eff), 0},
+        {"sustained", offsetof(pb_hw_t, sustained), 0},
+        {"hbm_usable", offsetof(pb_hw_t, hbm_usable), 0},
         {"attn_tflops", offsetof(pb_hw_t, attn_tflops), 0},
         {"hbm_eff", offsetof(pb_hw_t, hbm_eff), 0},
     };
@@ -165,7 +152,7 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
     return pb_err_set(err, PB_EINPUT,
                       "unknown hardware field '%s' (bf16_tflops, fp8_tflops, hbm_gib, hbm_tbps, "
                       "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node, achievable, "
-                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, "
+                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, fp8_gemm_eff, sustained, hbm_usable, "
                       "attn_tflops, hbm_eff)",
                       key);
 }
@@ -178,9 +165,10 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
                           hw->name);
     if (!(hw->achievable > 0 && hw->achievable <= 1 && hw->nvlink_eff > 0 &&
           hw->nvlink_eff <= 1 && hw->net_eff > 0 && hw->net_eff <= 1 && hw->gemm_eff > 0 &&
-          hw->gemm_eff <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
+          hw->gemm_eff <= 1 && hw->sustained > 0 && hw->sustained <= 1 && hw->hbm_usable > 0 &&
+          hw->hbm_usable <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
         return pb_err_set(err, PB_EINPUT,
-                          "hardware '%s': achievable and efficiencies must be in (0, 1], "
+                          "hardware '%s': achievable, efficiencies and shares must be in (0, 1], "
                           "attn_tflops above 0",
                           hw->name);
     return PB_OK;

@@ -1,7 +1,7 @@
 /* pb_hw.h - what one GPU and its node can do, as the step model needs it:
  * dense peak rates, memory size and bandwidth, NVLink and network
  * bandwidth, GPUs per node.  Presets carry published numbers (sources in
- * pb_hw.c); every field can be overridden by name. */
+ * pb_hw.c and doc/MODEL.md); every field can be overridden by name. */
 #ifndef PB_HW_H
 #define PB_HW_H
 
@@ -9,6 +9,10 @@
 
 typedef struct pb_hw {
     char name[32];
+    /* The silicon: presets of one chip (a100: A100 80 and 40 GB; h100:
+     * H100 and H200, the same GH100 die; b200: B200 and GB200) share the
+     * sustained share fitted on their runs. */
+    char chip[16];
     double bf16_tflops;  /* dense (no sparsity) peak, 10^12 FLOP/s */
     double fp8_tflops;   /* dense peak; 0 = no fp8 tensor cores */
     double hbm_gib;      /* memory per GPU, GiB */
@@ -25,16 +29,31 @@ typedef struct pb_hw {
     double nvlink_eff, net_eff;
     double lat_intra_us, lat_net_us;
     /* The kernel-by-kernel compute model (pb_kernels.h): streaming
-     * multiprocessors and the GEMM tile for wave quantization, the share
-     * of the bf16 peak the best-shaped GEMM reaches, the fused attention
-     * rate (forward + backward, 10^12 FLOP/s counted as 3.5 x the forward,
-     * the flash-attention benchmarks' convention) and the share of HBM
-     * bandwidth a fused memory-bound kernel reaches. */
+     * multiprocessors (informative: no formula reads them since wave
+     * quantization left pb_gemm_rate.c), the share of the bf16 peak the
+     * best-shaped GEMM reaches (the MAMF search's best / the dense peak,
+     * the same method on every preset), the fused attention rate (forward
+     * + backward, 10^12 FLOP/s counted as 3.5 x the forward, the
+     * flash-attention benchmarks' convention) and the share of HBM
+     * bandwidth a fused memory-bound kernel reaches.  doc/MODEL.md,
+     * "Presets", gives every number's source. */
     int sms;
-    double tile_m, tile_n;
     double gemm_eff;
+    /* the same for fp8 GEMMs: best-shape fp8 rate / dense fp8 peak (0: no
+     * fp8 tensor cores) */
+    double fp8_gemm_eff;
     double attn_tflops;
     double hbm_eff;
+    /* Share of the isolated tensor-core rates above (GEMMs, fused
+     * attention) a training step sustains: the one constant fitted to
+     * published runs, on the runs file's fit split only (doc/MODEL.md,
+     * "Sustained rate"); 1 gives the isolated kernels' rates. */
+    double sustained;
+    /* Share of HBM a training process can fill (the rest: CUDA context,
+     * NCCL buffers, allocator fragmentation): an input, default 0.90 with
+     * no primary source (doc/MODEL.md, "Without a source"); it decides
+     * only whether a layout fits. */
+    double hbm_usable;
 } pb_hw_t;
 
 const char *pb_hw_preset_name(int i); /* NULL after the last */

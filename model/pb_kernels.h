@@ -18,14 +18,22 @@
 #include "../patterns/pb_model.h"
 #include "pb_flops.h"
 #include "pb_ep_cost.h"
-#include "pb_gemm.h"
+#include "pb_gemm_rate.h"
+#include "pb_framework.h"
 #include "pb_hw.h"
+#include "pb_moe.h"
 
 typedef struct pb_kern_cfg {
     int tp, cp, sp, ep, etp; /* etp: the experts' tensor parallelism */
     int flash, causal;
     pb_recomp_t recomp;
     pb_ep_disp_t disp; /* resolved: alltoall or flex (its permutes differ) */
+    /* MoE: the busiest EP rank's routed tokens / the mean (pb_moe.h:
+     * pb_moe_imbalance); 0 = PB_MOE_IMBALANCE */
+    double moe_imb;
+    pb_fw_t fw; /* the stack: its memory-bound kernels and FP8 recipe */
+    int fp8;    /* linear layers' GEMMs in fp8 (Transformer Engine) */
+    uint64_t layers; /* the model's, for layer:N's share */
 } pb_kern_cfg_t;
 
 /* seconds on one GPU, one micro-batch of one layer */
@@ -35,7 +43,27 @@ typedef struct pb_layer_time {
     double recomp;  /* forward work repeated in the backward pass */
     double attn;    /* attention core, forward + backward: CP's ring hides in it */
     double wgrad;   /* weight-gradient GEMMs: TP's backward collectives hide in them */
+    double once;    /* per step, not per micro-batch: fp8 weight casts cached for the step */
 } pb_layer_time_t;
+
+/* seconds for `batch` fp8 GEMMs of M x N x K (Transformer Engine, E4M3 /
+ * E5M2 operands, bf16 output): hw->fp8_tflops at the preset's best-shape
+ * fp8 share (fp8_gemm_eff) with the same shape losses as bf16
+ * (pb_gemm_eff), never faster than 1 B per operand element and 2 B per
+ * output element through HBM */
+double pb_gemm_fp8_s(const pb_hw_t *hw, double M, double N, double K, double batch);
+
+/* Bytes one micro-batch's Transformer Engine casts move for a linear
+ * layer of x[M,K] w[K,N] on Hopper (separate transposed copies for
+ * wgrad and dgrad): the input (norm_fed: written by the fused norm, with
+ * Ms of its rows on this GPU), the weight, the output gradient; and the
+ * kernels.  pb_kernels.c derives each from TE's code. */
+typedef struct pb_fp8_cast {
+    double in_fwd, w, grad_bwd; /* bytes */
+    double k_fwd, k_w, k_bwd;   /* kernels */
+} pb_fp8_cast_t;
+pb_fp8_cast_t pb_fp8_cast_bytes(const pb_fw_fp8_t *r, double M, double Ms, double N, double K,
+                                int norm_fed);
 
 /* seconds to move `bytes` through HBM in a memory-bound kernel */
 double pb_membound_s(const pb_hw_t *hw, double bytes);
@@ -55,12 +83,23 @@ typedef struct pb_lin {
 /* `batch` such GEMMs at `eff` of the dense-GEMM rate (1: dense) */
 pb_lin_t pb_kern_linear(const pb_hw_t *hw, double M, double N, double K, double batch,
                         double eff);
+/* the same linear layer as configured: fp8 GEMMs when c->fp8 */
+pb_lin_t pb_kern_linear_c(const pb_hw_t *hw, const pb_kern_cfg_t *c, double M, double N,
+                          double K, double batch, double eff);
 /* adds a linear layer's passes to a layer's times (wgrad counted apart) */
 void pb_kern_add_lin(pb_layer_time_t *o, pb_lin_t l);
 
+/* seconds of one grouped expert GEMM pass: `groups` experts of m tokens,
+ * N x K each (pb_kern_moe.c: the dense efficiency at m x groups rows,
+ * times pb_moe_grouped_eff(m), never under the HBM floor of every
+ * expert's weights) */
+double pb_moe_grouped_s(const pb_hw_t *hw, double m, double N, double K, double groups);
+
 /* The MLP of an MoE layer for T tokens of this TP group (pb_kern_moe.c):
- * router, grouped expert GEMMs and the token permutes, added to *o;
- * returns the activation's elements (for its memory-bound kernel). */
+ * router, the shared experts (a dense MLP of shared_ffn, TP-split), the
+ * busiest EP rank's grouped expert GEMMs and token permutes (imbalance x
+ * the mean's, pb_moe.h), added to *o; returns the activation's elements
+ * (for its memory-bound kernel). */
 double pb_kern_moe_mlp(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *c, double T,
                        pb_layer_time_t *o);
 

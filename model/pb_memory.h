@@ -25,7 +25,13 @@
  * The first stage holds min(p, m) micro-batches in flight under 1F1B
  * (x (1 + (p-1)/(p*v)) interleaved), each its stage's layers; plus the
  * embedding's dropout mask s*b*h per micro-batch in flight (/t with SP)
- * and, when pp = 1, the output layer and loss 4*s*b*h*(1 + V/h)/t. */
+ * and, when pp = 1, the output layer and loss 4*s*b*h*(1 + V/h)/t.
+ * torchtitan's selective modes: layer:N keeps full recomputation's
+ * 2*s*b*h in floor(L/N) of L layers and everything in the rest; op keeps
+ * the block input and the outputs it saves (pb_mem_act_layer).  FP8
+ * (Transformer Engine): the linear layers keep their inputs in fp8, 1 B
+ * where bf16 kept 2, and with the weights cached for the step their fp8
+ * copy and its transpose, 2 B per linear weight. */
 #ifndef PB_MEMORY_H
 #define PB_MEMORY_H
 
@@ -59,6 +65,16 @@ double pb_mem_bytes_per_param(int zero, int d);
 double pb_mem_act_layer(const pb_model_t *m, const pb_layout_t *l, int moe, pb_recomp_t r,
                         int flash);
 
+/* bytes one layer keeps fewer (negative: more) when its linear layers run
+ * in fp8: their inputs in 1 B (QKV's and FC1's, the norms' outputs, and
+ * FC2's); with flash attention the output projection's fp8 input is a
+ * copy beside the bf16 output the attention kernel keeps */
+double pb_mem_act_fp8_saving(const pb_model_t *m, const pb_layout_t *l, int moe, int flash);
+
 void pb_memory(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c, pb_mem_t *out);
+/* the same with the linear layers in fp8 (fp8), their weights' fp8
+ * copies kept for the step (weight_cache) */
+void pb_memory_fp8(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cfg_t *c, int fp8,
+                   int weight_cache, pb_mem_t *out);
 
 #endif

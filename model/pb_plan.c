@@ -54,6 +54,20 @@ void pb_plan_entry_setup(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_p
     so->tp_overlap = e->tp_overlap;
 }
 
+/* The recomputation modes searched: Megatron's none, selective and full,
+ * full on every second layer (Megatron's --recompute-method block over
+ * half the layers, torchtitan's selective_ac_option 2), and torchtitan's
+ * op-level policy where the stack runs it (torchtitan, eager FSDP). */
+static int recomp_modes(const pb_step_cfg_t *s, pb_recomp_t *out)
+{
+    int n = 0;
+    out[n++] = PB_RECOMP_NONE, out[n++] = PB_RECOMP_SELECTIVE, out[n++] = PB_RECOMP_FULL;
+    out[n++] = (pb_recomp_t)(PB_RECOMP_LAYER + 2);
+    if (s->framework == PB_FW_TORCHTITAN || s->framework == PB_FW_FSDP)
+        out[n++] = PB_RECOMP_OP;
+    return n;
+}
+
 /* Every training setting of one layout and micro-batch: recomputation,
  * ZeRO stage, flash attention, TP overlap. */
 static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_t *cost,
@@ -69,7 +83,9 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
     int zeros = pp > 1 ? 2 : 4;
     int overlaps = l->size[PB_DIM_TP] > 1 ? 2 : 1;
     double on = c->step.tp_overlap > 0.0 ? c->step.tp_overlap : PB_PLAN_TP_OVERLAP;
-    uint64_t combos = (uint64_t)(PB_RECOMP_FULL + 1) * (uint64_t)zeros * 2u * (uint64_t)overlaps;
+    pb_recomp_t modes[8];
+    int nmodes = recomp_modes(&c->step, modes);
+    uint64_t combos = (uint64_t)nmodes * (uint64_t)zeros * 2u * (uint64_t)overlaps;
     pb_err_t e;
     pb_err_clear(&e);
     out->considered += combos;
@@ -83,8 +99,8 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
         memset(&en, 0, sizeof en);
         en.layout = *l;
         en.mbs = mbs;
-        en.recomp = (pb_recomp_t)(rest % (PB_RECOMP_FULL + 1));
-        rest /= PB_RECOMP_FULL + 1;
+        en.recomp = modes[rest % (uint64_t)nmodes];
+        rest /= (uint64_t)nmodes;
         en.zero = (int)(rest % (uint64_t)zeros);
         rest /= (uint64_t)zeros;
         en.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */

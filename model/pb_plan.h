@@ -8,7 +8,8 @@
  * the loss counted as a layer each: Megatron's --account-for-embedding/
  * loss-in-pipeline-split), vp (at most 16; pp > 1), ep (MoE: divisors of
  * dp*cp and of the experts), dp what is left, micro-batch (1, 2, 4, 8),
- * recomputation (none, selective, full), optimizer sharding (ZeRO 0, 1 =
+ * recomputation (none, selective, full, layer:2, and op for torchtitan and
+ * eager FSDP), optimizer sharding (ZeRO 0, 1 =
  * distributed optimizer, 2, 3), flash attention on and off, and for tp > 1
  * TP communication overlap off and on (on: the --tp-overlap fraction
  * given, else PB_PLAN_TP_OVERLAP); sequence parallelism whenever tp > 1
@@ -25,12 +26,10 @@
 
 /* TP overlap "on" where no fraction is given: Transformer Engine's
  * userbuffer overlaps hide the TP all-gathers and reduce-scatters behind
- * the GEMMs but take 16 of an H100's 132 SMs from them while they run
- * (TransformerEngine transformer_engine/pytorch/module/base.py,
- * initialize_ub: 16 communication SMs for the pipelined and bulk
- * overlaps), counted here as
- * 1 - 16/132 of the communication hidden. */
-#define PB_PLAN_TP_OVERLAP (1.0 - 16.0 / 132.0)
+ * the GEMMs, all of them, but take PB_UB_SMS of the GPU's SMs from those
+ * GEMMs while they run: pb_step charges that (pb_step_ub_cost, per GPU
+ * from hw->sms). */
+#define PB_PLAN_TP_OVERLAP 1.0
 
 typedef struct pb_plan_cfg {
     int gpus;

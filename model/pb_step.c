@@ -16,17 +16,8 @@ void pb_step_cfg_default(pb_step_cfg_t *c)
     c->gpus_per_node = 8;
     c->overlap_grad = c->overlap_tp_bwd = c->overlap_p2p = 1;
     c->grad_accum_fused = 1;
-}
-
-double pb_step_accum_s(const pb_hw_t *hw, double params, double grad_bytes)
-{
-    return params * (2.0 + 2.0 * grad_bytes) / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
-}
-
-void pb_step_fsdp_copy_bytes(double grad_bytes, double *fwd, double *bwd)
-{
-    *fwd = 2.0 + 2.0;
-    *bwd = 2.0 + 2.0 + 2.0 + grad_bytes;
+    c->framework = PB_FW_MEGATRON;
+    pb_moe_cfg_default(&c->moe);
 }
 
 const char *pb_part_name(int part)
@@ -83,10 +74,12 @@ static pb_ep_disp_t ep_dispatcher(const pb_layout_t *l, const pb_step_cfg_t *c)
  * the attention core's and the weight-gradient GEMMs' share of it */
 typedef struct stage {
     double mb, fwd, bwd, attn, wgrad, attn_share;
+    double once; /* per step: fp8 weight casts cached for the step */
 } stage_t;
 
 static void stage_add(stage_t *s, const pb_layer_time_t *t, double times)
 {
+    s->once += times * t->once;
     s->fwd += times * t->fwd;
     s->bwd += times * (t->bwd + t->recomp);
     s->attn += times * t->attn;
@@ -118,9 +111,19 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
         out->mb = out->fwd + out->bwd;
         return;
     }
-    pb_kern_cfg_t kc = {l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->sp, l->size[PB_DIM_EP],
-                        pb_layout_etp(l), c->flash, c->causal, c->recomp,
-                        ep_dispatcher(l, c)};
+    pb_kern_cfg_t kc = {.tp = l->size[PB_DIM_TP],
+                        .cp = l->size[PB_DIM_CP],
+                        .sp = l->sp,
+                        .ep = l->size[PB_DIM_EP],
+                        .etp = pb_layout_etp(l),
+                        .flash = c->flash,
+                        .causal = c->causal,
+                        .recomp = c->recomp,
+                        .disp = ep_dispatcher(l, c),
+                        .moe_imb = pb_moe_imbalance(&c->moe, c->traffic.imbalance),
+                        .fw = c->framework,
+                        .fp8 = c->fp8,
+                        .layers = m->layers};
     pb_layer_time_t t;
     pb_kern_layer(m, hw, &kc, 0, &t);
     stage_add(out, &t, layers * (1.0 - moe_frac));
@@ -141,6 +144,9 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
         stage_add(out, &t, 1.0);
     }
     out->attn_share = all_fwd > 0 ? attn_fwd / all_fwd : 0.0;
+    /* the stack's own work per micro-batch (pb_step_stack.c) */
+    out->fwd += pb_step_stack_fwd_s(m, l, c, hw, first, last);
+    out->bwd += pb_step_stack_bwd_s(c);
     out->mb = out->fwd + out->bwd;
 }
 
@@ -286,6 +292,9 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
     memset(&ops, 0, sizeof ops);
     pb_traffic_cfg_t tc = c->traffic;
     tc.recompute = c->recomp == PB_RECOMP_FULL; /* repeats the TP forward ops */
+    if (m->experts > 0) /* the busiest rank is the all-to-all's hottest destination */
+        tc.imbalance = pb_moe_rank_imbalance(pb_moe_imbalance(&c->moe, c->traffic.imbalance),
+                                             l->size[PB_DIM_EP]);
     unsigned all = ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
@@ -298,8 +307,8 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
 double pb_step_hidden_cost(double hidden_s, int net)
 {
     /* Calculon's processor_usage per network tier (calculon
-     * systems/a100_80g.json, h100_80g_nvl8.json; COMPUTE-AND-OVERLAP.md
-     * 4.8): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
+     * systems/a100_80g.json, h100_80g_nvl8.json; doc/MODEL.md
+     * "Overlaps"): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
     double use = net ? 0.02 : 0.15;
     return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
 }
@@ -318,31 +327,53 @@ double pb_step_z3_exposed(const pb_z3_t *z)
     return first + (f > 0 ? f : 0.0) + (b > 0 ? b : 0.0);
 }
 
+/* The forward TP collectives the backward repeats: full recomputation's
+ * are in the op list (the generator repeats them); layer:N repeats its
+ * share of the layers'; torchtitan's op policy saves reduce-scatter
+ * outputs but not all-gathers or all-reduces (activation_checkpoint.py
+ * save list), so with SP half of a layer's forward collectives (its two
+ * gathers of four) run again, without SP all of them. */
+static double tp_recomputed(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                            const comm_sums_t *s)
+{
+    if (c->recomp == PB_RECOMP_FULL)
+        return s->tp_fwd;
+    if (c->recomp == PB_RECOMP_OP)
+        return (l->sp ? 0.5 : 1.0) * s->tp_fwd;
+    return pb_recomp_full_share(c->recomp, m->layers) * s->tp_fwd;
+}
+
 /* What of each strategy's communication shows on the critical path. */
-static void expose(const pb_layout_t *l, const pb_step_cfg_t *c, const stage_t *st,
-                   const comm_sums_t *s, pb_step_t *out)
+static void expose(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                   const pb_hw_t *hw, const stage_t *st, const comm_sums_t *s, pb_step_t *out)
 {
     int pp = l->size[PB_DIM_PP];
     int v = l->vp > 1 ? l->vp : 1;
     double micro = (double)out->micro;
-    /* TP (Megatron-Core without userbuffers, COMPUTE-AND-OVERLAP.md 4.4):
+    /* TP (Megatron-Core without userbuffers, doc/MODEL.md "Overlaps"):
      * the forward's collectives sit between GEMMs, exposed, and so do
      * those of a recomputed forward; backward, the input-gradient
      * all-reduce (or SP's gather / scatter) runs beside the weight-
      * gradient GEMMs, so only what outlasts them shows.  --tp-overlap
      * hides a further share of what remains. */
-    double tp_rec = c->recomp == PB_RECOMP_FULL ? s->tp_fwd : 0.0;
-    double tp_b = s->tp_bwd - tp_rec;
+    double tp_rec = tp_recomputed(m, l, c, s);
+    double tp_b = s->tp_bwd - (c->recomp == PB_RECOMP_FULL ? tp_rec : 0.0);
+    if (c->recomp != PB_RECOMP_FULL)
+        out->comm_total[PB_PART_TP] += tp_rec;
     double tp_win = c->overlap_tp_bwd ? micro * st->wgrad : 0.0;
     double tp_bx = tp_b > tp_win ? tp_b - tp_win : 0.0;
     /* what hides still costs: NCCL's kernels take SMs and memory
      * bandwidth from the GEMMs beside them (Calculon's processor_usage,
      * 0.15 for NVLink and 0.02 for the network: overlapped compute slows
-     * by 1/(1 - usage), COMPUTE-AND-OVERLAP.md 4.8) */
+     * by 1/(1 - usage), calculon-ai/calculon's systems files) */
     double tp_hidden = tp_b - tp_bx;
-    out->part[PB_PART_TP] = (s->tp_fwd + tp_rec + tp_bx) * (1.0 - c->tp_overlap) +
+    double tp_shown = s->tp_fwd + tp_rec + tp_bx;
+    out->part[PB_PART_TP] = tp_shown * (1.0 - c->tp_overlap) +
                             pb_step_hidden_cost(tp_hidden, out->net[PB_GK_TP]);
-    out->part[PB_PART_EP] = out->comm_total[PB_PART_EP];
+    /* what --tp-overlap hides slows the GEMMs it runs beside */
+    out->part[PB_PART_COMPUTE] += pb_step_ub_cost(hw, tp_shown * c->tp_overlap);
+    out->part[PB_PART_EP] = pb_moe_ep_exposed(&c->moe, out->comm_total[PB_PART_EP], micro, pp,
+                                              st->fwd, st->bwd, hw->sms);
     double ppc = out->comm_total[PB_PART_PP];
     if (v > 1 && c->overlap_p2p) /* interleaved: overlapped with compute, the excess shows */
         ppc = ppc > out->part[PB_PART_COMPUTE] ? ppc - out->part[PB_PART_COMPUTE] : 0.0;
@@ -395,27 +426,34 @@ static void summarise(const pb_model_t *m, const pb_layout_t *l, const pb_step_c
     out->eff_pp = inner / (inner + out->part[PB_PART_PP] + out->part[PB_PART_BUBBLE]);
     out->eff_dp = (out->total - out->part[PB_PART_DP]) / out->total;
     out->bubble_frac = out->part[PB_PART_BUBBLE] / out->total;
-    out->capacity = hw->hbm_gib * PB_GIB * PB_HBM_USABLE;
+    out->capacity = hw->hbm_gib * PB_GIB * hw->hbm_usable;
     out->fits = out->mem.total <= out->capacity;
 }
 
-int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *cfg,
                   const pb_cost_t *cost, pb_step_t *out, pb_err_t *err)
 {
     memset(out, 0, sizeof *out);
+    /* gradients in the model's own type, known only now that the model is */
+    pb_step_cfg_t resolved = *cfg;
+    if (resolved.grad_model_dtype)
+        resolved.traffic.grad_dtype = m->dtype;
+    const pb_step_cfg_t *c = &resolved;
     const pb_hw_t *hw = cost->hw;
+    if (c->fp8 && hw->fp8_tflops <= 0)
+        return pb_err_set(err, PB_EINPUT, "fp8 GEMMs need a GPU with fp8 tensor cores (%s has none)",
+                          hw->name);
     out->micro = pb_traffic_micro(m, l);
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
 
     pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
-    pb_memory(m, l, &mc, &out->mem);
+    pb_memory_fp8(m, l, &mc, c->fp8, pb_fw_desc(c->framework)->fp8.weight_cached, &out->mem);
 
     stage_t st;
     busiest_stage(m, l, c, hw, rate, &st);
     if (!c->grad_accum_fused) { /* after each backward, on the compute stream */
-        double acc = pb_step_accum_s(hw, out->mem.params,
-                                     (double)pb_dtype_size(c->traffic.grad_dtype));
+        double acc = pb_step_accum_stack_s(l, c, hw, out->mem.params);
         st.bwd += acc, st.mb += acc;
     }
     if (c->traffic.zero == 3 && c->zero3_copies && l->size[PB_DIM_DP] * l->size[PB_DIM_CP] > 1) {
@@ -425,7 +463,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         double cb = pb_membound_s(hw, out->mem.params * bb);
         st.fwd += cf, st.bwd += cb, st.mb += cf + cb;
     }
-    out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb;
+    out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb + st.once;
     out->attn_share = st.attn_share;
 
     for (int k = 0; k < PB_GK_COUNT; k++)
@@ -433,14 +471,18 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     comm_sums_t sums;
     if (sum_comm(m, l, c, cost, out, &sums, err) != PB_OK)
         return err->code;
-    expose(l, c, &st, &sums, out);
+    /* DeepSpeed's pipeline engine regathers each output before its
+     * backward: on the pipeline's path, once per micro-batch */
+    out->comm_total[PB_PART_PP] +=
+        (double)out->micro * pb_step_ds_regather_s(m, l, c, cost, out->net[PB_GK_TP]);
+    expose(m, l, c, hw, &st, &sums, out);
 
     double opt_params = out->mem.params;
     if (c->traffic.zero >= 1)
         opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);
     /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
      * write them and the bf16 copy), the gradient norm 4 more
-     * (COMPUTE-AND-OVERLAP.md 3.4) */
+     * (doc/MODEL.md, "Optimizer") */
     out->part[PB_PART_OPT] = opt_params * 34.0 / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
 
     summarise(m, l, c, hw, out);

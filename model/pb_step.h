@@ -29,8 +29,9 @@
  *              part of the stage's backward; with FSDP2's copies, their
  *              bytes in the forward and backward (pb_step_fsdp_copy_bytes)
  *   optimizer= Adam over the GPU's (sharded) parameters, memory-bound:
- *              30 bytes per parameter (read fp32 weight, moments, gradient;
- *              write them back and the bf16 copy) at 80 % of HBM bandwidth.
+ *              34 bytes per parameter (read fp32 weight, moments, gradient;
+ *              write them back and the bf16 copy; the gradient norm) at
+ *              the preset's hbm_eff of HBM bandwidth (doc/MODEL.md).
  * Every communication time comes from pb_cost_us applied to the op list
  * pb_traffic_gen produces: the operations the suite measures. */
 #ifndef PB_STEP_H
@@ -45,13 +46,18 @@
 #include "pb_cost.h"
 #include "pb_ep_cost.h"
 #include "pb_flops.h"
+#include "pb_framework.h"
 #include "pb_memory.h"
+#include "pb_moe.h"
 
 typedef struct pb_step_cfg {
     pb_recomp_t recomp;
     int flash;
     int causal;
-    double tp_overlap;    /* fraction of TP communication hidden, 0..1 */
+    /* fraction of TP communication hidden, 0..1 (1: userbuffers or
+     * async TP "on"); hiding it costs the GEMMs beside it the SMs the
+     * overlap takes (pb_step_ub_cost) */
+    double tp_overlap;
     double compute_tflops; /* per GPU; 0 = hw bf16 peak x achievable */
     pb_traffic_cfg_t traffic; /* zero, buckets, gradient type, imbalance */
     int gpus_per_node;
@@ -83,9 +89,52 @@ typedef struct pb_step_cfg {
      * #157027): pb_step_fsdp_copy_bytes.  Off (the default), the gathers
      * land in the parameters' own storage, as Megatron-FSDP's buffers do. */
     int zero3_copies;
+    /* The training stack (pb_framework.h): its memory-bound kernels, its
+     * FP8 recipe, its pipeline engine; pb_step_cfg_framework sets its
+     * default overlaps.  Default megatron. */
+    pb_fw_t framework;
+    /* Transformer Engine FP8: the linear layers' GEMMs at the fp8 rate,
+     * their casts memory-bound; attention and communication stay bf16.
+     * Needs a GPU with fp8_tflops. */
+    int fp8;
+    /* MoE: routing imbalance and EP/compute overlap (pb_moe.h) */
+    pb_moe_cfg_t moe;
+    /* 1: gradients kept and reduced in the model's 16-bit type (fp16 runs
+     * without fp32 gradient accumulation; the overlap letter h), over
+     * traffic.grad_dtype, resolved when the model is known */
+    int grad_model_dtype;
 } pb_step_cfg_t;
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
+/* The stack's defaults over c: its overlaps, gradient accumulation,
+ * FSDP2 copies and TP overlap (pb_framework.c names each one's source). */
+void pb_step_cfg_framework(pb_step_cfg_t *c, pb_fw_t fw);
+
+/* SMs Transformer Engine's userbuffers take for a pipelined or bulk TP
+ * overlap: initialize_ub's default num_sm = 16 (NVIDIA/TransformerEngine
+ * transformer_engine/pytorch/module/base.py; ring exchange 1), as NeMo's
+ * H100 configs give the FC2 forward (NVIDIA/NeMo nemo/collections/llm/
+ * recipes/tp_overlap_configs/userbuffers.py: fc2_fprop num_sm=16). */
+#define PB_UB_SMS 16.0
+/* What hiding hidden_s seconds of TP communication costs the compute
+ * beside it: the GEMMs run on the SMs the userbuffers leave, so they
+ * slow by 1/(1 - u) with u = PB_UB_SMS / hw->sms (H100: 16 of 132), as
+ * pb_step_hidden_cost does for NCCL's. */
+double pb_step_ub_cost(const pb_hw_t *hw, double hidden_s);
+
+/* The stack's own work (pb_step_stack.c), seconds on one GPU: per
+ * micro-batch on a stage beside its layers' kernels, forward (fp8's amax
+ * update; DeepSpeed's pipeline copies, first/last: the stage's place) and
+ * backward; DeepSpeed's TP regather of a stage's output before its
+ * backward (net: the TP group spans nodes); a micro-batch's unfused
+ * gradient accumulation on a GPU of `params` parameters. */
+double pb_step_stack_fwd_s(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                           const pb_hw_t *hw, int first, int last);
+double pb_step_stack_bwd_s(const pb_step_cfg_t *c);
+double pb_step_ds_regather_s(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                             const pb_cost_t *cost, int net);
+double pb_step_accum_stack_s(const pb_layout_t *l, const pb_step_cfg_t *c, const pb_hw_t *hw,
+                             double params);
 
 enum { PB_PART_COMPUTE, PB_PART_TP, PB_PART_PP, PB_PART_BUBBLE, PB_PART_DP, PB_PART_EP,
        PB_PART_CP, PB_PART_OPT, PB_PART_COUNT };
@@ -195,9 +244,5 @@ typedef struct pb_z3 {
  * (FSDP2's prefetch hides a layer's gather behind the previous layer's
  * compute: PyTorch FSDP2 fully_shard docs, forward/backward prefetch). */
 double pb_step_z3_exposed(const pb_z3_t *z);
-
-/* Usable share of HBM: the rest is the CUDA context, NCCL buffers and the
- * allocator's fragmentation (PyTorch runs commonly lose 5-10 %). */
-#define PB_HBM_USABLE 0.90
 
 #endif

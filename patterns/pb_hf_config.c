@@ -87,6 +87,35 @@ static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *
     return PB_OK;
 }
 
+/* DeepSeek-style MoE: the shared experts' total width (DeepSeek-V2/V3
+ * n_shared_experts x moe_intermediate_size, modeling_deepseek.py's
+ * DeepseekV3MoE builds them as one MLP of that width; Qwen2-MoE one
+ * shared expert of shared_expert_intermediate_size) and the leading
+ * dense layers (first_k_dense_replace) */
+static int shared_and_dense(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *err)
+{
+    static const char *const names[] = {"shared_expert_intermediate_size", "n_shared_experts",
+                                        "first_k_dense_replace"};
+    unsigned long long v[3] = {0, 0, 0}, mi = 0;
+    for (int i = 0; i < 3; i++)
+        if (get_u64(root, names[i], &v[i]) < 0)
+            return pb_err_set(err, PB_EINPUT, "%s: \"%s\" must be a whole number", path,
+                              names[i]);
+    char buf[24];
+    unsigned long long shared = v[0];
+    if (shared == 0 && v[1] > 0 && get_u64(root, "moe_intermediate_size", &mi) == 1)
+        shared = v[1] * mi;
+    if (shared > 0) {
+        snprintf(buf, sizeof buf, "%llu", shared);
+        put(c, "shared_ffn", buf);
+    }
+    if (v[2] > 0) {
+        snprintf(buf, sizeof buf, "%llu", v[2]);
+        put(c, "dense_first", buf);
+    }
+    return PB_OK;
+}
+
 /* strings and flags: activation, dtype, and what parbench does not model */
 static void others(json_t *root, pb_hf_config_t *c)
 {
@@ -98,9 +127,7 @@ static void others(json_t *root, pb_hf_config_t *c)
                strcmp(dt, "float32") == 0))
         put(c, "dtype", strcmp(dt, "bfloat16") == 0 ? "bf16" : strcmp(dt, "float16") == 0 ? "fp16"
                                                                                           : "fp32");
-    static const char *const unmodelled[] = {"n_shared_experts", "shared_expert_intermediate_size",
-                                             "first_k_dense_replace", "q_lora_rank",
-                                             "kv_lora_rank", "sliding_window"};
+    static const char *const unmodelled[] = {"q_lora_rank", "kv_lora_rank", "sliding_window"};
     char buf[24];
     unsigned long long v;
     for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++)
@@ -126,6 +153,8 @@ int pb_hf_config_read(const char *path, pb_hf_config_t *c, pb_err_t *err)
         code = pb_err_set(err, PB_EINPUT, "%s: not a config.json (no JSON object)", path);
     if (code == PB_OK)
         code = numbers(root, path, c, err);
+    if (code == PB_OK)
+        code = shared_and_dense(root, path, c, err);
     if (code == PB_OK)
         others(root, c);
     json_decref(root);

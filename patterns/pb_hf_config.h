@@ -20,11 +20,13 @@
  *   moe_intermediate_size -> moe_ffn (Mixtral: its experts are
  *       intermediate_size wide)
  *   moe_layer_freq (DeepSeek) | decoder_sparse_step (Qwen2-MoE) -> moe_every
+ *   shared_expert_intermediate_size (Qwen2-MoE) | n_shared_experts x
+ *       moe_intermediate_size (DeepSeek) -> shared_ffn
+ *   first_k_dense_replace (DeepSeek) -> dense_first
  *   torch_dtype bfloat16 / float16 / float32 -> dtype
  * Read and named as not modelled (parbench's model has no field for
- * them yet): n_shared_experts, shared_expert_intermediate_size,
- * first_k_dense_replace, tie_word_embeddings true, q_lora_rank /
- * kv_lora_rank (DeepSeek's latent attention), sliding_window. */
+ * them yet): tie_word_embeddings true, q_lora_rank / kv_lora_rank
+ * (DeepSeek's latent attention), sliding_window. */
 #ifndef PB_HF_CONFIG_H
 #define PB_HF_CONFIG_H
 

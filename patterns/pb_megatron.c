@@ -18,6 +18,7 @@ enum act {
     A_SP, A_RECOMP_GRAN, A_RECOMP_ACT, A_DISTOPT, A_FLASH, A_GQA, A_GRAD_FP32,
     A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_COMM_OVERLAP, A_ACCOUNT_EMB, A_ACCOUNT_LOSS,
     A_FSDP, A_FSDP_SHARD, /* Megatron-FSDP and its sharding strategy */
+    A_MOE_FREQ, A_MOE_OVERLAP, /* --moe-layer-freq, --overlap-moe-expert-parallel-comm */
     A_QUIET_V, A_QUIET_F, /* known, no effect on the traffic */
     A_NOCP_V, A_NOCP_F    /* known, change the traffic, no parbench counterpart */
 };
@@ -33,7 +34,8 @@ static const struct arg {
     {"vocab-size", A_KV, "vocab"},              {"micro-batch-size", A_KV, "mbs"},
     {"global-batch-size", A_KV, "gbs"},         {"num-experts", A_KV, "experts"},
     {"moe-router-topk", A_KV, "topk"},          {"moe-ffn-hidden-size", A_KV, "moe-ffn"},
-    {"moe-layer-freq", A_KV, "moe-every"},
+    {"moe-layer-freq", A_MOE_FREQ, NULL},
+    {"moe-shared-expert-intermediate-size", A_KV, "shared_ffn"},
     {"swiglu", A_FLAGKV, "gated=1"},            {"bf16", A_FLAGKV, "dtype=bf16"},
     {"fp16", A_FLAGKV, "dtype=fp16"},
     {"tensor-model-parallel-size", A_TP, NULL}, {"context-parallel-size", A_CP, NULL},
@@ -50,7 +52,6 @@ static const struct arg {
     /* change the traffic, no counterpart in parbench's model */
     {"recompute-method", A_NOCP_V, NULL},       {"recompute-num-layers", A_NOCP_V, NULL},
     {"expert-tensor-parallel-size", A_NOCP_V, NULL},
-    {"moe-shared-expert-intermediate-size", A_NOCP_V, NULL},
     {"moe-token-dispatcher-type", A_NOCP_V, NULL}, {"moe-router-load-balancing-type", A_NOCP_V, NULL},
     {"moe-expert-capacity-factor", A_NOCP_V, NULL},
     {"decoder-first-pipeline-num-layers", A_KV, "pp_first"},
@@ -63,8 +64,9 @@ static const struct arg {
     {"fp8-recipe", A_NOCP_V, NULL},             {"fp8-param-gather", A_NOCP_F, NULL},
     {"fp8-amax-history-len", A_NOCP_V, NULL},   {"fp8-amax-compute-algo", A_NOCP_V, NULL},
     {"fp8-margin", A_NOCP_V, NULL},
-    /* overlaps parbench's step model does not have */
-    {"overlap-moe-expert-parallel-comm", A_NOCP_F, NULL},
+    /* EP all-to-alls beside the other micro-batch's compute (pb_moe.h);
+     * it needs --delay-wgrad-compute, which parbench does not model apart */
+    {"overlap-moe-expert-parallel-comm", A_MOE_OVERLAP, NULL},
     {"delay-wgrad-compute", A_NOCP_F, NULL},
     /* Megatron-FSDP (--use-custom-fsdp, renamed --use-megatron-fsdp in
      * Megatron-LM af28b5a, Aug 2025): its sharding strategy is the ZeRO
@@ -177,6 +179,36 @@ static int model_value(const char *name, const struct arg *a, const char *v, pb_
     return PB_OK;
 }
 
+/* --moe-layer-freq (Megatron-LM arguments.py moe_freq_type; MoE README):
+ * an integer N (every N-th layer MoE: parbench's moe_every), or a Python
+ * list expression; parbench reads the one with a leading dense block,
+ * DeepSeek-V3's "([0]*3+[1]*58)" (examples in the MoE README), as
+ * dense_first K and moe_every 1. */
+static int moe_freq(const char *name, pb_megatron_t *m, const char *v, pb_err_t *err)
+{
+    uint64_t x = 0;
+    if (pb_num_u64(v, 1, 1 << 16, &x) == PB_NUM_OK) {
+        put_kv(m, "moe-every", v);
+        return PB_OK;
+    }
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = v; *p && n + 1 < sizeof buf; p++)
+        if (*p != ' ' && *p != '(' && *p != ')')
+            buf[n++] = *p;
+    buf[n] = '\0';
+    unsigned long k = 0, rest = 0;
+    char tail;
+    if (sscanf(buf, "[0]*%lu+[1]*%lu%c", &k, &rest, &tail) != 2 || rest == 0 || k > (1u << 16))
+        return pb_err_set(err, PB_EINPUT, "%s: --moe-layer-freq '%.40s': parbench reads an "
+                          "integer N or a leading dense block ([0]*K+[1]*N)", name, v);
+    char num[24];
+    snprintf(num, sizeof num, "%lu", k);
+    put_kv(m, "dense_first", num);
+    put_kv(m, "moe-every", "1");
+    return PB_OK;
+}
+
 /* One argument (a = its table entry, v = its value or NULL). */
 static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, const char *v,
                      int *gqa, int *vp_layers, pb_err_t *err)
@@ -221,6 +253,8 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
         return pb_err_set(err, PB_EINPUT, "%s: --data-parallel-sharding-strategy takes no_shard, "
                           "optim, optim_grads or optim_grads_params, not '%.40s'", name, v);
     }
+    case A_MOE_FREQ: return moe_freq(name, m, v, err);
+    case A_MOE_OVERLAP: m->moe_ep_overlap = 1; return PB_OK;
     case A_FLASH: m->flash = 1; return PB_OK;
     case A_GQA: *gqa = 1; return PB_OK;
     case A_GRAD_FP32: snprintf(m->grad_dtype, sizeof m->grad_dtype, "fp32"); return PB_OK;
@@ -244,7 +278,8 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
 
 static int has_value(enum act a)
 {
-    return a == A_KV || (a >= A_TP && a <= A_VP_LAYERS) || a == A_RECOMP_GRAN || a == A_QUIET_V ||
+    return a == A_KV || a == A_MOE_FREQ || (a >= A_TP && a <= A_VP_LAYERS) ||
+           a == A_RECOMP_GRAN || a == A_QUIET_V ||
            a == A_NOCP_V || a == A_FSDP_SHARD;
 }
 

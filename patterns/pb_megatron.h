@@ -42,6 +42,7 @@ typedef struct pb_megatron {
     int nknown;      /* arguments of the table read (0: refused, not a script) */
     int flash;       /* --use-flash-attn */
     int overlap_grad, overlap_param, tp_comm_overlap;
+    int moe_ep_overlap; /* --overlap-moe-expert-parallel-comm (pb_moe.h ep_overlap) */
     int account;     /* --account-for-{embedding (1), loss (2)}-in-pipeline-split */
     char grad_dtype[8]; /* "" unsaid, "bf16", "fp16" or "fp32" */
     int gpus, gpus_per_node; /* from torchrun's --nnodes x --nproc_per_node */

@@ -14,13 +14,16 @@ static const pb_model_t presets[] = {
      * 2.1: 96 layers, d_model 12288, 96 heads of 128, d_ff = 4 d_model,
      * context 2048, batch 3.2M tokens = 1536 sequences; GPT-2 BPE vocab
      * 50257; trained in fp16 (Sec. 2.3). */
-    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, 2048, 1, 1536, PB_F16, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, 2048, 1, 1536, PB_F16, 0, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
     /* Touvron et al. 2023, "Llama 2", Table 1 and the released config.json:
      * 32 layers, 4096, 32 heads, FFN 11008 (SwiGLU), vocab 32000, context
      * 4096, batch 4M tokens = 1024 sequences. */
-    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
     /* Llama 2 70B: 80 layers, 8192, 64 heads, 8 KV heads (GQA), FFN 28672. */
-    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
     /* Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3: 8B has 32
      * layers, 4096, 32 heads, 8 KV heads, FFN 14336, vocab 128256; 70B has
      * 80 layers, 8192, 64 heads, 8 KV heads, FFN 28672; 405B has 126
@@ -29,29 +32,34 @@ static const pb_model_t presets[] = {
      * (Sec. 3.4.1); the 8B and 70B batches are not published, 2048 is
      * assumed.  Sec. 3.3.2: the 405B pipeline has one layer fewer on its
      * first and last stage (pp_trim 2). */
-    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
-    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
     {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 2048, PB_BF16, 1, 0, 0, 1, 0,
-     2, 0, 0, 0},
+     2, 0, 0, 0, 0, 0},
     /* Jiang et al. 2024, "Mixtral of Experts", Table 1: 32 layers, 4096,
      * 32 heads, 8 KV heads, expert FFN 14336, vocab 32000, 8 experts, top
      * 2, every layer MoE.  Training sequence and batch are not published:
      * 4096 and 1024 are assumed. */
-    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 1024, PB_BF16, 1, 8, 2, 1, 0, 0, 0, 0, 0},
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 1024, PB_BF16, 1, 8, 2, 1, 0,
+     0, 0, 0, 0, 0, 0},
     /* DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", Sec. 4.2: 61
      * layers, hidden 7168, 128 heads, dense FFN 18432, 256 routed experts
      * of 2048, top 8, vocab 129280, sequence 4096, batch up to 15360.
-     * "Style": MLA is modelled as plain attention with 128 KV heads, the
-     * shared expert and the first 3 dense layers are left out (every
-     * layer is MoE). */
+     * One shared expert of 2048 and the first 3 layers dense (Sec. 4.2:
+     * "all FFNs except for the first three layers" are MoE, "1 shared
+     * expert"; config.json n_shared_experts 1, first_k_dense_replace 3).
+     * "Style": MLA is modelled as plain attention with 128 KV heads. */
     {"deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096, 1, 15360, PB_BF16, 1, 256, 8, 1,
-     2048, 0, 0, 0, 0},
+     2048, 0, 0, 0, 0, 2048, 3},
     /* A 70B worked example (parbench's first design notes): 80 layers, hidden 8192, sequence 4096;
      * heads, FFN and vocab as Llama 2 70B; batch 1024 as Llama 2. */
-    {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"example-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 1024, PB_BF16, 1, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0},
     /* A small model for runs on a few ranks (the default): GPT-style, 4
      * layers of 1024, sequence 512, vocab 32000. */
-    {"tiny", 4, 1024, 16, 16, 4096, 32000, 512, 1, 0, PB_BF16, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"tiny", 4, 1024, 16, 16, 4096, 32000, 512, 1, 0, PB_BF16, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -142,6 +150,9 @@ static const struct field {
     {"head_dim", offsetof(pb_model_t, head_dim), 0, P2(16), "2^16; Gemma 256"},
     {"pp_first", offsetof(pb_model_t, pp_first), 0, P2(16), "2^16, as layers"},
     {"pp_last", offsetof(pb_model_t, pp_last), 0, P2(16), "2^16, as layers"},
+    {"shared_ffn", offsetof(pb_model_t, shared_ffn), 0, P2(22),
+     "2^22, as ffn; DeepSeek-V3 2048, Qwen2-57B-A14B 20480"},
+    {"dense_first", offsetof(pb_model_t, dense_first), 0, P2(16), "2^16, as layers"},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -201,7 +212,8 @@ static long double params_ld(const pb_model_t *m)
     long double moe = (long double)pb_model_moe_layers(m), dense = (long double)m->layers - moe;
     long double eff = (long double)(m->moe_ffn ? m->moe_ffn : m->ffn);
     long double moe_layer = attn + (long double)m->experts * mats * h * eff +
-                            h * (long double)m->experts + 2.0L * h;
+                            mats * h * (long double)m->shared_ffn + h * (long double)m->experts +
+                            2.0L * h;
     return dense * (attn + mats * h * (long double)m->ffn + 2.0L * h) + moe * moe_layer +
            2.0L * (long double)m->vocab * h + h;
 }
@@ -245,6 +257,13 @@ int pb_model_check(const pb_model_t *m, pb_err_t *err)
                           (unsigned long long)m->topk);
     if (m->experts > 0 && m->moe_every == 0)
         return pb_err_set(err, PB_EINPUT, "moe_every must be at least 1");
+    if (m->experts == 0 && (m->shared_ffn > 0 || m->dense_first > 0))
+        return pb_err_set(err, PB_EINPUT, "%s %llu given for a dense model (experts 0)",
+                          m->shared_ffn ? "shared_ffn" : "dense_first",
+                          (unsigned long long)(m->shared_ffn ? m->shared_ffn : m->dense_first));
+    if (m->dense_first > m->layers)
+        return pb_err_set(err, PB_EINPUT, "dense_first %llu is above layers %llu",
+                          (unsigned long long)m->dense_first, (unsigned long long)m->layers);
     long double n = params_ld(m);
     if (n > (long double)MAX_PARAMS)
         return pb_err_set(err, PB_EINPUT,
@@ -282,23 +301,37 @@ uint64_t pb_model_expert_params(const pb_model_t *m)
     return m->experts * mlp(m, m->moe_ffn ? m->moe_ffn : m->ffn);
 }
 
+uint64_t pb_model_shared_params(const pb_model_t *m)
+{
+    return mlp(m, m->shared_ffn);
+}
+
 int pb_model_is_moe_layer(const pb_model_t *m, uint64_t layer)
 {
-    return m->experts > 0 && m->moe_every > 0 && layer % m->moe_every == 0;
+    return m->experts > 0 && m->moe_every > 0 && layer >= m->dense_first &&
+           layer % m->moe_every == 0;
+}
+
+/* multiples of k below n: ceil(n / k) */
+static uint64_t multiples_below(uint64_t n, uint64_t k)
+{
+    return (n + k - 1) / k;
 }
 
 uint64_t pb_model_moe_layers(const pb_model_t *m)
 {
     if (m->experts == 0 || m->moe_every == 0)
         return 0;
-    return (m->layers + m->moe_every - 1) / m->moe_every;
+    /* the layers l % moe_every == 0 in [dense_first, layers) */
+    uint64_t first = m->dense_first < m->layers ? m->dense_first : m->layers;
+    return multiples_below(m->layers, m->moe_every) - multiples_below(first, m->moe_every);
 }
 
 uint64_t pb_model_params(const pb_model_t *m)
 {
     uint64_t moe = pb_model_moe_layers(m), dense = m->layers - moe;
-    uint64_t moe_layer =
-        pb_model_attn_params(m) + pb_model_expert_params(m) + m->hidden * m->experts + 2 * m->hidden;
+    uint64_t moe_layer = pb_model_attn_params(m) + pb_model_expert_params(m) +
+                         pb_model_shared_params(m) + m->hidden * m->experts + 2 * m->hidden;
     return dense * pb_model_dense_layer_params(m) + moe * moe_layer + 2 * m->vocab * m->hidden +
            m->hidden;
 }

@@ -38,6 +38,15 @@ typedef struct pb_model {
      * --decoder-first/last-pipeline-num-layers); 0: as the stages between,
      * which share the rest evenly (patterns/pb_stages.h). */
     uint64_t pp_first, pp_last;
+    /* DeepSeek-style MoE (DeepSeekMoE, arXiv 2401.06066; DeepSeek-V3,
+     * arXiv 2412.19437 Sec. 2.1.2): shared_ffn is the total inner size of
+     * the shared experts every token passes through beside its routed
+     * ones (n_shared_experts x moe_intermediate_size; Megatron's
+     * --moe-shared-expert-intermediate-size), a dense gated MLP split by
+     * TP like the dense MLP, not by EP; 0 = none.  dense_first: the first
+     * k layers are dense with the dense ffn (first_k_dense_replace;
+     * DeepSeek-V3: 3). */
+    uint64_t shared_ffn, dense_first;
 } pb_model_t;
 
 /* Known presets, by name (NULL after the last). */
@@ -48,7 +57,7 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 /* Sets one field by its name (as in a model file: layers, hidden (or
  * size), heads, kv_heads (or kv-heads), ffn, vocab, seq, mbs, gbs, dtype,
  * gated, experts, topk, moe_every, moe_ffn, pp_trim, head_dim, pp_first,
- * pp_last).  PB_EINPUT: "unknown
+ * pp_last, shared_ffn, dense_first).  PB_EINPUT: "unknown
  * key 'x'" or "bad value 'v' for key: ...", without any location; callers
  * add the file and line or the flag. */
 int pb_model_set(pb_model_t *m, const char *key, const char *value, pb_err_t *err);
@@ -62,15 +71,24 @@ int pb_model_check(const pb_model_t *m, pb_err_t *err);
 
 /* Parameters.  A layer: Q and O h*h each, K and V h*(kv_heads*h/heads)
  * each, the MLP (gated ? 3 : 2)*h*ffn (times the experts in an MoE
- * layer, which has its router h*experts too), two norms h each.  The
+ * layer, which has its router h*experts and its shared experts
+ * (gated ? 3 : 2)*h*shared_ffn too), two norms h each.  The
  * model: layers, input and output embeddings vocab*h each (untied) and a
  * final norm h.  Biases are not counted (Llama has none). */
 uint64_t pb_model_attn_params(const pb_model_t *m);
 /* head_dim, or hidden / heads when not given */
 uint64_t pb_model_head_dim(const pb_model_t *m);
 uint64_t pb_model_dense_layer_params(const pb_model_t *m);
-/* expert weights of one MoE layer (all experts) */
+/* expert weights of one MoE layer (all routed experts) */
 uint64_t pb_model_expert_params(const pb_model_t *m);
+/* the shared experts' weights of one MoE layer: (gated ? 3 : 2) * hidden *
+ * shared_ffn (a token meets all of them, as a dense MLP) */
+uint64_t pb_model_shared_params(const pb_model_t *m);
+/* Layer l (from 0) is an MoE layer when the model has experts, l is not
+ * among the first dense_first, and l % moe_every == 0: DeepSeek's
+ * modeling_deepseek.py (layer_idx >= first_k_dense_replace and
+ * layer_idx % moe_layer_freq == 0) and Megatron's integer
+ * --moe-layer-freq (i % freq == 0). */
 int pb_model_is_moe_layer(const pb_model_t *m, uint64_t layer);
 uint64_t pb_model_moe_layers(const pb_model_t *m);
 uint64_t pb_model_params(const pb_model_t *m);

@@ -10,6 +10,7 @@ void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
     /* gradients reduced in fp32: PyTorch AMP keeps fp32 gradients, and
      * Megatron with --accumulate-allreduce-grads-in-fp32 */
     c->grad_dtype = PB_F32;
+    c->param_dtype = -1;
     c->imbalance = 1.0;
 }
 

@@ -21,6 +21,12 @@ typedef struct pb_traffic_cfg {
     pb_dtype_t grad_dtype;
     int recompute; /* full activation recomputation */
     double imbalance; /* EP: hottest destination / mean; <= 1 balanced */
+    /* The type ZeRO-3 gathers parameters in: -1 the model's.  PyTorch
+     * FSDP without a param_dtype (Composer's mixed_precision DEFAULT, or
+     * plain autocast) keeps and gathers fp32 parameters and casts them at
+     * use (torch.distributed.fsdp.MixedPrecision: "param_dtype ... None:
+     * no cast"), twice the bytes of a bf16 gather. */
+    int param_dtype;
 } pb_traffic_cfg_t;
 
 void pb_traffic_cfg_default(pb_traffic_cfg_t *c);

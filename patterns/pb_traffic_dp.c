@@ -59,8 +59,9 @@ static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
                         (uint64_t)n);
     uint64_t count = in->layers * in->micro;
     pb_dtype_t gt = in->cfg->grad_dtype;
-    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, unit * in->e,
-                             in->m->dtype, count, PB_PH_FWD, 1, PB_P2P_NONE,
+    pb_dtype_t pt = in->cfg->param_dtype >= 0 ? (pb_dtype_t)in->cfg->param_dtype : in->m->dtype;
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, unit * pb_dtype_size(pt),
+                             pt, count, PB_PH_FWD, 1, PB_P2P_NONE,
                              "layer parameters (ZeRO-3)");
     o.per_pass = 1; /* every layer of every micro-batch gathers its weights */
     if (pb_op_list_push(out, &o, err))

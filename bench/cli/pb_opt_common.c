@@ -98,6 +98,9 @@ int pb_predict_finish(const pb_options_t *o, pb_err_t *err)
 {
     if (o->predict.selective && o->model.train.recompute)
         return pb_err_set(err, PB_EINPUT, "give --recompute (full) or --selective, not both");
+    if (o->predict.recompute_mode && (o->predict.selective || o->model.train.recompute))
+        return pb_err_set(err, PB_EINPUT,
+                          "give --recompute-mode MODE or --recompute / --selective, not both");
     if (o->predict.flash && o->predict.no_flash)
         return pb_err_set(err, PB_EINPUT, "give --flash or --no-flash, not both");
     if (o->predict.causal && o->predict.no_causal)

@@ -69,6 +69,10 @@ static const pb_opt_spec_t model_specs[] = {
     FIELD("moe-every", "N", "every N-th layer is an MoE layer"),
     FIELD("moe-ffn", "F", "an expert's MLP inner size"),
     FIELD("head-dim", "D", "width of one attention head (default hidden / heads)"),
+    FIELD("shared-ffn", "F", "MoE: the shared experts' total MLP inner size\n"
+                             "(DeepSeek-style; 0 none)"),
+    FIELD("dense-first", "N", "MoE: the first N layers are dense (DeepSeek's\n"
+                              "first_k_dense_replace)"),
     FIELD("pp-trim", "N", "layers fewer on the first and last pipeline stage"),
     FIELD("pp-first", "N", "layers on the first pipeline stage (Megatron's\n"
                            "--decoder-first-pipeline-num-layers); the rest even"),
@@ -183,21 +187,6 @@ static int set_hw_set(pb_options_t *o, const pb_opt_spec_t *s, const char *v, co
     return PB_OK;
 }
 
-static int set_tp_overlap(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
-                          const char *shown, pb_err_t *err)
-{
-    (void)s;
-    if (strcmp(v, "0") == 0) {
-        o->predict.tp_overlap = 0.0;
-        return PB_OK;
-    }
-    if (pb_parse_double(shown, v, 0, &o->predict.tp_overlap, err) != PB_OK)
-        return err->code;
-    if (o->predict.tp_overlap > 1.0)
-        return pb_err_set(err, PB_EINPUT, "--tp-overlap is a fraction in [0, 1], not %s", v);
-    return PB_OK;
-}
-
 /* The largest machine a prediction may describe: 2^20 GPUs, several
  * times the largest training clusters announced (xAI's Colossus, 200,000
  * GPUs in 2025), and small enough that GPUs x anything per GPU stays far
@@ -235,6 +224,12 @@ static const pb_opt_spec_t predict_specs[] = {
      "GEMM efficiency of the kernel model", "@file", NULL},
     {"selective", 0, NULL, pb_opt_flag, PB_OFF(predict.selective), 0,
      "selective activation recomputation (--recompute: full)", NULL, NULL},
+    {"recompute-mode", 0, "MODE", pb_opt_str, PB_OFF(predict.recompute_mode), 0,
+     "none, selective, full, op (torchtitan's op-level selective\n"
+     "AC: memory-bound ops and every second matmul recomputed) or\n"
+     "layer:N (every N-th layer fully recomputed); over --recompute\n"
+     "and --selective",
+     "none selective full op layer:2", NULL},
     {"flash", 0, NULL, pb_opt_flag, PB_OFF(predict.flash), 0,
      "flash attention, the default (one fused kernel, no s^2\nactivations stored)", NULL, NULL},
     {"no-flash", 0, NULL, pb_opt_flag, PB_OFF(predict.no_flash), 0,
@@ -259,8 +254,37 @@ static const pb_opt_spec_t predict_specs[] = {
     {"no-overlap-p2p", 0, NULL, pb_opt_flag, PB_OFF(model.train.no_overlap_p2p), 0,
      "interleaved pipelines' send/recv not beside compute\n"
      "(Megatron without --overlap-p2p-communication)", NULL, NULL},
-    {"tp-overlap", 0, "F", set_tp_overlap, 0, 0,
-     "fraction of TP communication hidden behind GEMMs (default 0)", NULL, NULL},
+    {"tp-overlap", 0, "F", pb_opt_str, PB_OFF(predict.tp_overlap), 0,
+     "fraction of TP communication hidden behind GEMMs, 0 to 1,\n"
+     "or on (1: userbuffers / async TP; the GEMMs pay the SMs it\n"
+     "takes) or off (default: the framework's, megatron 0)",
+     "on off", NULL},
+    {"framework", 0, "NAME", pb_opt_str, PB_OFF(predict.framework), 0,
+     "the training stack: megatron (default), nemo, deepspeed,\n"
+     "fsdp (eager PyTorch modules), torchtitan (FSDP2 +\n"
+     "torch.compile) or maxtext (JAX/XLA): its kernels,\n"
+     "overlaps and gradient accumulation; the other flags\n"
+     "override its defaults",
+     "megatron nemo deepspeed fsdp torchtitan maxtext", NULL},
+    {"overlap", 0, "LETTERS", pb_opt_str, PB_OFF(predict.overlap), 0,
+     "what overlaps, as the --against file's column: g gradient\n"
+     "reduction, t TP backward beside wgrad, p interleaved\n"
+     "send/recv; u unfused gradient accumulation, h 16-bit\n"
+     "gradients, c FSDP2 copies; '-' none (over --framework's\n"
+     "defaults; the --no-overlap-* flags still apply after)", NULL, NULL},
+    {"moe-imbalance", 0, "F", pb_opt_str, PB_OFF(predict.moe_imbalance), 0,
+     "MoE: the busiest EP rank's routed tokens over the mean,\n"
+     "at least 1 (default 1.5, measured on aux-loss routing;\n"
+     "1 for a router forced to balance); drives its expert\n"
+     "GEMMs and its all-to-all share", NULL, NULL},
+    {"moe-ep-overlap", 0, NULL, pb_opt_flag, PB_OFF(predict.moe_ep_overlap), 0,
+     "MoE: the EP all-to-alls beside the other micro-batch's\n"
+     "compute (Megatron-Core --overlap-moe-expert-parallel-comm,\n"
+     "DeepSeek-V3's DualPipe)", NULL, NULL},
+    {"param-dtype", 0, "T", pb_opt_str, PB_OFF(predict.param_dtype), 0,
+     "the type ZeRO-3 gathers parameters in: fp32 (FSDP without\n"
+     "a param_dtype), bf16, fp16 or fp8 (default: the model's)",
+     "fp32 bf16 fp16 fp8", NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, PB_OFF(predict.ep_dispatcher), 0,
      "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
      "crosses the network once per node) or auto (default:\n"
@@ -274,7 +298,9 @@ static const pb_opt_spec_t predict_specs[] = {
 };
 const pb_opt_group_t pb_grp_predict = {
     "hardware and compute:", predict_specs, PB_NSPECS(predict_specs),
-    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --flash, --no-flash, "
+    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --recompute-mode, "
+    "--flash, --no-flash, "
     "--causal, --no-causal, --fsdp2, --unfused-grad-accum, --no-overlap-grad-reduce, "
-    "--no-overlap-tp-bwd, --no-overlap-p2p, --tp-overlap, --ep-dispatcher and --tflops belong to "
+    "--no-overlap-tp-bwd, --no-overlap-p2p, --tp-overlap, --framework, --ep-dispatcher and "
+    "--tflops belong to "
     "parbench model and plan"};

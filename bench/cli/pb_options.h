@@ -190,7 +190,19 @@ typedef struct pb_predict_opts {
     int causal;           /* --causal: count half the attention scores (the
                            * default with flash attention) */
     int no_causal;        /* --no-causal: count every score (an encoder) */
-    double tp_overlap;    /* --tp-overlap F */
+    /* the stack's settings, applied by name through pb_job_set (as an
+     * --against file's columns are): --framework NAME (first: its
+     * defaults), --dtype fp8 (the GEMMs'), --tp-overlap F|on|off,
+     * --recompute-mode MODE (over --recompute / --selective) */
+    const char *framework;
+    const char *overlap; /* --overlap LETTERS: an --against file's overlap column */
+    const char *gemm_dtype;
+    const char *tp_overlap;
+    const char *recompute_mode;
+    /* --moe-imbalance F, --moe-ep-overlap, --param-dtype T (pb_job_set) */
+    const char *moe_imbalance;
+    int moe_ep_overlap;
+    const char *param_dtype;
     int fsdp2;            /* --fsdp2: ZeRO-3's copies on the compute stream */
     int unfused_accum;    /* --unfused-grad-accum: a separate add per micro-batch */
     double tflops;        /* --tflops: compute rate override */

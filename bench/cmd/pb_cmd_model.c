@@ -25,21 +25,30 @@ static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_pred
            (unsigned long long)m->heads, (unsigned long long)m->kv_heads,
            (unsigned long long)m->ffn, (unsigned long long)m->vocab, (unsigned long long)m->seq,
            (double)pb_model_params(m) / 1e9);
+    char rc[24], stack[96] = "";
+    pb_recomp_format(e->job.step.recomp, rc, sizeof rc);
+    const pb_step_cfg_t *sc = &e->job.step;
+    if (sc->framework != PB_FW_MEGATRON || sc->fp8 || sc->tp_overlap > 0)
+        snprintf(stack, sizeof stack, "; %s%s", pb_fw_name(sc->framework),
+                 sc->fp8 ? ", fp8 GEMMs" : "");
+    if (sc->tp_overlap > 0)
+        snprintf(stack + strlen(stack), sizeof stack - strlen(stack), ", TP overlap %.2f",
+                 sc->tp_overlap);
     uint64_t world = pb_layout_world(l);
     uint64_t nodes = (world + (uint64_t)e->job.hw.gpus_per_node - 1) / (uint64_t)e->job.hw.gpus_per_node;
     printf("layout: tp %d%s, pp %d, vp %d, dp %d, cp %d, ep %d on %llu GPU%s (%llu node%s of %d); "
-           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s%s%s%s\n",
+           "mbs %llu, gbs %llu: %llu micro-batches; recompute %s%s%s%s%s%s\n",
            l->size[PB_DIM_TP], l->sp ? " (sp)" : "", l->size[PB_DIM_PP], l->vp,
            l->size[PB_DIM_DP],
            l->size[PB_DIM_CP], l->size[PB_DIM_EP], (unsigned long long)world,
            world == 1 ? "" : "s", (unsigned long long)nodes, nodes == 1 ? "" : "s",
            e->job.hw.gpus_per_node, (unsigned long long)m->mbs,
            (unsigned long long)(st->micro * m->mbs * (uint64_t)l->size[PB_DIM_DP]),
-           (unsigned long long)st->micro, pb_recomp_name(e->job.step.recomp),
+           (unsigned long long)st->micro, rc,
            e->job.step.flash ? ", flash attention" : ", materialised attention scores",
            e->job.step.causal ? " (causal)" : e->job.step.flash ? " (every score)" : "",
            e->job.step.zero3_copies ? ", FSDP2 copies" : "",
-           e->job.step.grad_accum_fused ? "" : ", unfused gradient accumulation");
+           e->job.step.grad_accum_fused ? "" : ", unfused gradient accumulation", stack);
     pb_stages_t sg; /* said only when uneven */
     pb_stages_of(m, l->size[PB_DIM_PP], &sg);
     if (l->size[PB_DIM_PP] > 1 && (sg.first != sg.last || (l->size[PB_DIM_PP] > 2 && sg.first != sg.mid)))
@@ -61,7 +70,7 @@ static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const
     if (st->ops_other_dtype)
         printf("collectives: %d operation kinds are reductions calibrated with another data "
                "type (theirs was not measured, or not at that size, or the file predates the "
-               "dtype column: see doc/model.md, Calibration)\n",
+               "dtype column: see doc/prediction.md, Calibration)\n",
                st->ops_other_dtype);
     if (e->have_calib) {
         char note[512];
@@ -110,7 +119,7 @@ static void print_parts(const pb_predict_env_t *e, const pb_step_t *st)
            "total %.2f GiB of %.1f GiB usable (%.0f GiB x %.2f): %s\n",
            st->mem.params / 1e9, st->mem.weights / st->mem.params, st->mem.weights / PB_GIB,
            st->mem.act_layers / PB_GIB, st->mem.inflight, st->mem.act_extra / PB_GIB,
-           st->mem.total / PB_GIB, st->capacity / PB_GIB, e->job.hw.hbm_gib, PB_HBM_USABLE,
+           st->mem.total / PB_GIB, st->capacity / PB_GIB, e->job.hw.hbm_gib, e->job.hw.hbm_usable,
            st->fits ? "fits" : "DOES NOT FIT");
 }
 
@@ -135,7 +144,7 @@ static void print_band(const pb_predict_env_t *e, const pb_step_t *st, const pb_
     if (e->have_calib)
         printf("; measured collectives at the ends of their ranges: %.3f-%.3f s", b->lo_s,
                b->hi_s);
-    printf(" (doc/model.md, Uncertainty)\n");
+    printf(" (doc/prediction.md, Uncertainty)\n");
 }
 
 /* model's hardware, settings, compute rate, model and layout (the
@@ -221,6 +230,10 @@ static int set_model_dtype(pb_options_t *o, const pb_opt_spec_t *s, const char *
                            const char *shown, pb_err_t *err)
 {
     (void)s, (void)shown;
+    if (strcmp(v, "fp8") == 0) { /* the GEMMs' (pb_job_set); the model stays bf16 */
+        o->predict.gemm_dtype = v;
+        return PB_OK;
+    }
     pb_dtype_t tmp[PB_DTYPE_COUNT];
     int n;
     if (pb_parse_dtypes(v, tmp, &n, err))
@@ -234,7 +247,10 @@ static int set_model_dtype(pb_options_t *o, const pb_opt_spec_t *s, const char *
 
 static const pb_opt_spec_t model_own_specs[] = {
     {"dtype", 'd', "T", set_model_dtype, 0, 0,
-     "the model's type: bf16, fp16 or fp32 (default: the preset's)", "bf16 fp16 fp32", NULL},
+     "the model's type: bf16, fp16 or fp32 (default: the preset's);\n"
+     "fp8: Transformer Engine FP8 GEMMs in the linear layers (the\n"
+     "model, attention and communication stay bf16)",
+     "bf16 fp16 fp32 fp8", NULL},
     {"against", 0, "FILE", pb_opt_str, PB_OFF(predict.against), 0,
      "predict every published run of FILE (model/published_runs.csv)\nand print predicted "
      "vs published step time and the summary",

@@ -64,7 +64,7 @@ static int print_head(const pb_options_t *o, const pb_model_t *m, const pb_predi
     printf("searched %llu layouts in %.3f s: %llu break a constraint, %llu do not fit in "
            "%.0f GiB x %.2f, %zu ranked\n\n",
            (unsigned long long)r->considered, secs, (unsigned long long)r->invalid,
-           (unsigned long long)r->oom, e->job.hw.hbm_gib, PB_HBM_USABLE, r->n);
+           (unsigned long long)r->oom, e->job.hw.hbm_gib, e->job.hw.hbm_usable, r->n);
     if (r->n == 0)
         return pb_err_set(err, PB_EINPUT,
                           "no layout of %s fits %d GPUs of %.0f GiB at gbs %llu (more GPUs, "
@@ -134,7 +134,7 @@ static int print_ranking(ranking_t *k, const pb_plan_result_t *r, pb_err_t *err)
     }
     if (k->printed > 1)
         printf("\n%d of the %d layouts after the fastest (marked =) are likely as fast: their "
-               "likely range overlaps its (doc/model.md, Uncertainty)\n",
+               "likely range overlaps its (doc/prediction.md, Uncertainty)\n",
                k->equivalent, k->printed - 1);
     return PB_OK;
 }

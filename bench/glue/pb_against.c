@@ -18,14 +18,33 @@ static const char *const cols[C_COUNT] = {
     "gated", "experts", "topk", "moe_ffn", "seq", "mbs", "gbs", "tp", "pp", "dp", "cp", "ep",
     "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash", "overlap", "metric", "value", "flops", "source"};
 
+/* Optional columns: absent or empty, the default.  The stack's settings
+ * (framework, dtype, tp_overlap, param_dtype, moe_imbalance,
+ * moe_ep_overlap) go through pb_job_set and the model's
+ * (shared_ffn, dense_first) through pb_model_set, as the flags do; split,
+ * family and inferred describe the row for the summaries. */
+enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
+       O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_COUNT };
+static const char *const ocols[O_COUNT] = {
+    "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
+    "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred"};
+
 typedef struct state {
     const char *path;
     int map[C_COUNT];
-    int disp_col; /* the optional "dispatcher" column, -1 when absent */
+    int omap[O_COUNT]; /* -1: the column is absent */
     int header;
+    const pb_against_opts_t *opts; /* NULL: none */
     pb_against_fn fn;
     void *arg;
 } state_t;
+
+/* an optional column's field, "" when the column or the field is absent */
+static const char *opt(const state_t *s, const pb_csv_rec_t *rec, int o)
+{
+    int c = s->omap[o];
+    return c >= 0 && (size_t)c < rec->nfields ? rec->field[c] : "";
+}
 
 static int num(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, double *v,
                pb_err_t *err)
@@ -98,6 +117,61 @@ static int row_model(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_
             return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     if (pb_model_set(m, "gated", rec->field[s->map[C_GATED]], &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    static const int om[] = {O_SHARED_FFN, O_DENSE_FIRST};
+    for (size_t i = 0; i < sizeof om / sizeof om[0]; i++) {
+        const char *v = opt(s, rec, om[i]);
+        if (v[0] != '\0' && pb_model_set(m, ocols[om[i]], v, &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    }
+    return PB_OK;
+}
+
+/* An optional column's setting through pb_job_set, as its flag would. */
+static int row_set(const state_t *s, size_t line, const pb_csv_rec_t *rec, int o, pb_job_t *j,
+                   pb_err_t *err)
+{
+    const char *v = opt(s, rec, o);
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (v[0] != '\0' && pb_job_set(j, ocols[o], v, &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    return PB_OK;
+}
+
+/* What the row says of itself: its split (fit rows may inform a choice
+ * of the model, test rows never do), its family (the source, for the
+ * leave-one-family-out table) and the columns its author inferred rather
+ * than read in the source, each of which must be a column. */
+static int row_meta(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_against_run_t *r,
+                    pb_err_t *err)
+{
+    const char *split = opt(s, rec, O_SPLIT);
+    if (s->omap[O_SPLIT] >= 0) {
+        if (strcmp(split, "fit") == 0)
+            r->split = PB_SPLIT_FIT;
+        else if (strcmp(split, "test") == 0)
+            r->split = PB_SPLIT_TEST;
+        else
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: split '%s' is neither fit nor test",
+                              s->path, line, split);
+    }
+    r->family = opt(s, rec, O_FAMILY);
+    if (r->family[0] == '\0')
+        r->family = r->name;
+    const char *inf = opt(s, rec, O_INFERRED);
+    while (*inf) {
+        size_t k = strcspn(inf, " ");
+        int known = 0;
+        for (int i = 0; i < C_COUNT && !known; i++)
+            known = strlen(cols[i]) == k && strncmp(cols[i], inf, k) == 0;
+        for (int i = 0; i < O_COUNT && !known; i++)
+            known = strlen(ocols[i]) == k && strncmp(ocols[i], inf, k) == 0;
+        if (k > 0 && !known)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: inferred names '%.*s', not a column",
+                              s->path, line, (int)k, inf);
+        inf += k + (inf[k] == ' ');
+    }
+    r->inferred = opt(s, rec, O_INFERRED);
     return PB_OK;
 }
 
@@ -131,38 +205,24 @@ static int row_numbers(const state_t *s, size_t line, const pb_csv_rec_t *rec, n
 /* A row's step settings: recomputation, optimizer sharding, the EP
  * dispatcher, what overlapped, attention. */
 static int row_step(const state_t *s, size_t line, const pb_csv_rec_t *rec, const nums_t *n,
-                    const pb_model_t *m, pb_step_cfg_t *c, pb_err_t *err)
+                    pb_job_t *j, pb_err_t *err)
 {
-    if (pb_recomp_parse(rec->field[s->map[C_RECOMP]], &c->recomp) != 0)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: recompute '%s' is none of none, selective, full",
-                          s->path, line, rec->field[s->map[C_RECOMP]]);
+    pb_step_cfg_t *c = &j->step;
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (pb_job_set(j, "recompute", rec->field[s->map[C_RECOMP]], &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     c->traffic.zero = (int)n->d[N_ZERO];
     /* dispatcher (optional column): alltoall or flex (DeepEP); empty or
      * absent: auto, by whether the EP group spans nodes (pb_ep_cost.h) */
-    if (s->disp_col >= 0 && (size_t)s->disp_col < rec->nfields &&
-        pb_ep_disp_parse(rec->field[s->disp_col], &c->ep_disp) != 0)
+    const char *disp = opt(s, rec, O_DISP);
+    if (disp[0] != '\0' && pb_ep_disp_parse(disp, &c->ep_disp) != 0)
         return pb_err_set(err, PB_EINPUT,
                           "%s:%zu: dispatcher '%s' is none of alltoall, flex, auto or empty",
-                          s->path, line, rec->field[s->disp_col]);
-    /* overlap: the letters of what the run overlapped - g gradient
-     * reduction, t TP backward collectives, p interleaved send/recv;
-     * and how its gradients were kept: u, accumulated by a separate add
-     * per micro-batch rather than inside the weight-gradient GEMMs (the
-     * 2021 code); h, kept and reduced in 16 bits (fp16 runs without
-     * --accumulate-allreduce-grads-in-fp32, DeepSpeed fp16); c, ZeRO-3
-     * through PyTorch FSDP2's copies on the compute stream; "-" none */
-    const char *ov = rec->field[s->map[C_OVERLAP]];
-    if (ov[0] == '\0' || strspn(ov, "gtpuhc-") != strlen(ov))
-        return pb_err_set(err, PB_EINPUT,
-                          "%s:%zu: overlap '%s' is not letters of g, t, p, u, h, c or '-'",
-                          s->path, line, ov);
-    c->overlap_grad = strchr(ov, 'g') != NULL;
-    c->overlap_tp_bwd = strchr(ov, 't') != NULL;
-    c->overlap_p2p = strchr(ov, 'p') != NULL;
-    c->grad_accum_fused = strchr(ov, 'u') == NULL;
-    c->zero3_copies = strchr(ov, 'c') != NULL;
-    if (strchr(ov, 'h'))
-        c->traffic.grad_dtype = m->dtype;
+                          s->path, line, disp);
+    /* overlap: the letters of what the run overlapped (pb_job_set) */
+    if (pb_job_set(j, "overlap", rec->field[s->map[C_OVERLAP]], &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     /* as on the command line (pb_job_settings): a fused attention kernel
      * skips the masked half, the materialised path of the 2021-22 runs
      * computes every score */
@@ -181,18 +241,27 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     pb_layout_t *l = &j.layout;
     pb_step_cfg_t *c = &j.step;
     nums_t n;
-    if (row_model(s, line, rec, m, err) != PB_OK || row_numbers(s, line, rec, &n, err) != PB_OK)
+    /* the stack first: its defaults, then what the row says over them */
+    if (row_set(s, line, rec, O_FRAMEWORK, &j, err) != PB_OK ||
+        row_model(s, line, rec, m, err) != PB_OK || row_numbers(s, line, rec, &n, err) != PB_OK)
         return err->code;
     for (int i = 0; i < PB_DIM_COUNT; i++)
         l->size[i] = (int)n.d[i];
     l->vp = (int)n.d[N_VP], l->sp = n.d[N_SP] > 0, l->etp = (int)n.d[N_ETP];
-    if (row_step(s, line, rec, &n, m, c, err) != PB_OK)
+    if (row_step(s, line, rec, &n, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_DTYPE, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_TP_OVERLAP, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_PARAM_DTYPE, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_MOE_IMB, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_MOE_OVERLAP, &j, err) != PB_OK)
         return err->code;
     pb_err_t e;
     pb_err_clear(&e);
     if (pb_hw_preset(rec->field[s->map[C_GPU]], &j.hw, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     c->gpus_per_node = j.hw.gpus_per_node;
+    if (s->opts && s->opts->sustained > 0.0)
+        j.hw.sustained = s->opts->sustained;
     pb_against_run_t run;
     memset(&run, 0, sizeof run);
     run.name = m->name;
@@ -200,6 +269,10 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     run.gpu = j.hw.name;
     run.line = line;
     run.gpus = n.gpus;
+    if (row_meta(s, line, rec, &run, err) != PB_OK)
+        return err->code;
+    if (s->opts && s->opts->only_fit && run.split != PB_SPLIT_FIT)
+        return PB_OK; /* a fit looks at its own split only */
     if (published_step(s, line, rec, m, &j.hw, c->recomp, n.gpus, n.value, &run.published_s,
                        err) != PB_OK)
         return err->code;
@@ -223,7 +296,8 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
             if ((s->map[i] = pb_csv_rec_find(rec, cols[i])) < 0)
                 return pb_err_set(err, PB_EINPUT, "%s:%zu: no '%s' column", s->path, line,
                                   cols[i]);
-        s->disp_col = pb_csv_rec_find(rec, "dispatcher");
+        for (int i = 0; i < O_COUNT; i++)
+            s->omap[i] = pb_csv_rec_find(rec, ocols[i]);
         s->header = 1;
         return PB_OK;
     }
@@ -235,70 +309,14 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
     return row(s, line, rec, err);
 }
 
-int pb_against_each(FILE *f, const char *path, pb_against_fn fn, void *arg, pb_err_t *err)
+int pb_against_each(FILE *f, const char *path, const pb_against_opts_t *opts, pb_against_fn fn,
+                    void *arg, pb_err_t *err)
 {
     state_t s;
     memset(&s, 0, sizeof s);
-    s.path = path, s.fn = fn, s.arg = arg;
+    s.path = path, s.opts = opts, s.fn = fn, s.arg = arg;
     int code = pb_csv_parse_file(f, path, record, &s, err);
     if (code == PB_OK && !s.header)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
     return code;
-}
-
-/* pb_against's printing and its summary */
-typedef struct printer {
-    FILE *out;
-    pb_against_sum_t *sum;
-    double abs_sum;
-} printer_t;
-
-static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
-{
-    (void)err;
-    printer_t *p = arg;
-    p->sum->runs++;
-    if (r->step == NULL) {
-        if (p->out)
-            fprintf(p->out, "%-28s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n", r->name,
-                    r->gpu, r->gpus, r->published_s, "-", "-", r->why);
-        return PB_OK;
-    }
-    double er = r->predicted_s / r->published_s - 1.0;
-    p->sum->predicted++;
-    p->sum->within += fabs(er) <= 0.10 + 1e-12;
-    p->abs_sum += fabs(er);
-    p->sum->max_abs = fabs(er) > p->sum->max_abs ? fabs(er) : p->sum->max_abs;
-    if (p->out)
-        fprintf(p->out, "%-28s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", r->name, r->gpu,
-                r->gpus, r->published_s, r->predicted_s, 100.0 * er, r->source);
-    return PB_OK;
-}
-
-int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
-{
-    memset(sum, 0, sizeof *sum);
-    printer_t p = {out, sum, 0.0};
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    if (out)
-        fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
-                     "calibration; error = predicted / published step time - 1\n"
-                     "%-28s %-5s %6s %10s %10s %8s  %s\n",
-                path, "run", "gpu", "gpus", "published", "predicted", "error", "source");
-    int code = pb_against_each(f, path, print_run, &p, err);
-    fclose(f);
-    if (code != PB_OK)
-        return code;
-    if (sum->runs == 0)
-        return pb_err_set(err, PB_EINPUT, "%s has no runs", path);
-    sum->mean_abs = sum->predicted ? p.abs_sum / sum->predicted : 0.0;
-    if (out)
-        fprintf(out,
-                "summary: %d runs, %d predicted, %d within +-10 %% (%.0f %% of all runs); mean "
-                "absolute error %.1f %%, max %.1f %%\n",
-                sum->runs, sum->predicted, sum->within, 100.0 * sum->within / sum->runs,
-                100.0 * sum->mean_abs, 100.0 * sum->max_abs);
-    return PB_OK;
 }

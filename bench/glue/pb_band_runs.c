@@ -44,7 +44,7 @@ int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
         return pb_err_set(err, PB_ERUNTIME, "cannot open the built-in published runs");
     pb_err_t e;
     pb_err_clear(&e);
-    int code = pb_against_each(f, "published_runs.csv (built in)", take, &a, &e);
+    int code = pb_against_each(f, "published_runs.csv (built in)", NULL, take, &a, &e);
     fclose(f);
     if (code != PB_OK) {
         free(a.r);

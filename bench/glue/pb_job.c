@@ -45,6 +45,44 @@ static int hardware(const pb_predict_opts_t *h, pb_hw_t *hw, pb_err_t *err)
     return pb_hw_check(hw, err);
 }
 
+/* The stack's settings by name (pb_job_set), as a runs file's columns
+ * give them: the framework first (its defaults), then the flags that
+ * turn its defaults on or off, then the GEMMs' type, the TP overlap and
+ * a recomputation mode. */
+static int stack(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t *j, pb_err_t *err)
+{
+    pb_step_cfg_t *s = &j->step;
+    if (h->framework && pb_job_set(j, "framework", h->framework, err) != PB_OK)
+        return err->code;
+    if (h->overlap && pb_job_set(j, "overlap", h->overlap, err) != PB_OK)
+        return err->code;
+    if (h->fsdp2)
+        s->zero3_copies = 1;
+    if (h->unfused_accum)
+        s->grad_accum_fused = 0;
+    if (t->no_overlap_grad)
+        s->overlap_grad = 0;
+    if (t->no_overlap_tp_bwd)
+        s->overlap_tp_bwd = 0;
+    if (t->no_overlap_p2p)
+        s->overlap_p2p = 0;
+    if (h->gemm_dtype && pb_job_set(j, "dtype", h->gemm_dtype, err) != PB_OK)
+        return err->code;
+    if (h->tp_overlap && pb_job_set(j, "tp_overlap", h->tp_overlap, err) != PB_OK)
+        return err->code;
+    s->recomp = t->recompute ? PB_RECOMP_FULL : h->selective ? PB_RECOMP_SELECTIVE
+                                                             : PB_RECOMP_NONE;
+    if (h->recompute_mode && pb_job_set(j, "recompute", h->recompute_mode, err) != PB_OK)
+        return err->code;
+    if (h->moe_imbalance && pb_job_set(j, "moe_imbalance", h->moe_imbalance, err) != PB_OK)
+        return err->code;
+    if (h->moe_ep_overlap && pb_job_set(j, "moe_ep_overlap", "on", err) != PB_OK)
+        return err->code;
+    if (h->param_dtype && pb_job_set(j, "param_dtype", h->param_dtype, err) != PB_OK)
+        return err->code;
+    return PB_OK;
+}
+
 int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t *j,
                     pb_err_t *err)
 {
@@ -52,18 +90,12 @@ int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job
     if (hardware(h, &j->hw, err) != PB_OK)
         return err->code;
     pb_step_cfg_t *s = &j->step;
-    s->recomp = t->recompute ? PB_RECOMP_FULL : h->selective ? PB_RECOMP_SELECTIVE
-                                                             : PB_RECOMP_NONE;
+    if (stack(h, t, j, err) != PB_OK)
+        return err->code;
     s->flash = !h->no_flash;
     /* causal counting follows the kernel: a fused one skips the masked
      * half, the materialised path computes every score and masks after */
     s->causal = h->no_causal ? 0 : h->causal ? 1 : s->flash;
-    s->tp_overlap = h->tp_overlap;
-    s->zero3_copies = h->fsdp2;
-    s->grad_accum_fused = !h->unfused_accum;
-    s->overlap_grad = !t->no_overlap_grad;
-    s->overlap_tp_bwd = !t->no_overlap_tp_bwd;
-    s->overlap_p2p = !t->no_overlap_p2p;
     s->gpus_per_node = j->hw.gpus_per_node;
     s->traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
     s->traffic.zero = t->zero;

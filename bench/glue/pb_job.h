@@ -34,6 +34,14 @@ void pb_job_defaults(pb_job_t *j);
 int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t *j,
                     pb_err_t *err);
 
+/* One stack setting by name, as a flag or an --against column gives it
+ * (pb_job_set.c): framework (megatron, nemo, deepspeed, fsdp,
+ * torchtitan: sets that stack's defaults, so give it first), dtype (the
+ * GEMMs: bf16, fp16, fp8), tp_overlap (0..1, on, off), recompute (none,
+ * selective, full, op, layer:N).  PB_EINPUT, one line naming the key and
+ * what it takes, for a bad value or an unknown key. */
+int pb_job_set(pb_job_t *j, const char *key, const char *value, pb_err_t *err);
+
 /* The step of j with the calibration (NULL: the preset alone); bound is
  * pb_cost_t's: 0 the central answer, -1 and +1 the optimistic and the
  * pessimistic end of what each measured or transferred collective may

@@ -72,6 +72,8 @@ static void merge_layout(pb_options_t *o, const pb_megatron_t *m)
         o->predict.selective = m->recompute == 2 && modelish;
     }
     /* m->zero: Megatron-FSDP's stage, else 1 with the distributed optimizer */
+    if (modelish && m->moe_ep_overlap)
+        o->predict.moe_ep_overlap = 1; /* --overlap-moe-expert-parallel-comm */
     if (o->model.train.zero == 0 && m->zero)
         o->model.train.zero = m->zero;
     if (modelish && !o->predict.flash)

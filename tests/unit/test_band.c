@@ -23,7 +23,7 @@ int main(void)
     };
     const size_t n = sizeof runs / sizeof runs[0];
 
-    /* a dense pipelined prediction: the six pipelined runs share all four
+    /* a dense pipelined prediction: the six pipelined runs share all six
      * mechanisms (6 >= PB_BAND_MIN_RUNS), fewer than PB_BAND_PCT_RUNS, so
      * smallest and largest: -0.10 .. +0.08 */
     CHECK(pb_band_from_runs(runs, n, P, &b, &err) == PB_OK);
@@ -53,13 +53,15 @@ int main(void)
     CHECK_NEAR(b.err_lo, -0.10, 1e-12);
     CHECK_NEAR(b.err_hi, 0.08, 1e-12);
 
-    /* a dense run without a pipeline: all four mechanisms shared by the
-     * 2 runs of mech 0; letting go of CP: still 2; of sharding: 3 (the
-     * sharded one joins); of the pipeline: every dense run, 6 + 3 = 9
-     * >= 5, fewer than 10, so smallest and largest: -0.10 .. +0.08 */
+    /* a dense run without a pipeline: all six mechanisms shared by the
+     * 2 runs of mech 0 (none of these runs is native or fp8); letting go
+     * of CP: still 2; of sharding: 3 (the sharded one joins); of the
+     * pipeline: every dense run, 6 + 3 = 9 >= 5, fewer than 10, so
+     * smallest and largest: -0.10 .. +0.08; experts, the stack and fp8
+     * are still compared */
     CHECK(pb_band_from_runs(runs, n, 0, &b, &err) == PB_OK);
     CHECK(b.runs == 9);
-    CHECK(b.match == PB_MECH_MOE);
+    CHECK(b.match == (PB_MECH_MOE | PB_MECH_NATIVE | PB_MECH_FP8));
     CHECK_NEAR(b.err_lo, -0.10, 1e-12);
     CHECK_NEAR(b.err_hi, 0.08, 1e-12);
 
@@ -88,16 +90,20 @@ int main(void)
     l.size[PB_DIM_PP] = 4;
     l.size[PB_DIM_CP] = 2;
     c.traffic.zero = 3;
+    c.framework = PB_FW_TORCHTITAN;
+    c.fp8 = 1;
     CHECK(pb_band_mech(&m, &l, &c) == PB_MECH_ALL);
     c.traffic.zero = 1; /* the distributed optimizer shards no parameters */
     CHECK(pb_band_mech(&m, &l, &c) == (PB_MECH_ALL & ~PB_MECH_SHARD));
     char w[96];
     pb_band_mech_words(PB_MECH_PIPE, PB_MECH_ALL, w, sizeof w);
-    CHECK(strcmp(w, "dense, a pipeline") == 0);
+    CHECK(strcmp(w, "dense, Megatron-style kernels, a pipeline") == 0);
     /* the pipeline let go: not named, whether the prediction has one */
     pb_band_mech_words(PB_MECH_PIPE | PB_MECH_SHARD, PB_MECH_MOE | PB_MECH_SHARD, w, sizeof w);
     CHECK(strcmp(w, "dense, sharded parameters") == 0);
     pb_band_mech_words(PB_MECH_MOE, PB_MECH_ALL, w, sizeof w);
-    CHECK(strcmp(w, "experts, no pipeline") == 0);
+    CHECK(strcmp(w, "experts, Megatron-style kernels, no pipeline") == 0);
+    pb_band_mech_words(PB_MECH_NATIVE | PB_MECH_FP8, PB_MECH_NATIVE | PB_MECH_FP8, w, sizeof w);
+    CHECK(strcmp(w, "a PyTorch-native or JAX stack, fp8") == 0);
     PB_TEST_END("unit_band");
 }

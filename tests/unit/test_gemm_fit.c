@@ -10,19 +10,19 @@ int main(void)
     pb_hw_t hw;
     pb_err_t err;
     CHECK(pb_hw_preset("h100", &hw, &err) == PB_OK);
-    /* By hand, 8192^3 bf16 on an H100 (132 SMs, 128 x 256 tiles):
-     * 64 x 32 = 2048 tiles in 16 waves of 132 fill 2048/2112 = 0.969697
-     * (the half tile's 4096 tiles fill as well but at 0.9 x), each
-     * dimension loses 8192/(8192 + 192) = 0.977099, so the shape's factor
-     * is 0.977099^3 x 0.969697 = 0.904591.  Measured at 600 TFLOP/s: 2 x
-     * 8192^3 = 1.0995e12 FLOP in 1.83252 ms, less the 4 us launch floor,
-     * is 601.313 TFLOP/s of GEMM, so the share is 601.313 / (989 x
-     * 0.904591) = 0.672128 (the HBM floor, 3 x 8192^2 x 2 B / (3.35 TB/s
-     * x 0.85) = 0.14 ms, is far below). */
+    /* By hand, 8192^3 bf16 on an H100: the shape the preset's share is
+     * taken at (pb_gemm_rate.c), so its factor is 1.  Measured at 600
+     * TFLOP/s: 2 x 8192^3 = 1.0995e12 FLOP in 1.83252 ms, less the 4 us
+     * launch floor, is 601.313 TFLOP/s of GEMM, so the share is 601.313 /
+     * 989 = 0.608001 (the HBM floor, 3 x 8192^2 x 2 B / (3.35 TB/s x
+     * 0.85) = 0.14 ms, is far below). */
     pb_gemm_meas_t big = {8192, 8192, 8192, 600.0};
-    CHECK_NEAR(pb_gemm_implied_eff(&hw, &big), 0.672128, 2e-6);
-    /* a shape the model times at the HBM floor (M = 16 tokens) says
-     * nothing about the share */
+    CHECK_NEAR(pb_gemm_implied_eff(&hw, &big), 0.608001, 2e-6);
+    /* a shape the model times at the HBM floor at the preset's share says
+     * nothing about the share: M = 16 tokens, N = K = 8192 streams
+     * 2 x (16 x 8192 x 2 + 8192^2) B = 134.7 MB in 47.3 us at 3.35 TB/s x
+     * 0.85, while its FLOPs at 0.803 x f(16)/f(8192) = 0.803 x 0.09815 of
+     * 989 TFLOP/s take 27.6 us */
     pb_gemm_meas_t thin = {16, 8192, 8192, 50.0};
     CHECK(pb_gemm_implied_eff(&hw, &thin) < 0);
     /* faster than the model's best: share 1 */
@@ -37,6 +37,7 @@ int main(void)
     pb_gemm_meas_t rows[6];
     pb_hw_t at = hw;
     at.gemm_eff = 0.55;
+    at.sustained = 1.0; /* a measured GEMM runs alone, not in a step */
     for (int i = 0; i < 4; i++) {
         double M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         rows[i] = (pb_gemm_meas_t){M, N, K, 2.0 * M * N * K / pb_gemm_s(&at, M, N, K, 1.0) / 1e12};

@@ -1,8 +1,11 @@
 /* parbench model --against: the step model against the published runs of
  * model/published_runs.csv (sources in its last column), with one preset
- * per GPU type and nothing tuned per run.  The summary is asserted so a
- * change that loses accuracy fails here; the file's rows and the per-run
- * errors are in the README's validation table. */
+ * per GPU type and nothing tuned per run.  What is asserted is what can be
+ * known without the model: the file's size and split, the arithmetic of
+ * the summaries on runs made for it, and the accuracy the project sets as
+ * its target on the test split (runs nothing in the model was chosen on),
+ * never the model's current errors. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,24 +14,75 @@
 #include "pb_test.h"
 #include "bench/glue/pb_against.h"
 
+/* writes text to a fresh temporary file, its name in path[] */
+static void temp_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* counts the file's rows and its test rows by reading the text itself
+ * (one run per line after the header, the split a field ",test,") */
+static void count_rows(const char *path, int *rows, int *test)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    *rows = *test = 0;
+    if (f == NULL)
+        return;
+    char line[4096];
+    int first = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (first) {
+            first = 0;
+            continue;
+        }
+        (*rows)++;
+        *test += strstr(line, ",test,") != NULL;
+    }
+    fclose(f);
+}
+
 static void published(void)
 {
+    const char *path = PB_SOURCE_DIR "/model/published_runs.csv";
+    int rows, test_rows;
+    count_rows(path, &rows, &test_rows);
     pb_against_sum_t s;
     pb_err_t err;
     pb_err_clear(&err);
-    CHECK(pb_against(PB_SOURCE_DIR "/model/published_runs.csv", stdout, &s, &err) == PB_OK);
-    printf("within %d of %d, mean %.3f max %.3f\n", s.within, s.runs, s.mean_abs, s.max_abs);
-    CHECK(s.runs == 29);      /* the file's rows */
-    CHECK(s.predicted == 29); /* every layout accepted, MoE folding included */
-    /* the accuracy reached when this test was last updated: 24 of 29
-     * within +-10 %, mean absolute error 6.6 %, max 35.8 % (Qwen3-235B
-     * at TP 4, EP 8; the EP 32 run whose DeepEP dispatch crosses 4 nodes
-     * was +58.6 % before the node-deduplicated dispatch, now +1.5 %; the
-     * FSDP2 Llama 3 70B run was -31 % before its recipe's recomputation
-     * and FSDP2's per-micro-batch traffic and copies, now -0.5 %) */
-    CHECK(s.within >= 24);
-    CHECK(s.mean_abs <= 0.067);
-    CHECK(s.max_abs <= 0.36);
+    CHECK(pb_against(path, stdout, &s, &err) == PB_OK);
+    const pb_against_acc_t *t = &s.split[PB_SPLIT_TEST], *fit = &s.split[PB_SPLIT_FIT];
+    CHECK(s.all.runs == rows);            /* every row read */
+    CHECK(s.all.predicted == s.all.runs); /* every layout accepted */
+    CHECK(rows >= 59);                    /* issue 30: 29 runs and at least 30 new */
+    CHECK(t->runs == test_rows);          /* the split as the file says it */
+    CHECK(fit->runs + t->runs == rows);   /* every row in one split */
+    CHECK(3 * t->runs >= rows);           /* at least a third kept for the test */
+    /* The one fitted constant: every chip's presets carry the sustained
+     * share its fit rows give (doc/MODEL.md, "Sustained rate"). */
+    CHECK(s.nchips >= 3);
+    for (int c = 0; c < s.nchips; c++) {
+        printf("chip %s: fit %.2f, presets %.2f (%d fit runs)\n", s.chip[c].chip, s.chip[c].fit,
+               s.chip[c].preset, s.chip[c].rows);
+        CHECK_NEAR(s.chip[c].preset, s.chip[c].fit, 1e-9);
+    }
+    /* Held-out accuracy.  Issue 30's target is 4 in 5 test runs within
+     * +-10 %; the model does not reach it (doc/MODEL.md, "Validation":
+     * 52 of 116 when the split was first evaluated, 45 %).  What is
+     * asserted is that floor less two binomial standard errors,
+     * sqrt(0.45 x 0.55 / 116) = 4.6 %, so 36 %: a change that loses
+     * held-out accuracy beyond sampling noise fails here, and the day the
+     * target is met this line moves to it. */
+    CHECK(100 * t->within >= 36 * t->runs);
+    printf("test split: %d of %d within +-10 %%, mean |error| %.3f\n", t->within, t->runs,
+           t->mean_abs);
 }
 
 /* one bad row: refused with the file and line, nothing predicted */
@@ -50,13 +104,9 @@ static void bad_rows(void)
         "step_s,1,none,s\n",
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char path[] = "/tmp/pb_against_XXXXXX";
-        int fd = mkstemp(path);
-        CHECK(fd >= 0);
-        FILE *f = fdopen(fd, "w");
-        fputs(head, f);
-        fputs(rows[i], f);
-        fclose(f);
+        char text[2048], path[] = "/tmp/pb_against_XXXXXX";
+        snprintf(text, sizeof text, "%s%s", head, rows[i]);
+        temp_file(path, text);
         pb_against_sum_t s;
         pb_err_t err;
         pb_err_clear(&err);
@@ -78,11 +128,7 @@ static void dispatcher_column(void)
         "x,h100,16,4,1024,16,16,0,4096,32000,0,8,2,1024,512,1,16,1,1,16,1,16,0,1,0,0,none,0,1,g,"
         "allgather,step_s,1,none,s\n";
     char path[] = "/tmp/pb_against_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
+    temp_file(path, text);
     pb_against_sum_t s;
     pb_err_t err;
     pb_err_clear(&err);
@@ -92,10 +138,73 @@ static void dispatcher_column(void)
     unlink(path);
 }
 
+/* The summaries' arithmetic on runs made for it: the same job twice,
+ * published as 1 s (fit, family A) and 2 s (test, family B).  Whatever P
+ * the model predicts, the fit error is P - 1 and the test error P/2 - 1,
+ * so (1 + e_test) x 2 = 1 + e_fit; the mean error over both is their
+ * average; the max is the larger magnitude. */
+static void split_arithmetic(void)
+{
+    static const char text[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "family,split,inferred,metric,value,flops,source\n"
+        "a,h100,8,4,1024,16,16,0,4096,32000,0,0,0,0,1024,1,8,8,1,1,1,1,0,1,0,0,none,0,1,gtp,"
+        "A,fit,,step_s,1,none,s\n"
+        "b,h100,8,4,1024,16,16,0,4096,32000,0,0,0,0,1024,1,8,8,1,1,1,1,0,1,0,0,none,0,1,gtp,"
+        "B,test,mbs vp,step_s,2,none,s\n";
+    char path[] = "/tmp/pb_against_XXXXXX";
+    temp_file(path, text);
+    pb_against_sum_t s;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against(path, stdout, &s, &err) == PB_OK);
+    const pb_against_acc_t *f = &s.split[PB_SPLIT_FIT], *t = &s.split[PB_SPLIT_TEST];
+    CHECK(s.all.runs == 2 && f->runs == 1 && t->runs == 1);
+    CHECK(s.split[PB_SPLIT_NONE].runs == 0);
+    CHECK_NEAR((1.0 + t->mean) * 2.0, 1.0 + f->mean, 1e-12);
+    CHECK_NEAR(s.all.mean, 0.5 * (f->mean + t->mean), 1e-12);
+    CHECK_NEAR(s.all.max_abs, fmax(fabs(f->mean), fabs(t->mean)), 1e-12);
+    CHECK_NEAR(f->mean_abs, fabs(f->mean), 1e-12);
+    unlink(path);
+}
+
+/* the description columns: a split other than fit or test, and an
+ * inferred name that is not a column, are refused with the line */
+static void meta_columns(void)
+{
+    static const char head[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "family,split,inferred,metric,value,flops,source\n";
+    static const char *const rows[][2] = {
+        {"x,h100,8,4,1024,16,16,0,4096,32000,0,0,0,0,1024,1,8,8,1,1,1,1,0,1,0,0,none,0,1,gtp,"
+         "A,train,,step_s,1,none,s\n",
+         "split 'train'"},
+        {"x,h100,8,4,1024,16,16,0,4096,32000,0,0,0,0,1024,1,8,8,1,1,1,1,0,1,0,0,none,0,1,gtp,"
+         "A,fit,mbs speed,step_s,1,none,s\n",
+         "'speed'"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char text[2048], path[] = "/tmp/pb_against_XXXXXX";
+        snprintf(text, sizeof text, "%s%s", head, rows[i][0]);
+        temp_file(path, text);
+        pb_against_sum_t s;
+        pb_err_t err;
+        pb_err_clear(&err);
+        CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
+        CHECK(strstr(err.msg, ":2:") != NULL && strstr(err.msg, rows[i][1]) != NULL);
+        printf("refused: %s\n", err.msg);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     published();
     bad_rows();
     dispatcher_column();
+    split_arithmetic();
+    meta_columns();
     PB_TEST_END("model_against");
 }

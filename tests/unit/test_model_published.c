@@ -94,52 +94,51 @@ static void korthikanti(void)
 }
 
 /* Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on
- * GPU Clusters Using Megatron-LM", Table 1: GPT-3 175B (96 layers, hidden
- * 12288, 96 heads) on 1,024 A100 with tp 8, pp 16 (dp 8), global batch
- * 1536, sequence 2048, vocabulary 51,200 (Sec. 5.1): 138 TFLOP/s per GPU
- * and about 32 s per iteration (their FLOP count includes activation
- * recomputation, which the runs used).  Sec. 5.1: the runs use the
- * interleaved schedule with the scatter/gather optimisation, which sends
- * 1/t of each activation between stages: the patterns send that volume
- * with sp (whose TP traffic is the same bytes on the wire as the
- * all-reduces).  The virtual stages are not published: 96/16 = 6 layers
- * per stage allow v = 2, 3, 6.  138 TFLOP/s is below Table 1's 145.6B
- * (148, pp 8, v 2) and 310.1B (155, pp 16, v 2) rows, which the model
- * meets within 1 % (model/published_runs.csv): plain 1F1B (v = 1) is the
- * layout consistent with it and is checked within 10 %.  (An earlier
- * version also required v = 2 within 10 %: that expectation assumed a
- * flat compute rate; at v = 2 the model is 12 % faster, as interleaving
- * halves a 16-stage bubble.)  v = 2 must be faster than v = 1. */
+ * GPU Clusters Using Megatron-LM", Table 1, the 145.6B row: 80 layers,
+ * hidden 12288, 96 heads, sequence 2048, vocabulary 51,200 (Sec. 5.1), on
+ * 1,536 A100 with tp 8, pp 8 (dp 24), global batch 2304: 148 TFLOP/s per
+ * GPU, counted with recomputation (their 96-form).  The layout is the
+ * paper's artifact's, NVIDIA/Megatron-LM examples/sc21/run_table_1.sh
+ * (MODEL_SIZE=145B): micro-batch 2, 5 layers per virtual stage (80 / 8 /
+ * 5 = 2 model chunks per stage), DDP=local, no sequence parallelism (it
+ * came in 2022; the scatter/gather of Sec. 4.1 is what the pipeline's
+ * send/recv model does without SP).  The step is then 96 B s l h^2 (1 +
+ * s/6h + V/16lh) / (148e12 x 1536):
+ *   96 x 2304 x 2048 x 80 x 12288^2 = 5.472e18, times (1 + 2048/73728 +
+ *   51200/(16 x 80 x 12288)) = 1.03103 gives 5.642e18 FLOPs, / 2.2733e17
+ *   FLOP/s = 24.81 s.
+ * The model must land within the project's 10 % target of it, and the
+ * interleaved schedule must beat plain 1F1B on the same layout (it
+ * divides the bubble by the chunks, Sec. 2.2). */
 static void narayanan(void)
 {
     pb_model_t m;
-    pb_err_t err;
-    pb_err_clear(&err);
-    CHECK(pb_model_preset("gpt3-175b", &m, &err) == PB_OK);
-    m.vocab = 51200;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "145.6b");
+    m.layers = 80, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn = 4 * 12288;
+    m.vocab = 51200, m.seq = 2048, m.mbs = 2, m.gbs = 2304, m.dtype = PB_F16, m.moe_every = 1;
+    m.topk = 1;
     pb_layout_t l;
     pb_layout_default(&l);
-    l.size[PB_DIM_TP] = 8, l.size[PB_DIM_PP] = 16, l.size[PB_DIM_DP] = 8;
-    l.sp = 1;
-    double t_v1 = 0;
+    l.size[PB_DIM_TP] = 8, l.size[PB_DIM_PP] = 8, l.size[PB_DIM_DP] = 24;
+    double t[3] = {0, 0, 0};
     for (int vp = 1; vp <= 2; vp++) {
         l.vp = vp;
         pb_step_t st;
         run_era(&m, &l, PB_RECOMP_FULL, 1, &st);
-        printf("GPT-3 175B on 1024 A100, vp %d: %.2f s (published ~32), %.1f TFLOP/s per GPU "
-               "(published 138); compute %.2f TP %.2f PP %.2f bubble %.2f DP %.2f opt %.2f\n",
+        t[vp] = st.total;
+        printf("145.6B on 1536 A100, vp %d: %.2f s (published 24.81), %.1f TFLOP/s per GPU "
+               "(published 148); compute %.2f TP %.2f PP %.2f bubble %.2f DP %.2f opt %.2f\n",
                vp, st.total, st.tflops_hw, st.part[PB_PART_COMPUTE], st.part[PB_PART_TP],
                st.part[PB_PART_PP], st.part[PB_PART_BUBBLE], st.part[PB_PART_DP],
                st.part[PB_PART_OPT]);
         CHECK_NEAR(st.mfu, st.tflops_model / 312.0, 1e-12);
         if (vp == 2) {
-            CHECK(st.total < t_v1);
-            continue;
+            CHECK_NEAR(st.total, 24.81, 0.10);
+            CHECK_NEAR(st.tflops_hw, 148.0, 0.10);
         }
-        t_v1 = st.total;
-        CHECK_NEAR(st.total, 32.0, 0.10);
-        CHECK_NEAR(st.tflops_hw, 138.0, 0.10);
     }
+    CHECK(t[2] < t[1]);
 }
 
 int main(void)

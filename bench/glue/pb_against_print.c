@@ -1,0 +1,262 @@
+/* pb_against's report: a line per run, the record of all, fit and test
+ * runs apart, and the leave-one-family-out table. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../model/pb_band.h"
+#include "pb_against.h"
+
+static const char *const split_name[PB_SPLIT_COUNT] = {"-", "fit", "test"};
+
+/* what the table needs of a predicted run once the file is read */
+typedef struct kept {
+    char family[64];
+    pb_split_t split;
+    unsigned mech;
+    double err; /* predicted / published - 1 */
+} kept_t;
+
+typedef struct printer {
+    FILE *out;
+    pb_against_sum_t *sum;
+    kept_t *k;
+    size_t n, cap;
+    const pb_fit_grid_t *grid; /* the fit split at every share */
+} printer_t;
+
+static void acc_add(pb_against_acc_t *a, double er)
+{
+    a->predicted++;
+    a->within += fabs(er) <= 0.10 + 1e-12;
+    a->mean_abs += fabs(er); /* sums until acc_end */
+    a->mean += er;
+    a->max_abs = fabs(er) > a->max_abs ? fabs(er) : a->max_abs;
+}
+
+static void acc_end(pb_against_acc_t *a)
+{
+    if (a->predicted > 0)
+        a->mean_abs /= a->predicted, a->mean /= a->predicted;
+}
+
+static int keep(printer_t *p, const pb_against_run_t *r, double er, pb_err_t *err)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 64;
+        kept_t *k = realloc(p->k, cap * sizeof *k);
+        if (k == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory for the runs");
+        p->k = k, p->cap = cap;
+    }
+    kept_t *k = &p->k[p->n++];
+    snprintf(k->family, sizeof k->family, "%s", r->family ? r->family : r->name);
+    k->split = r->split;
+    k->mech = pb_band_mech(&r->job->model, &r->job->layout, &r->job->step);
+    k->err = er;
+    return PB_OK;
+}
+
+static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
+{
+    printer_t *p = arg;
+    p->sum->all.runs++;
+    p->sum->split[r->split].runs++;
+    const char *sp = split_name[r->split];
+    if (r->step == NULL) {
+        if (p->out)
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n",
+                    r->name, sp, r->gpu, r->gpus, r->published_s, "-", "-", r->why);
+        return PB_OK;
+    }
+    double er = r->predicted_s / r->published_s - 1.0;
+    acc_add(&p->sum->all, er);
+    acc_add(&p->sum->split[r->split], er);
+    if (p->out)
+        fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", r->name, sp,
+                r->gpu, r->gpus, r->published_s, r->predicted_s, 100.0 * er, r->source);
+    return keep(p, r, er, err);
+}
+
+static void print_acc(FILE *out, const char *what, const pb_against_acc_t *a)
+{
+    if (a->runs == 0)
+        return;
+    fprintf(out,
+            "summary (%s): %d runs, %d predicted, %d within +-10 %% (%.0f %% of them); mean "
+            "absolute error %.1f %%, mean error %+.1f %%, max %.1f %%\n",
+            what, a->runs, a->predicted, a->within, 100.0 * a->within / a->runs,
+            100.0 * a->mean_abs, 100.0 * a->mean, 100.0 * a->max_abs);
+}
+
+/* One family's runs against what the others say.  Nothing in the model
+ * is fitted per family, so its errors stand as they are; what the other
+ * families do inform is the uncertainty band (pb_band.h): each run's band
+ * is built from the runs of every other family, and the table counts the
+ * runs whose published step falls inside it. */
+static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, int *in_band,
+                       int *banded)
+{
+    const char *fam = p->k[first].family;
+    int runs = 0, within = 0, fit = 0, test = 0, in = 0, have = 0;
+    double mean = 0.0, mean_abs = 0.0;
+    for (size_t i = first; i < p->n; i++) {
+        if (strcmp(p->k[i].family, fam) != 0)
+            continue;
+        const kept_t *k = &p->k[i];
+        runs++;
+        within += fabs(k->err) <= 0.10 + 1e-12;
+        fit += k->split == PB_SPLIT_FIT, test += k->split == PB_SPLIT_TEST;
+        mean += k->err, mean_abs += fabs(k->err);
+        size_t no = 0;
+        for (size_t o = 0; o < p->n; o++)
+            if (strcmp(p->k[o].family, fam) != 0)
+                others[no].mech = p->k[o].mech, others[no++].err = p->k[o].err;
+        pb_band_t b;
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (no > 0 && pb_band_from_runs(others, no, k->mech, &b, &e) == PB_OK) {
+            have++;
+            in += k->err >= b.err_lo - 1e-12 && k->err <= b.err_hi + 1e-12;
+        }
+    }
+    const char *sp = fit && test ? "both" : fit ? "fit" : test ? "test" : "-";
+    /* each of its runs at the share the other families' fit runs give its
+     * chip, refitted without it (a test family: the presets' share) */
+    char refit[16] = "-";
+    within = 0, mean = mean_abs = 0.0;
+    int k0 = -2, n = 0;
+    for (size_t i = 0; i < p->grid->rows; i++) {
+        if (strcmp(p->grid->family[i], fam) != 0)
+            continue;
+        int used, k = pb_fit_best(p->grid, p->grid->chip[i], fam, NULL, &used);
+        if (k < 0 || used < PB_FIT_MIN_CHIP_RUNS)
+            k = pb_fit_best(p->grid, NULL, fam, NULL, NULL);
+        if (k < 0)
+            continue;
+        k0 = k0 == -2 || k0 == k ? k : -1;
+        double e = exp(p->grid->lerr[i][k]) - 1.0;
+        within += fabs(e) <= 0.10 + 1e-12;
+        mean += e, mean_abs += fabs(e), n++;
+    }
+    if (k0 >= 0)
+        snprintf(refit, sizeof refit, "%.2f", pb_fit_share(k0));
+    else if (k0 == -1)
+        snprintf(refit, sizeof refit, "chips");
+    runs = n > 0 ? n : runs;
+    fprintf(p->out, "  %-28s %4d %-4s %7s %6d %+9.1f%% %8.1f%% %5d of %d\n", fam, runs, sp, refit,
+            within, 100.0 * mean / runs, 100.0 * mean_abs / runs, in, have);
+    *in_band += in, *banded += have;
+}
+
+static int print_families(const printer_t *p, pb_err_t *err)
+{
+    if (p->n == 0)
+        return PB_OK;
+    pb_band_run_t *others = malloc(p->n * sizeof *others);
+    if (others == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the family table");
+    fprintf(p->out,
+            "leave-one-family-out: each source's runs predicted without it - at the "
+            "sustained share the other sources' fit runs give (refit), and against the band "
+            "the other sources' errors give (pb_band.h)\n"
+            "  %-28s %4s %-4s %7s %6s %10s %9s %10s\n",
+            "family", "runs", "set", "refit", "<=10%", "mean err", "mean |e|", "in band");
+    int in_band = 0, banded = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(p->k[j].family, p->k[i].family) == 0;
+        if (!seen)
+            family_row(p, i, others, &in_band, &banded);
+    }
+    fprintf(p->out, "  the band from the other sources held %d of %d runs (%.0f %%; it aims at "
+                    "about 4 in 5)\n",
+            in_band, banded, banded ? 100.0 * in_band / banded : 0.0);
+    free(others);
+    return PB_OK;
+}
+
+/* the fit split's share for each chip against the presets' */
+static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err_t *err)
+{
+    int code = pb_fit_grid(f, path, g, err);
+    if (code != PB_OK)
+        return code;
+    p->grid = g;
+    pb_against_sum_t *sum = p->sum;
+    double all_abs;
+    int all_used, all = pb_fit_best(g, NULL, NULL, &all_abs, &all_used);
+    if (all < 0)
+        return PB_OK;
+    if (p->out)
+        fprintf(p->out,
+                "fit: the sustained share (pb_hw.h) of all %d fit runs: %.2f (least mean |ln "
+                "error|, %.3f); a chip with %d or more fit runs gets its own\n",
+                all_used, pb_fit_share(all), all_abs, PB_FIT_MIN_CHIP_RUNS);
+    for (int i = 0; pb_hw_preset_name(i) && sum->nchips < 8; i++) {
+        pb_hw_t hw;
+        if (pb_hw_preset(pb_hw_preset_name(i), &hw, err) != PB_OK)
+            return err->code;
+        int seen = 0;
+        for (int c = 0; c < sum->nchips && !seen; c++)
+            seen = strcmp(sum->chip[c].chip, hw.chip) == 0;
+        if (seen)
+            continue;
+        double mabs;
+        int used, k = pb_fit_best(g, hw.chip, NULL, &mabs, &used);
+        if (k < 0)
+            used = 0;
+        if (used < PB_FIT_MIN_CHIP_RUNS)
+            k = all, mabs = all_abs;
+        int c = sum->nchips++;
+        snprintf(sum->chip[c].chip, sizeof sum->chip[c].chip, "%s", hw.chip);
+        sum->chip[c].fit = pb_fit_share(k);
+        sum->chip[c].preset = hw.sustained;
+        sum->chip[c].rows = used;
+        if (p->out)
+            fprintf(p->out,
+                    "fit: %s chips, %d fit runs: %.2f (%s, mean |ln error| %.3f); the "
+                    "presets carry %.2f\n",
+                    hw.chip, used, sum->chip[c].fit,
+                    used < PB_FIT_MIN_CHIP_RUNS ? "all runs'" : "their own", mabs,
+                    hw.sustained);
+    }
+    return PB_OK;
+}
+
+int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
+{
+    memset(sum, 0, sizeof *sum);
+    printer_t p = {out, sum, NULL, 0, 0, NULL};
+    pb_fit_grid_t g;
+    memset(&g, 0, sizeof g);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
+    if (out)
+        fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
+                     "calibration; error = predicted / published step time - 1\n"
+                     "%-30s %-4s %-5s %6s %10s %10s %8s  %s\n",
+                path, "run", "set", "gpu", "gpus", "published", "predicted", "error", "source");
+    int code = pb_against_each(f, path, NULL, print_run, &p, err);
+    if (code == PB_OK && sum->all.runs == 0)
+        code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
+    acc_end(&sum->all);
+    for (int i = 0; i < PB_SPLIT_COUNT; i++)
+        acc_end(&sum->split[i]);
+    if (code == PB_OK && out) {
+        print_acc(out, "all", &sum->all);
+        print_acc(out, "fit: runs that may inform a choice", &sum->split[PB_SPLIT_FIT]);
+        print_acc(out, "test: runs nothing was chosen on", &sum->split[PB_SPLIT_TEST]);
+    }
+    if (code == PB_OK)
+        code = fit(f, path, &p, &g, err);
+    if (code == PB_OK && out)
+        code = print_families(&p, err);
+    fclose(f);
+    pb_fit_grid_free(&g);
+    free(p.k);
+    return code;
+}

@@ -1,0 +1,65 @@
+/* pb_framework.h - the training stacks the step model knows, one
+ * descriptor each: the memory-bound kernels a layer runs (fused by
+ * Megatron's and Transformer Engine's kernels, by torch.compile, or
+ * unfused eager PyTorch ops), the stack's default overlaps, its gradient
+ * accumulation, its pipeline engine's per-micro-batch work and its FP8
+ * recipe.  Every number's source is in pb_framework.c and doc/MODEL.md
+ * ("Stacks and FP8"). */
+#ifndef PB_FRAMEWORK_H
+#define PB_FRAMEWORK_H
+
+typedef enum pb_fw {
+    PB_FW_MEGATRON, /* Megatron-LM / Megatron-Core with Transformer Engine: the default */
+    PB_FW_NEMO,
+    PB_FW_DEEPSPEED,
+    PB_FW_FSDP,
+    PB_FW_TORCHTITAN,
+    PB_FW_MAXTEXT, /* JAX / XLA (MaxText, AXLearn, Pax) */
+    PB_FW_COUNT
+} pb_fw_t;
+
+/* One kind of memory-bound kernel of a layer: bytes moved per element it
+ * runs over, and kernels launched, forward (f) and backward (b). */
+typedef struct pb_fw_kern {
+    double fb, bb;
+    double kf, kb;
+} pb_fw_kern_t;
+
+/* Transformer Engine's FP8 recipe as the stack runs it (pb_kernels.c) */
+typedef struct pb_fw_fp8 {
+    int weight_cached; /* weights cast once per step (is_first_microbatch), else every micro-batch */
+    int norm_fused;    /* the norm writes the fp8 input of QKV and FC1 itself */
+    int current;       /* current (per-tensor, just-in-time) scaling: an amax pass before each cast */
+} pb_fw_fp8_t;
+
+typedef struct pb_fw_desc {
+    const char *name;
+    /* per norm on the norm's tokens x hidden: RMSNorm (gated, Llama-style
+     * models) or LayerNorm (plain); per residual branch on the same;
+     * the activation per MLP inner element (SwiGLU or GeLU); rotary per
+     * element of one of q and k (gated models), kernels per tensor */
+    pb_fw_kern_t rmsnorm, layernorm, resid, swiglu, gelu, rope;
+    /* 1: every kernel pays the launch floor PB_KERNEL_US (per-op
+     * dispatch the CPU cannot run ahead of); 0: one floor per pass */
+    int floor_per_kernel;
+    /* defaults of pb_step_cfg_t */
+    int overlap_grad, overlap_tp_bwd, overlap_p2p, grad_accum_fused, zero3_copies;
+    double tp_overlap; /* fraction of the TP collectives hidden (1: on) */
+    /* bytes per parameter an unfused accumulation moves beyond the fused
+     * add of pb_step_accum_s (DeepSpeed casts the gradient to fp32 first) */
+    double accum_extra_bytes;
+    /* DeepSpeed's PipelineEngine: each micro-batch copies the activations
+     * it receives and sends, and regathers its output over TP before the
+     * backward (pb_step.c) */
+    int ds_pipe;
+    pb_fw_fp8_t fp8;
+} pb_fw_desc_t;
+
+const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw);
+const char *pb_fw_name(pb_fw_t fw);
+/* 0 ok, -1 unknown */
+int pb_fw_parse(const char *s, pb_fw_t *out);
+/* "megatron, nemo, deepspeed, fsdp, torchtitan, maxtext" for messages */
+const char *pb_fw_names(void);
+
+#endif
