@@ -84,6 +84,9 @@ typedef struct pb_backend_config {
     /* Seconds an operation may take before the backend declares a hang
      * (backends with PB_CAP_DEADLINE poll while they wait); 0 = forever. */
     double timeout_s;
+    /* The library file to load (--nccl-lib) for a backend that opens its
+     * library at run time (nccl: pb_nccl_lib.h); NULL: its own search. */
+    const char *lib_path;
 } pb_backend_config_t;
 
 /* A backend instance: both sides, the capabilities of the pair, and each

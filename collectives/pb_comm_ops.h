@@ -36,10 +36,12 @@ struct pb_comm_ops {
      * opened; pure (no library call). */
     unsigned (*caps)(pb_memory_t memory);
 
-    /* Can this library run here at all?  0 with a reason ("no CUDA
-     * device: cudaGetDeviceCount returned 35") when not.  Not collective:
-     * it looks at this process's machine only. */
-    int (*available)(char *why, size_t len);
+    /* Can this library run here at all (the library loads, a GPU
+     * answers)?  0 with a reason ("no CUDA device: cudaGetDeviceCount
+     * returned 35") when not.  cfg says which library file was asked for
+     * (lib_path).  Not collective: it looks at this process's machine
+     * only. */
+    int (*available)(const pb_backend_config_t *cfg, char *why, size_t len);
     /* Collective over cfg->world_comm.  cfg->memory is the memory this
      * side moves in this run; state goes in be->priv.  A device library
      * binds the rank to its GPU here (pb_cuda_bind_local). */

@@ -215,8 +215,9 @@ static unsigned mpi_caps(pb_memory_t memory)
     return PB_CAP_TIGHT | (memory == PB_MEM_HOST ? PB_CAP_ASYNC : 0u);
 }
 
-static int mpi_available(char *why, size_t len)
+static int mpi_available(const pb_backend_config_t *cfg, char *why, size_t len)
 {
+    (void)cfg;
     (void)why;
     (void)len;
     return 1; /* it runs wherever parbench was launched */

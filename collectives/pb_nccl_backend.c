@@ -10,9 +10,9 @@
  *
  * This file: the library, the communicators and the ops table; the
  * collectives are pb_nccl_colls.c's, the stream's waiting, timing and
- * graphs pb_nccl_stream.c's (pb_nccl_priv.h). */
-#define _GNU_SOURCE /* RTLD_DEFAULT: look up NCCL entry points at run time */
-#include <dlfcn.h>
+ * graphs pb_nccl_stream.c's (pb_nccl_priv.h).  libnccl itself is opened
+ * at run time, never linked (pb_nccl_lib.h): every NCCL call goes through
+ * the table in the backend's state. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +21,18 @@
 #include "pb_nccl_priv.h"
 #include "pb_nccl_ver.h"
 
-/* A symbol of the loaded libnccl, or NULL.  POSIX guarantees that a
- * dlsym result converts to a function pointer; memcpy says so to ISO C. */
-static void lookup(const char *name, void *fn, size_t size)
-{
-    void *sym = dlsym(RTLD_DEFAULT, name);
-    memset(fn, 0, size);
-    if (sym != NULL && size == sizeof sym)
-        memcpy(fn, &sym, sizeof sym);
-}
-
 int pb_nccl_cuda_fail(cudaError_t rc, const char *call, pb_err_t *err)
 {
     return pb_err_set(err, PB_ERUNTIME, "%s failed: %s (%d)", call, cudaGetErrorString(rc),
                       (int)rc);
 }
 
-int pb_nccl_fail(ncclResult_t rc, const char *call, pb_err_t *err)
+int pb_nccl_fail(const pb_nccl_lib_t *lib, ncclResult_t rc, const char *call, pb_err_t *err)
 {
-    return pb_err_set(err, PB_ERUNTIME, "%s failed: %s", call, ncclGetErrorString(rc));
+    return pb_err_set(err, PB_ERUNTIME, "%s failed: %s", call, lib->GetErrorString(rc));
 }
 
-static int nccl_available(char *why, size_t len)
+static int gpu_available(char *why, size_t len)
 {
     int n = 0;
     cudaError_t rc = cudaGetDeviceCount(&n);
@@ -59,26 +49,39 @@ static int nccl_available(char *why, size_t len)
     return 1;
 }
 
-static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
+/* The library first: a missing, old or incomplete NCCL is the reason
+ * given also on a machine without a GPU, where it is checked too. */
+static int nccl_available(const pb_backend_config_t *cfg, char *why, size_t len)
 {
-    char why[200];
-    if (!nccl_available(why, sizeof why))
-        return pb_err_set(err, PB_EINPUT, "%s", why);
-    pb_nccl_state_t *st = calloc(1, sizeof *st);
+    pb_nccl_lib_t lib;
+    if (pb_nccl_lib_open(cfg->lib_path, &lib, why, len) != 0)
+        return 0;
+    pb_nccl_lib_close(&lib);
+    return gpu_available(why, len);
+}
+
+static void nccl_finalize(pb_backend_t *be)
+{
+    pb_nccl_state_t *st = be->priv;
     if (st == NULL)
-        return pb_err_set(err, PB_ERUNTIME, "out of memory for the NCCL backend");
-    be->priv = st;
+        return;
+    if (st->world != MPI_COMM_NULL && st->world != 0)
+        MPI_Comm_free(&st->world);
+    pb_nccl_lib_close(&st->lib);
+    free(st);
+    be->priv = NULL;
+}
+
+static int init_state(pb_nccl_state_t *st, const pb_backend_config_t *cfg, pb_err_t *err)
+{
+    char why[480];
     st->timeout_s = cfg->timeout_s;
-    /* the library's version, not the header's: they differ when parbench
-     * runs with an older libnccl.so.2 than it was built against */
-    PB_NCCL_OK(ncclGetVersion(&st->lib_version), "ncclGetVersion");
-    if (pb_nccl_version_check(st->lib_version, why, sizeof why))
+    /* the library's version, not the header's, is checked by the open:
+     * they differ when parbench runs with another libnccl.so.2 than the
+     * one it was built against */
+    if (pb_nccl_lib_open(cfg->lib_path, &st->lib, why, sizeof why) != 0 ||
+        !gpu_available(why, sizeof why))
         return pb_err_set(err, PB_EINPUT, "%s", why);
-    lookup("ncclCommSplit", &st->split, sizeof st->split);
-    if (st->split == NULL)
-        return pb_err_set(err, PB_EINPUT, "the NCCL library loaded has no ncclCommSplit");
-    if (pb_nccl_version_at_least(st->lib_version, 2, 28))
-        lookup("ncclAlltoAll", &st->alltoall, sizeof st->alltoall);
     MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
     if (MPI_Comm_dup(parent, &st->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup failed");
@@ -89,32 +92,33 @@ static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t 
     return pb_cuda_bind_local(st->world, &st->device, bus, sizeof bus, err);
 }
 
-static void nccl_finalize(pb_backend_t *be)
+static int nccl_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)
 {
-    pb_nccl_state_t *st = be->priv;
+    pb_nccl_state_t *st = calloc(1, sizeof *st);
     if (st == NULL)
-        return;
-    if (st->world != MPI_COMM_NULL && st->world != 0)
-        MPI_Comm_free(&st->world);
-    free(st);
-    be->priv = NULL;
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the NCCL backend");
+    be->priv = st;
+    int code = init_state(st, cfg, err);
+    /* pb_backend_open forgets a backend whose init failed: free it here */
+    if (code != PB_OK)
+        nccl_finalize(be);
+    return code;
 }
 
 static void nccl_version(pb_backend_t *be, char *buf, size_t len)
 {
-    (void)be;
-    int lib = 0, rt = 0, drv = 0;
+    const pb_nccl_state_t *st = be->priv;
+    int rt = 0, drv = 0;
     /* a failed query prints as 0.0 */
-    if (ncclGetVersion(&lib) != ncclSuccess)
-        lib = 0;
     if (cudaRuntimeGetVersion(&rt) != cudaSuccess)
         rt = 0;
     if (cudaDriverGetVersion(&drv) != cudaSuccess)
         drv = 0;
-    pb_nccl_ver_t v = pb_nccl_version_decode(lib);
-    snprintf(buf, len, "NCCL %d.%d.%d (header %d.%d.%d), CUDA runtime %d.%d, driver %d.%d",
-             v.major, v.minor, v.patch, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, rt / 1000,
-             rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+    pb_nccl_ver_t v = pb_nccl_version_decode(st->lib.version);
+    snprintf(buf, len,
+             "NCCL %d.%d.%d (header %d.%d.%d) from %s, CUDA runtime %d.%d, driver %d.%d",
+             v.major, v.minor, v.patch, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, st->lib.path,
+             rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
 }
 
 static void group_destroy(pb_group_t *g)
@@ -135,8 +139,10 @@ static void group_destroy(pb_group_t *g)
                 cudaEventDestroy(gg->marks[i]);
         if (gg->scratch)
             cudaFree(gg->scratch);
+        /* a group being freed has nothing left to report: a failed
+         * destroy leaves nothing to undo */
         if (gg->comm)
-            ncclCommDestroy(gg->comm);
+            (void)pb_nccl_lib_of(g)->CommDestroy(gg->comm);
         if (gg->stream)
             cudaStreamDestroy(gg->stream);
         if (gg->stall_release)
@@ -149,12 +155,14 @@ static void group_destroy(pb_group_t *g)
 /* Takes ownership of comm. */
 static int group_wrap(pb_backend_t *be, ncclComm_t comm, pb_group_t **out, pb_err_t *err)
 {
+    const pb_nccl_lib_t *lib = &((const pb_nccl_state_t *)be->priv)->lib;
     pb_group_t *g = calloc(1, sizeof *g);
     pb_nccl_group_t *gg = calloc(1, sizeof *gg);
     if (g == NULL || gg == NULL) {
         free(g);
         free(gg);
-        ncclCommDestroy(comm);
+        /* the out-of-memory is the error reported */
+        (void)lib->CommDestroy(comm);
         return pb_err_set(err, PB_ERUNTIME, "out of memory for a group");
     }
     g->be = be;
@@ -170,10 +178,10 @@ static int group_wrap(pb_backend_t *be, ncclComm_t comm, pb_group_t **out, pb_er
     if (rc != cudaSuccess)
         code = pb_nccl_cuda_fail(rc, "creating a group's stream, events and scratch", err);
     ncclResult_t nrc = ncclSuccess;
-    if (code == PB_OK && (nrc = ncclCommUserRank(comm, &g->rank)) == ncclSuccess)
-        nrc = ncclCommCount(comm, &g->size);
+    if (code == PB_OK && (nrc = lib->CommUserRank(comm, &g->rank)) == ncclSuccess)
+        nrc = lib->CommCount(comm, &g->size);
     if (code == PB_OK && nrc != ncclSuccess)
-        code = pb_nccl_fail(nrc, "ncclCommUserRank/Count", err);
+        code = pb_nccl_fail(lib, nrc, "ncclCommUserRank/Count", err);
     if (code != PB_OK) {
         group_destroy(g);
         *out = NULL;
@@ -184,31 +192,33 @@ static int group_wrap(pb_backend_t *be, ncclComm_t comm, pb_group_t **out, pb_er
 static int nccl_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
 {
     pb_nccl_state_t *st = be->priv;
+    const pb_nccl_lib_t *lib = &st->lib;
     int rank, size;
     MPI_Comm_rank(st->world, &rank);
     MPI_Comm_size(st->world, &size);
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    ncclResult_t rc = rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+    ncclResult_t rc = rank == 0 ? lib->GetUniqueId(&id) : ncclSuccess;
     /* rank 0's failure must not leave the others waiting for an id */
     int ok = rc == ncclSuccess;
     MPI_Bcast(&ok, 1, MPI_INT, 0, st->world);
     if (!ok)
-        return rank == 0 ? pb_nccl_fail(rc, "ncclGetUniqueId", err)
+        return rank == 0 ? pb_nccl_fail(lib, rc, "ncclGetUniqueId", err)
                          : pb_err_set(err, PB_ERUNTIME, "rank 0 could not create an NCCL id");
     if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, st->world) != MPI_SUCCESS)
         return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast of the NCCL id failed");
     ncclComm_t comm;
-    PB_NCCL_OK(ncclCommInitRank(&comm, size, id, rank), "ncclCommInitRank");
+    PB_NCCL_OK(lib, lib->CommInitRank(&comm, size, id, rank), "ncclCommInitRank");
     return group_wrap(be, comm, out, err);
 }
 
 static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err)
 {
     ncclComm_t comm = NULL;
-    PB_NCCL_OK(pb_nccl_state_of(parent)->split(pb_nccl_grp(parent)->comm,
-                                               color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm,
-                                               NULL),
+    const pb_nccl_lib_t *lib = pb_nccl_lib_of(parent);
+    PB_NCCL_OK(lib,
+               lib->CommSplit(pb_nccl_grp(parent)->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color,
+                              key, &comm, NULL),
                "ncclCommSplit");
     if (comm == NULL) {
         *out = NULL;
@@ -224,8 +234,8 @@ static int supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, si
         return 1;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
     const pb_nccl_state_t *st = be->priv;
-    if (!pb_nccl_version_at_least(st->lib_version, 2, 24)) {
-        pb_nccl_ver_t v = pb_nccl_version_decode(st->lib_version);
+    if (!pb_nccl_version_at_least(st->lib.version, 2, 24)) {
+        pb_nccl_ver_t v = pb_nccl_version_decode(st->lib.version);
         snprintf(why, len, "%s needs NCCL 2.24 or newer (the library loaded is %d.%d)",
                  pb_dtype_name(t), v.major, v.minor);
         return 0;

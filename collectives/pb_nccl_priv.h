@@ -11,21 +11,16 @@
 #include <nccl.h>
 
 #include "pb_backend.h"
+#include "pb_nccl_lib.h"
 
 #define PB_NCCL_MARKS 4 /* timer slots per group: CUDA events */
-
-/* Entry points newer than the oldest supported library (pb_nccl_ver.h):
- * found by dlsym, never linked, so an older libnccl.so.2 still loads. */
-typedef ncclResult_t (*pb_nccl_split_fn_t)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *);
-typedef ncclResult_t (*pb_nccl_alltoall_fn_t)(const void *, void *, size_t, ncclDataType_t,
-                                              ncclComm_t, cudaStream_t);
 
 typedef struct pb_nccl_state {
     MPI_Comm world;
     int device;
-    int lib_version;                /* ncclGetVersion() of the library loaded */
-    pb_nccl_split_fn_t split;       /* ncclCommSplit, 2.18 */
-    pb_nccl_alltoall_fn_t alltoall; /* ncclAlltoAll, 2.28; NULL: grouped send/recv */
+    /* libnccl, opened by init (pb_nccl_lib.h): every NCCL call goes
+     * through it, none is linked */
+    pb_nccl_lib_t lib;
     double timeout_s;
 } pb_nccl_state_t;
 
@@ -53,14 +48,18 @@ static inline void pb_nccl_release_stall(pb_nccl_group_t *gg)
 
 static inline pb_nccl_state_t *pb_nccl_state_of(const pb_group_t *g) { return g->be->priv; }
 static inline pb_nccl_group_t *pb_nccl_grp(const pb_group_t *g) { return g->priv; }
+static inline const pb_nccl_lib_t *pb_nccl_lib_of(const pb_group_t *g)
+{
+    return &pb_nccl_state_of(g)->lib;
+}
 
 /* pb_nccl_backend.c: PB_ERUNTIME naming the failed call and the
  * library's reason. */
 int pb_nccl_cuda_fail(cudaError_t rc, const char *call, pb_err_t *err);
-int pb_nccl_fail(ncclResult_t rc, const char *call, pb_err_t *err);
+int pb_nccl_fail(const pb_nccl_lib_t *lib, ncclResult_t rc, const char *call, pb_err_t *err);
 
 /* Return that error from the enclosing function (which has `err`) when
- * a CUDA or NCCL call fails. */
+ * a CUDA or NCCL call fails; `lib` explains NCCL's codes. */
 #define PB_NCCL_CUDA_OK(call)                                                      \
     do {                                                                           \
         cudaError_t rc_ = (call);                                                  \
@@ -68,11 +67,11 @@ int pb_nccl_fail(ncclResult_t rc, const char *call, pb_err_t *err);
             return pb_nccl_cuda_fail(rc_, #call, err);                             \
     } while (0)
 
-#define PB_NCCL_OK(call, name)                                                     \
+#define PB_NCCL_OK(lib, call, name)                                                \
     do {                                                                           \
         ncclResult_t rc_ = (call);                                                 \
         if (rc_ != ncclSuccess)                                                    \
-            return pb_nccl_fail(rc_, name, err);                                   \
+            return pb_nccl_fail(lib, rc_, name, err);                              \
     } while (0)
 
 /* pb_nccl_stream.c */

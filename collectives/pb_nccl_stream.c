@@ -21,6 +21,7 @@ static double now_s(void)
 int pb_nccl_wait(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
+    const pb_nccl_lib_t *lib = pb_nccl_lib_of(g);
     double timeout = pb_nccl_state_of(g)->timeout_s, start = now_s();
     struct timespec pause = {0, 20000}; /* 20 us: cheap, and far below any timeout */
     for (unsigned spins = 0;; spins++) {
@@ -38,17 +39,19 @@ int pb_nccl_wait(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
                 return pb_nccl_cuda_fail(last, "cudaGetLastError (after a query)", err);
         }
         ncclResult_t async = ncclSuccess;
-        ncclResult_t qrc = ncclCommGetAsyncError(gg->comm, &async);
+        ncclResult_t qrc = lib->CommGetAsyncError(gg->comm, &async);
         if (qrc != ncclSuccess || async != ncclSuccess) {
             pb_nccl_release_stall(gg);
-            ncclCommAbort(gg->comm);
+            /* the error reported is the one that made us abort; the
+             * abort's own result adds nothing */
+            (void)lib->CommAbort(gg->comm);
             gg->comm = NULL;
             return pb_err_set(err, PB_ERUNTIME, "NCCL error during %s: %s", g->doing,
-                              ncclGetErrorString(qrc != ncclSuccess ? qrc : async));
+                              lib->GetErrorString(qrc != ncclSuccess ? qrc : async));
         }
         if (timeout > 0.0 && now_s() - start > timeout) {
             pb_nccl_release_stall(gg);
-            ncclCommAbort(gg->comm);
+            (void)lib->CommAbort(gg->comm); /* the hang is the error reported */
             gg->comm = NULL;
             return pb_err_set(err, PB_ERUNTIME,
                               "hang: %s did not finish within %.0f s on group rank %d of %d; "

@@ -26,9 +26,9 @@ int pb_nccl_version_check(int code, char *why, size_t len)
     if (pb_nccl_version_at_least(code, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR))
         return 0;
     pb_nccl_ver_t v = pb_nccl_version_decode(code);
+    /* the caller names the file (pb_nccl_lib.c) and how to name another */
     snprintf(why, len,
-             "the NCCL library loaded is %d.%d.%d; the nccl backend needs %d.%d or newer "
-             "(ncclCommSplit): point LD_LIBRARY_PATH at a newer libnccl.so.2",
+             "NCCL %d.%d.%d is too old: the nccl backend needs %d.%d or newer (ncclCommSplit)",
              v.major, v.minor, v.patch, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR);
     return 1;
 }

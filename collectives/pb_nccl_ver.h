@@ -3,10 +3,9 @@
  *
  * parbench may be built against a newer nccl.h than the libnccl.so.2 it
  * runs with; the header's version says nothing about the library.  So the
- * library's own code is checked at init, and entry points newer than the
- * oldest supported library are looked up at run time instead of being
- * linked, so that an older library still loads (and MPI-only commands
- * never depend on it). */
+ * library's own code is checked when it is opened (pb_nccl_lib.h: the
+ * library is opened at run time, never linked), and entry points newer
+ * than the oldest supported library are optional there. */
 #ifndef PB_NCCL_VER_H
 #define PB_NCCL_VER_H
 

@@ -122,6 +122,11 @@ static const pb_opt_spec_t launch_specs[] = {
      "run as a single MPI process instead of re-launching", NULL, NULL},
     {"backend", 0, "NAME", set_backend, 0, 0,
      "auto (default: nccl when a GPU answers, else mpi), nccl, mpi", "auto mpi nccl", NULL},
+    {"nccl-lib", 0, "FILE", pb_opt_file, PB_OFF(run.nccl_lib), 0,
+     "the libnccl.so.2 the nccl backend loads (default:\n"
+     "$PARBENCH_NCCL_LIB, else libnccl.so.2 on the loader's\n"
+     "path, else the active Python environment's)",
+     "@file", NULL},
     {"timeout", 'T', "S", set_timeout, 0, 0,
      "an operation past S seconds is a hang: say where, exit 3\n(default 300; 0 = never)",
      NULL, NULL},

@@ -87,6 +87,7 @@ enum { PB_LAYOUT_TP, PB_LAYOUT_CP, PB_LAYOUT_EP, PB_LAYOUT_DP, PB_LAYOUT_PP, PB_
 /* group "run": how a command that runs ranks launches, talks and writes */
 typedef struct pb_run_opts {
     char backend[32];
+    const char *nccl_lib; /* --nccl-lib: libnccl to load; NULL: search */
     int np;
     int no_launch;
     double timeout_s;   /* an operation longer than this is a hang */

@@ -126,16 +126,16 @@ static void backend_names(char *buf, size_t len)
 /* "auto" takes the first backend of the registry that is available on
  * every rank (nccl before mpi), so all ranks agree; a named one must be
  * available everywhere, else the first rank's reason is the message. */
-static int select_backend(pb_ctx_t *ctx, const char *name, const pb_comm_ops_t **out,
-                          pb_err_t *err)
+static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_config_t *cfg,
+                          const pb_comm_ops_t **out, pb_err_t *err)
 {
     int is_auto = strcmp(name, "auto") == 0;
     for (int i = 0; i < pb_backend_count(); i++) {
         const pb_comm_ops_t *ops = pb_backend_at(i);
         if (!is_auto && strcmp(ops->name, name) != 0)
             continue;
-        char why[200] = "";
-        int ok = ops->available(why, sizeof why);
+        char why[400] = ""; /* a library's path and the loader's reason */
+        int ok = ops->available(cfg, why, sizeof why);
         int code = ok ? PB_OK : pb_err_set(err, PB_EINPUT, "%s", why);
         if (is_auto) {
             int all = ok;
@@ -187,11 +187,11 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb
     if (opt->cmd == PB_CMD_GEMM)
         return open_outputs(ctx, err);
 
-    const pb_comm_ops_t *ops = NULL;
-    if (select_backend(ctx, opt->run.backend, &ops, err) != PB_OK)
-        return err->code;
     pb_backend_config_t cfg = {&ctx->world, opt->run.memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
-                               opt->run.chunk_bytes, opt->run.timeout_s};
+                               opt->run.chunk_bytes, opt->run.timeout_s, opt->run.nccl_lib};
+    const pb_comm_ops_t *ops = NULL;
+    if (select_backend(ctx, opt->run.backend, &cfg, &ops, err) != PB_OK)
+        return err->code;
     pb_watch_begin(wd, "set-up: %s backend init (communicators)", ops->name);
     int code = pb_backend_open(&ctx->be, ops, &cfg, err);
     pb_watch_end(wd);

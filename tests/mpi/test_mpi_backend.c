@@ -99,7 +99,7 @@ static pb_backend_t make_backend(uint64_t chunk)
 {
     pb_backend_t be;
     MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0};
+    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0, NULL};
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_backend_open(&be, pb_backend_find("mpi"), &cfg, &err) == PB_OK);
