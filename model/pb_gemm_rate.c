@@ -33,13 +33,26 @@ static double dimf(double d)
  * a step model would also break the continuity the step model needs.
  * Small-M GEMMs are held by the HBM floor of pb_gemm_s instead
  * (doc/MODEL.md, "GEMM"). */
-double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)
+double pb_gemm_shape(double M, double N, double K)
 {
     if (M <= 0 || N <= 0 || K <= 0)
         return 0.0;
     double ref = dimf(PB_GEMM_REF_DIM);
     double loss = (dimf(M) / ref) * (dimf(N) / ref) * (dimf(K) / ref);
-    return hw->gemm_eff * (loss < 1.0 ? loss : 1.0);
+    return loss < 1.0 ? loss : 1.0;
+}
+
+double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K)
+{
+    return hw->gemm_eff * pb_gemm_shape(M, N, K);
+}
+
+double pb_gemm_time_s(const pb_hw_t *hw, int fp8, double flops, double shape, double bytes)
+{
+    double peak = fp8 ? hw->fp8_tflops * hw->fp8_gemm_eff : hw->bf16_tflops * hw->gemm_eff;
+    double t = flops / (peak * 1e12 * shape * hw->sustained);
+    double floor = bytes / (hw->hbm_tbps * 1e12 * PB_GEMM_HBM_EFF);
+    return (t > floor ? t : floor) + PB_KERNEL_US * 1e-6;
 }
 
 /* The achieved rate flops / time is non-decreasing in M, N and K: per
@@ -50,9 +63,15 @@ double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch)
 {
     if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
         return 0.0;
-    double flops = 2.0 * M * N * K * batch;
-    double t = flops / (hw->bf16_tflops * 1e12 * pb_gemm_eff(hw, M, N, K) * hw->sustained);
-    double bytes = 2.0 * (M * K + K * N + M * N) * batch;
-    double floor = bytes / (hw->hbm_tbps * 1e12 * PB_GEMM_HBM_EFF);
-    return (t > floor ? t : floor) + PB_KERNEL_US * 1e-6;
+    return pb_gemm_time_s(hw, 0, 2.0 * M * N * K * batch, pb_gemm_shape(M, N, K),
+                          2.0 * (M * K + K * N + M * N) * batch);
+}
+
+double pb_gemm_fp8_s(const pb_hw_t *hw, double M, double N, double K, double batch)
+{
+    if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
+        return 0.0;
+    /* operands of 1 B, a bf16 output */
+    return pb_gemm_time_s(hw, 1, 2.0 * M * N * K * batch, pb_gemm_shape(M, N, K),
+                          (M * K + K * N + 2.0 * M * N) * batch);
 }

@@ -19,10 +19,23 @@
  * 150), capped at 1.  Continuous and non-decreasing in M, N and K; 0 for
  * a dimension <= 0. */
 double pb_gemm_eff(const pb_hw_t *hw, double M, double N, double K);
+/* the shape's part of it: pb_gemm_eff / gemm_eff, 1 at the best shape */
+double pb_gemm_shape(double M, double N, double K);
+/* seconds for `flops` of GEMM work at the preset's best-shape share of
+ * the bf16 peak (fp8: of the fp8 peak) times `shape` times the sustained
+ * share, never faster than `bytes` through HBM, plus one launch: the one
+ * timing rule of every GEMM the model runs (dense, fp8, grouped) */
+double pb_gemm_time_s(const pb_hw_t *hw, int fp8, double flops, double shape, double bytes);
 /* seconds for `batch` GEMMs of M x N x K: the FLOPs at that efficiency,
  * never faster than their operands' bytes through HBM (the floor that
  * rules small-M GEMMs), plus one launch; the achieved rate is
  * non-decreasing in M, N and K */
 double pb_gemm_s(const pb_hw_t *hw, double M, double N, double K, double batch);
+/* seconds for `batch` fp8 GEMMs of M x N x K (Transformer Engine, E4M3 /
+ * E5M2 operands, bf16 output): hw->fp8_tflops at the preset's best-shape
+ * fp8 share (fp8_gemm_eff) with the same shape losses as bf16, never
+ * faster than 1 B per operand element and 2 B per output element through
+ * HBM */
+double pb_gemm_fp8_s(const pb_hw_t *hw, double M, double N, double K, double batch);
 
 #endif

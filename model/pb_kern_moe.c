@@ -56,15 +56,10 @@ static double grouped_s(const pb_hw_t *hw, int fp8, double m, double N, double K
 {
     if (m <= 0 || groups <= 0)
         return 0.0;
-    double flops = 2.0 * m * N * K * groups, eff = pb_gemm_eff(hw, m * groups, N, K);
-    double rate = hw->bf16_tflops * 1e12 * eff;
-    double in = 2.0;
-    if (fp8)
-        rate = hw->fp8_tflops * 1e12 * hw->fp8_gemm_eff * (eff / hw->gemm_eff), in = 1.0;
-    rate *= pb_moe_grouped_eff(m) * hw->sustained;
-    double bytes = (in * (m * K + K * N) + 2.0 * m * N) * groups;
-    double t = flops / rate, floor = bytes / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
-    return (t > floor ? t : floor) + PB_KERNEL_US * 1e-6;
+    double in = fp8 ? 1.0 : 2.0;
+    return pb_gemm_time_s(hw, fp8, 2.0 * m * N * K * groups,
+                          pb_gemm_shape(m * groups, N, K) * pb_moe_grouped_eff(m),
+                          (in * (m * K + K * N) + 2.0 * m * N) * groups);
 }
 
 double pb_moe_grouped_s(const pb_hw_t *hw, double m, double N, double K, double groups)

@@ -24,21 +24,6 @@ pb_lin_t pb_kern_linear(const pb_hw_t *hw, double M, double N, double K, double 
     return r;
 }
 
-double pb_gemm_fp8_s(const pb_hw_t *hw, double M, double N, double K, double batch)
-{
-    if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
-        return 0.0;
-    /* the bf16 shape losses: pb_gemm_eff over the best-shape share */
-    double shape = pb_gemm_eff(hw, M, N, K) / hw->gemm_eff;
-    double rate = hw->fp8_tflops * 1e12 * hw->fp8_gemm_eff * shape * hw->sustained;
-    double t = 2.0 * M * N * K * batch / rate;
-    /* operands of 1 B, a bf16 output; HBM at the GEMM's share of
-     * pb_gemm_rate.c (the bf16 floor's 0.85, vLLM's small-M sweep) */
-    double bytes = (M * K + K * N + 2.0 * M * N) * batch;
-    double floor = bytes / (hw->hbm_tbps * 1e12 * 0.85);
-    return (t > floor ? t : floor) + PB_KERNEL_US * 1e-6;
-}
-
 pb_lin_t pb_kern_linear_c(const pb_hw_t *hw, const pb_kern_cfg_t *c, double M, double N,
                           double K, double batch, double eff)
 {

@@ -46,12 +46,6 @@ typedef struct pb_layer_time {
     double once;    /* per step, not per micro-batch: fp8 weight casts cached for the step */
 } pb_layer_time_t;
 
-/* seconds for `batch` fp8 GEMMs of M x N x K (Transformer Engine, E4M3 /
- * E5M2 operands, bf16 output): hw->fp8_tflops at the preset's best-shape
- * fp8 share (fp8_gemm_eff) with the same shape losses as bf16
- * (pb_gemm_eff), never faster than 1 B per operand element and 2 B per
- * output element through HBM */
-double pb_gemm_fp8_s(const pb_hw_t *hw, double M, double N, double K, double batch);
 
 /* Bytes one micro-batch's Transformer Engine casts move for a linear
  * layer of x[M,K] w[K,N] on Hopper (separate transposed copies for

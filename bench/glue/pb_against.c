@@ -271,8 +271,6 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     run.gpus = n.gpus;
     if (row_meta(s, line, rec, &run, err) != PB_OK)
         return err->code;
-    if (s->opts && s->opts->only_fit && run.split != PB_SPLIT_FIT)
-        return PB_OK; /* a fit looks at its own split only */
     if (published_step(s, line, rec, m, &j.hw, c->recomp, n.gpus, n.value, &run.published_s,
                        err) != PB_OK)
         return err->code;

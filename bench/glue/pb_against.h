@@ -59,12 +59,9 @@ typedef struct pb_against_run {
 typedef int (*pb_against_fn)(void *arg, const pb_against_run_t *run, pb_err_t *err);
 
 /* How a pass over the file differs from the plain one (NULL: it does
- * not): the presets' sustained share replaced (> 0), and only the fit
- * split's rows handed over (the others are read and checked, not
- * predicted). */
+ * not): the presets' sustained share replaced (> 0). */
 typedef struct pb_against_opts {
     double sustained;
-    int only_fit;
 } pb_against_opts_t;
 
 /* Reads the CSV of f (`path` names it in messages) and hands every run,
@@ -85,12 +82,15 @@ int pb_against_each(FILE *f, const char *path, const pb_against_opts_t *opts, pb
 /* A chip with fewer fit runs than this takes the share of all fit runs:
  * a handful of runs of one or two models would fit their own errors. */
 #define PB_FIT_MIN_CHIP_RUNS 20
+typedef struct pb_fit_row {
+    char family[64];
+    char chip[16];    /* the row's GPU chip (pb_hw.h) */
+    pb_split_t split; /* only fit rows inform a share; all are predicted */
+    double lerr[PB_FIT_POINTS]; /* ln(predicted / published) at each share */
+} pb_fit_row_t;
 typedef struct pb_fit_grid {
     size_t rows, cap;
-    char (*family)[64];
-    char (*chip)[16]; /* the row's GPU chip (pb_hw.h) */
-    pb_split_t *split; /* only fit rows inform a share; all are predicted */
-    double (*lerr)[PB_FIT_POINTS]; /* ln(predicted / published) at each share */
+    pb_fit_row_t *r;
 } pb_fit_grid_t;
 
 /* f must be seekable: read once per grid point. */
@@ -101,6 +101,12 @@ void pb_fit_grid_free(pb_fit_grid_t *g);
  * *mean_abs: its mean |ln error|, *used: the rows. */
 int pb_fit_best(const pb_fit_grid_t *g, const char *chip, const char *skip, double *mean_abs,
                 int *used);
+/* The share a chip gets, by the presets' rule: its own best when it has
+ * PB_FIT_MIN_CHIP_RUNS fit rows or more (family `skip` left out), else
+ * the best of all fit rows; -1 without any.  *own: which it was;
+ * *mean_abs, *used as pb_fit_best's for the chip's own rows. */
+int pb_fit_chip(const pb_fit_grid_t *g, const char *chip, const char *skip, int *own,
+                double *mean_abs, int *used);
 double pb_fit_share(int k); /* the share of grid index k */
 
 /* Reads `path`, prints one line per run, the summaries of all, fit and

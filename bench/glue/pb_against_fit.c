@@ -30,32 +30,21 @@ static int take(void *arg, const pb_against_run_t *r, pb_err_t *err)
     if (p->k == 0) {
         if (g->rows == g->cap) {
             size_t cap = g->cap ? 2 * g->cap : 32;
-            void *fam = realloc(g->family, cap * sizeof *g->family);
-            if (fam)
-                g->family = fam;
-            void *chip = realloc(g->chip, cap * sizeof *g->chip);
-            if (chip)
-                g->chip = chip;
-            void *split = realloc(g->split, cap * sizeof *g->split);
-            if (split)
-                g->split = split;
-            void *le = realloc(g->lerr, cap * sizeof *g->lerr);
-            if (le)
-                g->lerr = le;
-            if (fam == NULL || chip == NULL || split == NULL || le == NULL)
+            pb_fit_row_t *rows = realloc(g->r, cap * sizeof *rows);
+            if (rows == NULL)
                 return pb_err_set(err, PB_ERUNTIME, "out of memory for the fit");
-            g->cap = cap;
+            g->r = rows, g->cap = cap;
         }
-        snprintf(g->family[g->rows], sizeof g->family[0], "%s", r->family);
-        snprintf(g->chip[g->rows], sizeof g->chip[0], "%s", r->job->hw.chip);
-        g->split[g->rows] = r->split;
-        g->rows++;
+        pb_fit_row_t *row = &g->r[g->rows++];
+        snprintf(row->family, sizeof row->family, "%s", r->family);
+        snprintf(row->chip, sizeof row->chip, "%s", r->job->hw.chip);
+        row->split = r->split;
     }
     /* every pass predicts the same rows in the same order: the share
      * changes times, never which rows the model accepts */
     if (p->row >= g->rows)
         return pb_err_set(err, PB_ERUNTIME, "the fit's passes saw different rows");
-    g->lerr[p->row++][p->k] = log(r->predicted_s / r->published_s);
+    g->r[p->row++].lerr[p->k] = log(r->predicted_s / r->published_s);
     return PB_OK;
 }
 
@@ -63,7 +52,7 @@ int pb_fit_grid(FILE *f, const char *path, pb_fit_grid_t *g, pb_err_t *err)
 {
     memset(g, 0, sizeof *g);
     for (int k = 0; k < PB_FIT_POINTS; k++) {
-        pb_against_opts_t o = {pb_fit_share(k), 0};
+        pb_against_opts_t o = {pb_fit_share(k)};
         pass_t p = {g, k, 0};
         rewind(f);
         int code = pb_against_each(f, path, &o, take, &p, err);
@@ -75,10 +64,7 @@ int pb_fit_grid(FILE *f, const char *path, pb_fit_grid_t *g, pb_err_t *err)
 
 void pb_fit_grid_free(pb_fit_grid_t *g)
 {
-    free(g->family);
-    free(g->chip);
-    free(g->split);
-    free(g->lerr);
+    free(g->r);
     memset(g, 0, sizeof *g);
 }
 
@@ -90,11 +76,10 @@ int pb_fit_best(const pb_fit_grid_t *g, const char *chip, const char *skip, doub
     for (int k = 0; k < PB_FIT_POINTS; k++) {
         double sum = 0.0;
         n = 0;
-        for (size_t i = 0; i < g->rows; i++)
-            if (g->split[i] == PB_SPLIT_FIT &&
-                (skip == NULL || strcmp(g->family[i], skip) != 0) &&
-                (chip == NULL || strcmp(g->chip[i], chip) == 0))
-                sum += fabs(g->lerr[i][k]), n++;
+        for (const pb_fit_row_t *r = g->r; r < g->r + g->rows; r++)
+            if (r->split == PB_SPLIT_FIT && (skip == NULL || strcmp(r->family, skip) != 0) &&
+                (chip == NULL || strcmp(r->chip, chip) == 0))
+                sum += fabs(r->lerr[k]), n++;
         if (n > 0 && sum / n < best_v - 1e-12)
             best_v = sum / n, best = k;
     }
@@ -103,4 +88,18 @@ int pb_fit_best(const pb_fit_grid_t *g, const char *chip, const char *skip, doub
     if (used)
         *used = n;
     return best;
+}
+
+int pb_fit_chip(const pb_fit_grid_t *g, const char *chip, const char *skip, int *own,
+                double *mean_abs, int *used)
+{
+    int n, k = pb_fit_best(g, chip, skip, mean_abs, &n);
+    if (k < 0)
+        n = 0;
+    *own = n >= PB_FIT_MIN_CHIP_RUNS;
+    if (!*own)
+        k = pb_fit_best(g, NULL, skip, mean_abs, NULL);
+    if (used)
+        *used = n;
+    return k;
 }

@@ -99,20 +99,17 @@ static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, 
                        int *banded)
 {
     const char *fam = p->k[first].family;
-    int runs = 0, within = 0, fit = 0, test = 0, in = 0, have = 0;
-    double mean = 0.0, mean_abs = 0.0;
+    int fit = 0, test = 0, in = 0, have = 0;
+    /* the band's record without this family, the same for each of its runs */
+    size_t no = 0;
+    for (size_t o = 0; o < p->n; o++)
+        if (strcmp(p->k[o].family, fam) != 0)
+            others[no].mech = p->k[o].mech, others[no++].err = p->k[o].err;
     for (size_t i = first; i < p->n; i++) {
-        if (strcmp(p->k[i].family, fam) != 0)
-            continue;
         const kept_t *k = &p->k[i];
-        runs++;
-        within += fabs(k->err) <= 0.10 + 1e-12;
+        if (strcmp(k->family, fam) != 0)
+            continue;
         fit += k->split == PB_SPLIT_FIT, test += k->split == PB_SPLIT_TEST;
-        mean += k->err, mean_abs += fabs(k->err);
-        size_t no = 0;
-        for (size_t o = 0; o < p->n; o++)
-            if (strcmp(p->k[o].family, fam) != 0)
-                others[no].mech = p->k[o].mech, others[no++].err = p->k[o].err;
         pb_band_t b;
         pb_err_t e;
         pb_err_clear(&e);
@@ -125,26 +122,25 @@ static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, 
     /* each of its runs at the share the other families' fit runs give its
      * chip, refitted without it (a test family: the presets' share) */
     char refit[16] = "-";
-    within = 0, mean = mean_abs = 0.0;
-    int k0 = -2, n = 0;
-    for (size_t i = 0; i < p->grid->rows; i++) {
-        if (strcmp(p->grid->family[i], fam) != 0)
-            continue;
-        int used, k = pb_fit_best(p->grid, p->grid->chip[i], fam, NULL, &used);
-        if (k < 0 || used < PB_FIT_MIN_CHIP_RUNS)
-            k = pb_fit_best(p->grid, NULL, fam, NULL, NULL);
+    int within = 0, k0 = -2, runs = 0;
+    double mean = 0.0, mean_abs = 0.0;
+    for (const pb_fit_row_t *r = p->grid->r; r < p->grid->r + p->grid->rows; r++) {
+        int own, k = strcmp(r->family, fam) == 0
+                         ? pb_fit_chip(p->grid, r->chip, fam, &own, NULL, NULL)
+                         : -1;
         if (k < 0)
             continue;
         k0 = k0 == -2 || k0 == k ? k : -1;
-        double e = exp(p->grid->lerr[i][k]) - 1.0;
+        double e = exp(r->lerr[k]) - 1.0;
         within += fabs(e) <= 0.10 + 1e-12;
-        mean += e, mean_abs += fabs(e), n++;
+        mean += e, mean_abs += fabs(e), runs++;
     }
+    if (runs == 0)
+        return;
     if (k0 >= 0)
         snprintf(refit, sizeof refit, "%.2f", pb_fit_share(k0));
     else if (k0 == -1)
         snprintf(refit, sizeof refit, "chips");
-    runs = n > 0 ? n : runs;
     fprintf(p->out, "  %-28s %4d %-4s %7s %6d %+9.1f%% %8.1f%% %5d of %d\n", fam, runs, sp, refit,
             within, 100.0 * mean / runs, 100.0 * mean_abs / runs, in, have);
     *in_band += in, *banded += have;
@@ -205,11 +201,7 @@ static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err
         if (seen)
             continue;
         double mabs;
-        int used, k = pb_fit_best(g, hw.chip, NULL, &mabs, &used);
-        if (k < 0)
-            used = 0;
-        if (used < PB_FIT_MIN_CHIP_RUNS)
-            k = all, mabs = all_abs;
+        int own, used, k = pb_fit_chip(g, hw.chip, NULL, &own, &mabs, &used);
         int c = sum->nchips++;
         snprintf(sum->chip[c].chip, sizeof sum->chip[c].chip, "%s", hw.chip);
         sum->chip[c].fit = pb_fit_share(k);
@@ -220,7 +212,7 @@ static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err
                     "fit: %s chips, %d fit runs: %.2f (%s, mean |ln error| %.3f); the "
                     "presets carry %.2f\n",
                     hw.chip, used, sum->chip[c].fit,
-                    used < PB_FIT_MIN_CHIP_RUNS ? "all runs'" : "their own", mabs,
+                    own ? "their own" : "all runs'", mabs,
                     hw.sustained);
     }
     return PB_OK;
