@@ -1,5 +1,5 @@
 /* parbench: parse, run what needs no ranks, else launch if needed and run
- * on the ranks.  What each command runs is its entry in the command table
+ * on the ranks (MPI processes, or the threads of --gpus N).  What each command runs is its entry in the command table
  * (cmd/pb_cmd_NAME.c, listed in cmd/pb_cmd_list.def). */
 #include <stdio.h>
 
@@ -35,17 +35,29 @@ int main(int argc, char **argv)
         if (code != PB_RUN_RANKS)
             return code == PB_OK ? code : pb_app_refuse(code, err.msg);
     }
-    /* gemm times this machine's GPU from one process; under a launcher
-     * each rank takes its own GPU, but it never starts mpirun itself (more
-     * ranks than GPUs would only be refused) */
-    if (!opt.run.no_launch && !c->never_launches && !pb_launch_under_launcher()) {
-        int np = 0;
-        int code = pb_launch_world(&opt, &np, &err);
-        if (code == PB_OK)
-            code = pb_launch_exec(argc, argv, np, &err);
-        if (code != PB_OK && err.msg[0])
-            fprintf(stderr, "parbench: %s\n", err.msg);
-        return code;
+#ifdef PARBENCH_HAVE_MPI
+    if (!opt.run.gpus) {
+        /* gemm times this machine's GPU from one process; under a launcher
+         * each rank takes its own GPU, but it never starts mpirun itself
+         * (more ranks than GPUs would only be refused) */
+        if (!opt.run.no_launch && !c->never_launches && !pb_launch_under_launcher()) {
+            int np = 0;
+            int code = pb_launch_world(&opt, &np, &err);
+            if (code == PB_OK)
+                code = pb_launch_exec(argc, argv, np, &err);
+            if (code != PB_OK && err.msg[0])
+                fprintf(stderr, "parbench: %s\n", err.msg);
+            return code;
+        }
+        return pb_app_run_mpi(&argc, &argv, &opt);
     }
-    return pb_app_run(&argc, &argv, &opt);
+#endif
+    /* --gpus N, or a build without MPI: the ranks are threads */
+    int n = 1;
+    if (!c->never_launches || opt.run.gpus) {
+        int code = pb_launch_threads(&opt, &n, &err);
+        if (code != PB_OK)
+            return pb_app_refuse(code, err.msg);
+    }
+    return pb_app_run_threads(&opt, n);
 }

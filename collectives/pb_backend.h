@@ -34,6 +34,7 @@
 
 #include "pb_check.h"
 #include "pb_comm_ops.h"
+#include "pb_ctl.h"
 #include "pb_mem_ops.h"
 #include "../core/pb_coll.h"
 #include "../core/pb_dtype.h"
@@ -71,9 +72,9 @@ typedef struct pb_p2p_part {
 } pb_p2p_part_t;
 
 typedef struct pb_backend_config {
-    /* The world the backend builds on: an MPI_Comm passed as a pointer so
-     * that this header needs no mpi.h (bench/ owns the MPI world). */
-    const void *world_comm;
+    /* The ranks the backend builds on (pb_ctl.h): MPI processes, or the
+     * threads of `--gpus N`.  The mpi backend needs the former. */
+    pb_ctl_t *ctl;
     /* Asked for (--memory); pb_backend_open hands init the memory the
      * communication side really moves (NCCL: always the device). */
     pb_memory_t memory;
@@ -119,7 +120,7 @@ struct pb_group {
  * where comm moves device memory only or device memory was asked for),
  * checks both tables against their capabilities, initialises the
  * communication side and then the memory side, and sets be->caps.
- * Collective over cfg->world_comm as comm->init is.  On failure nothing
+ * Collective over cfg->ctl as comm->init is.  On failure nothing
  * stays open. */
 int pb_backend_open(pb_backend_t *be, const pb_comm_ops_t *comm, const pb_backend_config_t *cfg,
                     pb_err_t *err);

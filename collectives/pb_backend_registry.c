@@ -7,13 +7,15 @@
 #include "pb_backend_list.def"
 #undef PB_BACKEND
 
+/* NULL-terminated: a build without MPI and CUDA has no backend at all,
+ * and C has no empty array */
 static const pb_comm_ops_t *const registry[] = {
 #define PB_BACKEND(ops) &ops,
 #include "pb_backend_list.def"
 #undef PB_BACKEND
-};
+    NULL};
 
-int pb_backend_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+int pb_backend_count(void) { return (int)(sizeof registry / sizeof registry[0]) - 1; }
 
 const pb_comm_ops_t *pb_backend_at(int i)
 {

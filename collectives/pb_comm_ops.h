@@ -42,7 +42,7 @@ struct pb_comm_ops {
      * (lib_path).  Not collective: it looks at this process's machine
      * only. */
     int (*available)(const pb_backend_config_t *cfg, char *why, size_t len);
-    /* Collective over cfg->world_comm.  cfg->memory is the memory this
+    /* Collective over cfg->ctl.  cfg->memory is the memory this
      * side moves in this run; state goes in be->priv.  A device library
      * binds the rank to its GPU here (pb_cuda_bind_local). */
     int (*init)(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err);

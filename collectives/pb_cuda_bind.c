@@ -27,37 +27,35 @@ static int pick_mine(int local, int *device, char *bus, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_cuda_bind_local(MPI_Comm comm, int *device, char *bus, size_t len, pb_err_t *err)
+int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err_t *err)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int rank = 0, local = 0, nlocal = 1, code = PB_OK;
+    pb_ctl_t *node = NULL;
+    int local = 0, nlocal = 1, code = PB_OK;
     char mine[PB_BUSID] = "";
     char *all = NULL;
     *device = -1;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
-            MPI_SUCCESS ||
-        MPI_Comm_rank(node, &local) != MPI_SUCCESS || MPI_Comm_size(node, &nlocal) != MPI_SUCCESS)
-        code = pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type(SHARED) failed");
+    if (pb_ctl_split_node(ctl, &node) != PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "the split of the world by node failed");
+    else
+        local = node->rank, nlocal = node->size;
     if (code == PB_OK)
         code = pick_mine(local, device, mine, err);
     /* every rank of the node gathers, also after its own failure (an empty
      * id), so that no rank waits for one that gave up */
-    if (node != MPI_COMM_NULL) {
+    if (node != NULL) {
         all = calloc((size_t)nlocal, PB_BUSID);
-        int ok = all != NULL, all_ok = 0;
-        if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        int all_ok = all != NULL;
+        if (pb_ctl_allreduce(node, &all_ok, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK)
             all_ok = 0;
         if (code == PB_OK && !all_ok)
             code = pb_err_set(err, PB_ERUNTIME, "out of memory for the GPU bus ids");
-        if (all_ok && MPI_Allgather(mine, PB_BUSID, MPI_CHAR, all, PB_BUSID, MPI_CHAR, node) !=
-                          MPI_SUCCESS && code == PB_OK)
-            code = pb_err_set(err, PB_ERUNTIME, "MPI_Allgather of the GPU bus ids failed");
+        if (all_ok && pb_ctl_allgather(node, mine, all, PB_BUSID) != PB_OK && code == PB_OK)
+            code = pb_err_set(err, PB_ERUNTIME, "the exchange of the GPU bus ids failed");
         char why[200];
         if (code == PB_OK && pb_gpu_check_node(all, nlocal, PB_BUSID, why, sizeof why))
             code = pb_err_set(err, PB_EINPUT, "%s", why);
         free(all);
-        MPI_Comm_free(&node);
+        pb_ctl_free(node);
     }
     if (code == PB_OK) {
         cudaError_t rc = cudaSetDevice(*device);
@@ -68,8 +66,8 @@ int pb_cuda_bind_local(MPI_Comm comm, int *device, char *bus, size_t len, pb_err
     /* one verdict for the whole job: a node that failed must not leave the
      * others waiting in the backend's next collective set-up */
     int worst = code;
-    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS && code == PB_OK)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the GPU binding verdict failed");
+    if (pb_ctl_allreduce(ctl, &worst, 1, PB_CTL_INT, PB_CTL_MAX) != PB_OK && code == PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the exchange of the GPU binding verdict failed");
     if (code == PB_OK && worst != PB_OK)
         return pb_err_set(err, worst, "another rank could not bind its GPU");
     if (code == PB_OK)

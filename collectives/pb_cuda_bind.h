@@ -4,14 +4,15 @@
 #ifndef PB_CUDA_BIND_H
 #define PB_CUDA_BIND_H
 
-#include <mpi.h>
 #include <stddef.h>
+
+#include "pb_ctl.h"
 
 #include "../util/pb_err.h"
 
-/* Collective over `comm`: every rank returns the same code.  On success
+/* Collective over `ctl`: every rank returns the same code.  On success
  * *device is the current device of the calling thread and `bus` (len
  * bytes) its PCI bus id. */
-int pb_cuda_bind_local(MPI_Comm comm, int *device, char *bus, size_t len, pb_err_t *err);
+int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err_t *err);
 
 #endif

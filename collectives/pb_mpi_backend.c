@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_ctl_mpi.h"
 #include "pb_mpi_priv.h"
 
 #ifdef PARBENCH_HAVE_CUDA
@@ -36,8 +37,8 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
         uint64_t c = st->chunk_bytes / pb_dtype_size((pb_dtype_t)t);
         st->chunk_elems[t] = c == 0 ? 1 : c > (uint64_t)INT_MAX ? (uint64_t)INT_MAX : c;
     }
-    MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
-    int rc = MPI_Comm_dup(parent, &st->world);
+    const MPI_Comm *parent = pb_ctl_mpi_comm(cfg->ctl);
+    int rc = MPI_Comm_dup(parent ? *parent : MPI_COMM_WORLD, &st->world);
     if (rc != MPI_SUCCESS) {
         free(st);
         return pb_mpi_fail(rc, "MPI_Comm_dup", err);
@@ -56,7 +57,7 @@ static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *
          * describes that one), chosen as the NCCL backend chooses */
         int device = -1;
         char bus[32];
-        if (pb_cuda_bind_local(st->world, &device, bus, sizeof bus, err) != PB_OK) {
+        if (pb_cuda_bind_local(cfg->ctl, &device, bus, sizeof bus, err) != PB_OK) {
             pb_mpi_ops_free(st);
             MPI_Comm_free(&st->world);
             free(st);
@@ -217,10 +218,13 @@ static unsigned mpi_caps(pb_memory_t memory)
 
 static int mpi_available(const pb_backend_config_t *cfg, char *why, size_t len)
 {
-    (void)cfg;
-    (void)why;
-    (void)len;
-    return 1; /* it runs wherever parbench was launched */
+    /* it runs wherever an MPI launcher started the ranks; the threads of
+     * --gpus N share one process and have no MPI between them */
+    if (cfg->ctl == NULL || pb_ctl_mpi_comm(cfg->ctl) != NULL)
+        return 1;
+    snprintf(why, len, "the mpi backend needs ranks started by an MPI launcher (mpirun, srun); "
+                       "--gpus N runs threads of one process: use --backend nccl");
+    return 0;
 }
 
 const pb_comm_ops_t pb_mpi_comm_ops = {

@@ -2,7 +2,8 @@
  * rank per GPU.  Its buffers, fills, checks and compute stand-in are the
  * CUDA memory side's (pb_cuda_mem.c), ordered on this side's streams.
  *
- * MPI bootstraps it (the unique id travels by MPI_Bcast, the local rank
+ * The control world (pb_ctl.h: MPI ranks, or the threads of --gpus N)
+ * bootstraps it (the unique id travels by its broadcast, the local rank
  * picks the GPU) and stays the host control plane; every data movement
  * is NCCL's, on a dedicated stream per group.  Timing is CUDA events on
  * that stream.  Waiting is polling with a deadline, so a hang is
@@ -65,8 +66,6 @@ static void nccl_finalize(pb_backend_t *be)
     pb_nccl_state_t *st = be->priv;
     if (st == NULL)
         return;
-    if (st->world != MPI_COMM_NULL && st->world != 0)
-        MPI_Comm_free(&st->world);
     pb_nccl_lib_close(&st->lib);
     free(st);
     be->priv = NULL;
@@ -82,9 +81,7 @@ static int init_state(pb_nccl_state_t *st, const pb_backend_config_t *cfg, pb_er
     if (pb_nccl_lib_open(cfg->lib_path, &st->lib, why, sizeof why) != 0 ||
         !gpu_available(why, sizeof why))
         return pb_err_set(err, PB_EINPUT, "%s", why);
-    MPI_Comm parent = cfg->world_comm ? *(const MPI_Comm *)cfg->world_comm : MPI_COMM_WORLD;
-    if (MPI_Comm_dup(parent, &st->world) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup failed");
+    st->world = cfg->ctl;
     /* one rank per GPU: local rank modulo the visible devices, so that
      * per-rank binding (each rank sees one GPU) works too; two ranks of a
      * node on one GPU are refused by bus id (pb_gpu_pick.h) */
@@ -193,20 +190,19 @@ static int nccl_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
 {
     pb_nccl_state_t *st = be->priv;
     const pb_nccl_lib_t *lib = &st->lib;
-    int rank, size;
-    MPI_Comm_rank(st->world, &rank);
-    MPI_Comm_size(st->world, &size);
+    int rank = st->world->rank, size = st->world->size;
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
     ncclResult_t rc = rank == 0 ? lib->GetUniqueId(&id) : ncclSuccess;
     /* rank 0's failure must not leave the others waiting for an id */
     int ok = rc == ncclSuccess;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, st->world);
+    if (pb_ctl_bcast(st->world, &ok, sizeof ok, 0) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the exchange of the NCCL id's state failed");
     if (!ok)
         return rank == 0 ? pb_nccl_fail(lib, rc, "ncclGetUniqueId", err)
                          : pb_err_set(err, PB_ERUNTIME, "rank 0 could not create an NCCL id");
-    if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, st->world) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Bcast of the NCCL id failed");
+    if (pb_ctl_bcast(st->world, &id, sizeof id, 0) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the broadcast of the NCCL id failed");
     ncclComm_t comm;
     PB_NCCL_OK(lib, lib->CommInitRank(&comm, size, id, rank), "ncclCommInitRank");
     return group_wrap(be, comm, out, err);

@@ -7,7 +7,6 @@
 #define PB_NCCL_PRIV_H
 
 #include <cuda_runtime.h>
-#include <mpi.h>
 #include <nccl.h>
 
 #include "pb_backend.h"
@@ -16,7 +15,7 @@
 #define PB_NCCL_MARKS 4 /* timer slots per group: CUDA events */
 
 typedef struct pb_nccl_state {
-    MPI_Comm world;
+    pb_ctl_t *world; /* the run's control world (cfg->ctl): not owned */
     int device;
     /* libnccl, opened by init (pb_nccl_lib.h): every NCCL call goes
      * through it, none is linked */

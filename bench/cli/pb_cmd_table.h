@@ -87,7 +87,7 @@ void pb_opt_name(const pb_opt_spec_t *s, char *buf, size_t len);
 /* The shared groups (pb_opt_groups.c). */
 extern const pb_opt_group_t pb_grp_launch, pb_grp_output, pb_grp_what, pb_grp_sizes,
     pb_grp_timing, pb_grp_check, pb_grp_model, pb_grp_layout, pb_grp_train, pb_grp_predict,
-    pb_grp_help;
+    pb_grp_predict_run, pb_grp_help;
 
 /* The field of a plain setter. */
 #define PB_FIELD(o, s, type) ((type *)(void *)((char *)(o) + (s)->off))

@@ -118,6 +118,9 @@ static const pb_opt_spec_t launch_specs[] = {
     {"np", 0, "N", pb_opt_int, PB_OFF(run.np), 1,
      "ranks to launch when not started by a launcher (default:\n"
      "as many as a layout fixes, else one per local GPU, else 2)", NULL, NULL},
+    {"gpus", 0, "N", pb_opt_int, PB_OFF(run.gpus), 1,
+     "run N ranks as threads of this one process, one per local\n"
+     "GPU, without MPI or mpirun (nccl backend; nccl-tests' -g N)", NULL, NULL},
     {"no-launch", 0, NULL, pb_opt_flag, PB_OFF(run.no_launch), 0,
      "run as a single MPI process instead of re-launching", NULL, NULL},
     {"backend", 0, "NAME", set_backend, 0, 0,

@@ -205,6 +205,7 @@ static int set_gpus(pb_options_t *o, const pb_opt_spec_t *s, const char *v, cons
     return PB_OK;
 }
 
+/* --gpus first: pb_grp_predict_run leaves it out */
 static const pb_opt_spec_t predict_specs[] = {
     {"gpus", 0, "N", set_gpus, 0, 0,
      "GPUs in all (model: dp is what the layout leaves of them)", NULL, NULL},
@@ -296,11 +297,16 @@ static const pb_opt_spec_t predict_specs[] = {
      "achievable)",
      NULL, NULL},
 };
-const pb_opt_group_t pb_grp_predict = {
-    "hardware and compute:", predict_specs, PB_NSPECS(predict_specs),
-    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, --recompute-mode, "
-    "--flash, --no-flash, "
-    "--causal, --no-causal, --fsdp2, --unfused-grad-accum, --no-overlap-grad-reduce, "
-    "--no-overlap-tp-bwd, --no-overlap-p2p, --tp-overlap, --framework, --ep-dispatcher and "
-    "--tflops belong to "
-    "parbench model and plan"};
+#define PB_PREDICT_ELSEWHERE                                                                   \
+    "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, "              \
+    "--recompute-mode, --flash, --no-flash, --causal, --no-causal, --fsdp2, "                  \
+    "--unfused-grad-accum, --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p, "  \
+    "--tp-overlap, --framework, --ep-dispatcher and --tflops belong to parbench model, plan "  \
+    "and step"
+const pb_opt_group_t pb_grp_predict = {"hardware and compute:", predict_specs,
+                                       PB_NSPECS(predict_specs), PB_PREDICT_ELSEWHERE};
+/* The same options less the first, --gpus: for a command that runs its
+ * ranks (step), where the GPUs in all are the ranks it runs and --gpus is
+ * the launch group's (the threads of one process). */
+const pb_opt_group_t pb_grp_predict_run = {"hardware and compute:", predict_specs + 1,
+                                           PB_NSPECS(predict_specs) - 1, PB_PREDICT_ELSEWHERE};

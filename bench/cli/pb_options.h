@@ -89,6 +89,7 @@ typedef struct pb_run_opts {
     char backend[32];
     const char *nccl_lib; /* --nccl-lib: libnccl to load; NULL: search */
     int np;
+    int gpus;           /* --gpus N: N ranks as threads of this process (0: none) */
     int no_launch;
     double timeout_s;   /* an operation longer than this is a hang */
     int memory_device;  /* --memory device: buffers on the GPU */

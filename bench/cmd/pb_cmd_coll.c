@@ -258,8 +258,9 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         int corrupt = o->run.fault == PB_FAULT_CORRUPT && o->run.fault_rank == ctx->rank;
         if (pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
             pb_ctx_abort(ctx, &err);
-        int64_t lw = (int64_t)w;
-        MPI_Allreduce(&lw, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        wrong = (int64_t)w;
+        if (pb_ctl_allreduce(ctx->world, &wrong, 1, PB_CTL_I64, PB_CTL_SUM) != PB_OK)
+            pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the sum of the wrong counts failed"});
         pb_watch_end(ctx->wd);
         s->wrong_total += wrong;
     }
@@ -351,10 +352,11 @@ static void print_run_head(const sweep_t *s)
     /* buffers on a GPU: which one (the same answer on every rank) */
     if (pb_backend_has(&ctx->be, PB_CAP_DEVICE_MEM)) {
         ctx->be.mem->device_info((pb_backend_t *)&ctx->be, mine, sizeof mine);
-        if (ctx->rank == 0)
-            all = calloc((size_t)ctx->size, INFO);
-        if (MPI_Gather(mine, INFO, MPI_CHAR, ctx->rank == 0 && all ? all : mine, INFO, MPI_CHAR,
-                       0, ctx->world) != MPI_SUCCESS && all) {
+        /* every rank joins the gather; rank 0 without room for it says
+         * less rather than writing past a buffer */
+        int ok = ctx->rank != 0 || (all = calloc((size_t)ctx->size, INFO)) != NULL;
+        if (pb_ctl_allreduce(ctx->world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK || !ok ||
+            pb_ctl_gather(ctx->world, mine, all, INFO, 0) != PB_OK) {
             free(all);
             all = NULL;
         }
@@ -366,8 +368,10 @@ static void print_run_head(const sweep_t *s)
     printf("# parbench %s | %s | backend %s: %s\n", PB_VERSION,
            ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.comm->name,
            ctx->version);
-    printf("# run %s | world %d rank%s on %d node%s (rank 0 on %s)", ctx->run_id, ctx->size,
-           ctx->size == 1 ? "" : "s", ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
+    /* --gpus: say the ranks are threads, so nobody reads it as mpirun's */
+    printf("# run %s | world %d rank%s%s on %d node%s (rank 0 on %s)", ctx->run_id, ctx->size,
+           ctx->size == 1 ? "" : "s", pb_ctl_is_mpi(ctx->world) ? "" : " (threads of one process)",
+           ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
     if (s->g->size != ctx->size)
         printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
     printf(" | slowest link in a group: %s\n", s->link_class);

@@ -1,7 +1,7 @@
 /* pb_cmd_gemm.c - `parbench gemm`.
  *
- * One rank per GPU: the rank's index among the ranks of its host (from
- * MPI_Comm_split_type SHARED) is its device index among the visible ones
+ * One rank per GPU: the rank's index among the ranks of its host (the
+ * control world split by node) is its device index among the visible ones
  * (modulo their count, for launchers that bind each rank to its own GPU),
  * so CUDA_VISIBLE_DEVICES decides which GPUs take part, and two ranks of a
  * host landing on one GPU are refused.  Started from a
@@ -36,7 +36,7 @@
 /* Two ranks of one host on one GPU would time each other's work.  Compared
  * by description (name and PCI bus id), which tells the GPUs of a host
  * apart whatever CUDA_VISIBLE_DEVICES each rank was given. */
-static int check_one_rank_per_gpu(const pb_ctx_t *ctx, MPI_Comm local, int lsize,
+static int check_one_rank_per_gpu(const pb_ctx_t *ctx, pb_ctl_t *local, int lsize,
                                   const pb_gemm_dev_t *dev, pb_err_t *err)
 {
     char mine[PB_GEMM_DESC] = "";
@@ -46,9 +46,8 @@ static int check_one_rank_per_gpu(const pb_ctx_t *ctx, MPI_Comm local, int lsize
     if (all == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
     int code = PB_OK;
-    if (MPI_Allgather(mine, PB_GEMM_DESC, MPI_CHAR, all, PB_GEMM_DESC, MPI_CHAR, local) !=
-        MPI_SUCCESS)
-        code = pb_err_set(err, PB_ERUNTIME, "MPI_Allgather of the GPU names failed");
+    if (pb_ctl_allgather(local, mine, all, PB_GEMM_DESC) != PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "the exchange of the GPU names failed");
     char why[240];
     if (code == PB_OK && dev != NULL && pb_gpu_check_node(all, lsize, PB_GEMM_DESC, why, sizeof why))
         code = pb_err_set(err, PB_EINPUT, "host %s: %s", ctx->host, why);
@@ -63,14 +62,13 @@ static int check_one_rank_per_gpu(const pb_ctx_t *ctx, MPI_Comm local, int lsize
  * the check above refuses any GPU that ends up shared. */
 static int open_device(const pb_ctx_t *ctx, pb_gemm_dev_t **dev, pb_err_t *err)
 {
-    MPI_Comm local = MPI_COMM_NULL;
+    pb_ctl_t *local = NULL;
     int lrank = 0, lsize = 1, ndev = 0;
     int code = PB_OK;
-    if (MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL,
-                            &local) != MPI_SUCCESS ||
-        MPI_Comm_rank(local, &lrank) != MPI_SUCCESS ||
-        MPI_Comm_size(local, &lsize) != MPI_SUCCESS)
-        code = pb_err_set(err, PB_ERUNTIME, "MPI_Comm_split_type(SHARED) failed");
+    if (pb_ctl_split_node(ctx->world, &local) != PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "the split of the world by node failed");
+    else
+        lrank = local->rank, lsize = local->size;
     if (code == PB_OK)
         code = pb_gemm_device_count(&ndev, err);
     if (pb_ctx_agree(ctx, code, err) == PB_OK) {
@@ -80,8 +78,7 @@ static int open_device(const pb_ctx_t *ctx, pb_gemm_dev_t **dev, pb_err_t *err)
             pb_ctx_agree(ctx, code, err);
         }
     }
-    if (local != MPI_COMM_NULL)
-        MPI_Comm_free(&local);
+    pb_ctl_free(local);
     return err->code;
 }
 
@@ -91,8 +88,9 @@ static void print_head(const pb_ctx_t *ctx, const pb_gemm_dev_t *dev, const pb_g
     pb_gemm_describe(dev, mine, sizeof mine);
     char *all = ctx->rank == 0 ? malloc((size_t)ctx->size * PB_GEMM_DESC) : NULL;
     /* a failed gather only costs the per-rank GPU lines */
-    int ok = MPI_Gather(mine, PB_GEMM_DESC, MPI_CHAR, all, PB_GEMM_DESC, MPI_CHAR, 0,
-                        ctx->world) == MPI_SUCCESS;
+    int ok = ctx->rank != 0 || all != NULL;
+    ok = pb_ctl_allreduce(ctx->world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) == PB_OK && ok &&
+         pb_ctl_gather(ctx->world, mine, all, PB_GEMM_DESC, 0) == PB_OK;
     if (ctx->rank != 0 || ctx->opt->run.quiet) {
         free(all);
         return;
@@ -117,17 +115,13 @@ static void print_head(const pb_ctx_t *ctx, const pb_gemm_dev_t *dev, const pb_g
 static int reduce_stats(const pb_ctx_t *ctx, const pb_stats_t *s, pb_stats_t *all,
                         int *slowest, pb_err_t *err)
 {
-    struct {
-        double v;
-        int rank;
-    } med = {s->median, ctx->rank};
+    pb_ctl_loc_t med = {s->median, ctx->rank};
     double mn = s->min, mx[2] = {s->p99, s->max};
     *all = *s;
-    if (MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE_INT, MPI_MAXLOC, ctx->world) !=
-            MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_DOUBLE, MPI_MIN, ctx->world) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, ctx->world) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the GEMM times failed");
+    if (pb_ctl_maxloc(ctx->world, &med, 1) != PB_OK ||
+        pb_ctl_allreduce(ctx->world, &mn, 1, PB_CTL_DOUBLE, PB_CTL_MIN) != PB_OK ||
+        pb_ctl_allreduce(ctx->world, mx, 2, PB_CTL_DOUBLE, PB_CTL_MAX) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the reduction of the GEMM times failed");
     all->median = med.v;
     all->min = mn;
     all->p99 = mx[0];

@@ -200,8 +200,9 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
         int corrupt = o->run.fault == PB_FAULT_CORRUPT && o->run.fault_rank == ctx->rank;
         if (pb_op_verify(g, &m->op, &b, corrupt, &w, err))
             pb_ctx_abort(ctx, err);
-        int64_t lw = (int64_t)w;
-        MPI_Allreduce(&lw, &m->wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
+        m->wrong = (int64_t)w;
+        if (pb_ctl_allreduce(ctx->world, &m->wrong, 1, PB_CTL_I64, PB_CTL_SUM) != PB_OK)
+            pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the sum of the wrong counts failed"});
         pb_watch_end(ctx->wd);
         r->wrong_total += m->wrong;
     }

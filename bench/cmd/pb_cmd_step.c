@@ -51,13 +51,14 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
 {
     pb_ctx_t *ctx = s->ctx;
     int R = ctx->size, code = PB_OK;
-    int mine = s->tracing ? (int)(s->nspans * sizeof *s->spans) : 0; /* 0: it stopped growing */
-    int *bytes = ctx->rank == 0 ? calloc((size_t)R, sizeof *bytes) : NULL;
-    int *displs = ctx->rank == 0 ? calloc((size_t)R, sizeof *displs) : NULL;
+    /* 0: it stopped growing */
+    uint64_t mine = s->tracing ? (uint64_t)(s->nspans * sizeof *s->spans) : 0;
+    uint64_t *bytes = ctx->rank == 0 ? calloc((size_t)R, sizeof *bytes) : NULL;
+    uint64_t *displs = ctx->rank == 0 ? calloc((size_t)R, sizeof *displs) : NULL;
     if (ctx->rank == 0 && (bytes == NULL || displs == NULL))
         pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "out of memory for the trace"});
-    if (MPI_Gather(&mine, 1, MPI_INT, bytes, 1, MPI_INT, 0, ctx->world) != MPI_SUCCESS)
-        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "MPI_Gather of the trace sizes failed"});
+    if (pb_ctl_gather(ctx->world, &mine, bytes, sizeof mine, 0) != PB_OK)
+        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the gather of the trace sizes failed"});
     /* One host: every rank reads one CLOCK_MONOTONIC, so the ranks' step
      * starts are placed exactly on rank 0's time line and the order of
      * events across ranks is real.  Across nodes the clocks are unrelated:
@@ -66,20 +67,18 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
     double *origins = ctx->rank == 0 ? calloc((size_t)R, sizeof *origins) : NULL;
     if (ctx->rank == 0 && origins == NULL)
         pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "out of memory for the trace"});
-    if (MPI_Gather(&s->origin, 1, MPI_DOUBLE, origins, 1, MPI_DOUBLE, 0, ctx->world) !=
-        MPI_SUCCESS)
-        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "MPI_Gather of the step starts failed"});
+    if (pb_ctl_gather(ctx->world, &s->origin, origins, sizeof s->origin, 0) != PB_OK)
+        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the gather of the step starts failed"});
     size_t total = 0;
     for (int r = 0; ctx->rank == 0 && r < R; r++) {
-        displs[r] = (int)total;
+        displs[r] = (uint64_t)total;
         total += (size_t)bytes[r];
     }
     pb_step_span_t *sp = ctx->rank == 0 ? malloc(total ? total : 1) : NULL;
     if (ctx->rank == 0 && sp == NULL)
         pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "out of memory for the trace"});
-    if (MPI_Gatherv(s->spans, mine, MPI_BYTE, sp, bytes, displs, MPI_BYTE, 0, ctx->world) !=
-        MPI_SUCCESS)
-        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "MPI_Gatherv of the trace failed"});
+    if (pb_ctl_gatherv(ctx->world, s->spans, mine, sp, bytes, displs, 0) != PB_OK)
+        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the gather of the trace failed"});
     if (ctx->rank == 0) {
         size_t n = total / sizeof *sp;
         pb_trace_event_t *ev = malloc((n ? n : 1) * sizeof *ev);
@@ -92,9 +91,8 @@ static int write_trace(pb_step_exec_t *s, pb_err_t *err)
                 snprintf(label[r], sizeof label[r], "stage %d",
                          pb_layout_coord(&s->plan.layout, r, PB_DIM_PP));
                 double shift = ctx->nodes == 1 ? origins[r] - origins[0] : 0.0;
-                for (int j = 0; j < bytes[r] / (int)sizeof *sp; j++, k++)
-                    span_event(s, r, &sp[(size_t)displs[r] / sizeof *sp + (size_t)j], shift,
-                               &ev[k]);
+                for (uint64_t j = 0; j < bytes[r] / sizeof *sp; j++, k++)
+                    span_event(s, r, &sp[(size_t)(displs[r] / sizeof *sp + j)], shift, &ev[k]);
             }
             code = pb_trace_write(ctx->opt->step.trace_path, ev, k, (const char(*)[32])label, R, err);
             if (code == PB_OK)
@@ -161,9 +159,9 @@ int pb_step_cmd(pb_ctx_t *ctx, pb_err_t *err)
         goto out;
     }
     /* rank r's steps land at all[r * n * cols]: a plain gather */
-    if (MPI_Gather(mine, n * PB_STEP_COLS, MPI_DOUBLE, all, n * PB_STEP_COLS, MPI_DOUBLE, 0,
-                   ctx->world) != MPI_SUCCESS)
-        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "MPI_Gather of the step times failed"});
+    if (pb_ctl_gather(ctx->world, mine, all, (uint64_t)n * PB_STEP_COLS * sizeof *mine, 0) !=
+        PB_OK)
+        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the gather of the step times failed"});
     if (o->step.trace_path && (code = write_trace(&s, err)) != PB_OK)
         goto out;
     int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
@@ -277,7 +275,7 @@ const pb_cmd_desc_t pb_cmd_step = {
      {&pb_grp_model, NULL},
      {&pb_grp_layout, NULL},
      {&pb_grp_train, NULL},
-     {&pb_grp_predict, NULL},
+     {&pb_grp_predict_run, NULL},
      {&pb_grp_output, NULL},
      {&pb_grp_launch, NULL},
      {&pb_grp_help, NULL}},

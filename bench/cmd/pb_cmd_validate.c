@@ -65,28 +65,15 @@ static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_e
     return PB_OK;
 }
 
-/* Waits for a request without spinning: idle ranks must not take the CPU
- * the measured pairs run on (ranks may outnumber cores).  The backend's
- * collectives cannot do that (MPI spins; NCCL's barrier is an all-reduce
- * on the device), so the rounds are coordinated on the MPI world; only
- * the timed exchanges and the buffers go through the backend. */
-static int quiet_wait(MPI_Request *req)
-{
-    int done = 0;
-    struct timespec ts = {0, 200000};
-    while (!done) {
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return -1;
-        if (!done)
-            nanosleep(&ts, NULL);
-    }
-    return 0;
-}
-
+/* Waits without spinning: idle ranks must not take the CPU the measured
+ * pairs run on (ranks may outnumber cores).  The backend's collectives
+ * cannot do that (MPI spins; NCCL's barrier is an all-reduce on the
+ * device), so the rounds are coordinated on the control world, quiet
+ * while validate runs (pb_ctl.h); only the timed exchanges and the
+ * buffers go through the backend. */
 static void quiet_barrier(pb_ctx_t *ctx, pb_err_t *err)
 {
-    MPI_Request req;
-    if (MPI_Ibarrier(ctx->world, &req) != MPI_SUCCESS || quiet_wait(&req) != 0) {
+    if (pb_ctl_barrier(ctx->world) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "barrier failed");
         pb_ctx_abort(ctx, err);
     }
@@ -161,10 +148,7 @@ static void run_round(pb_ctx_t *ctx, const pb_tourn_t *t, int round, void *sbuf,
         if (peer >= 0 && measure_pair(ctx, peer, sbuf, rbuf, bytes, v == 0, &mine[v], err) != PB_OK)
             pb_ctx_abort(ctx, err);
     }
-    MPI_Request req;
-    if (MPI_Igather(mine, PB_VALIDATE_VOTES, MPI_DOUBLE, all, PB_VALIDATE_VOTES, MPI_DOUBLE, 0,
-                    ctx->world, &req) != MPI_SUCCESS ||
-        quiet_wait(&req) != 0) {
+    if (pb_ctl_gather(ctx->world, mine, all, sizeof mine, 0) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "gathering round %d's times failed", round);
         pb_ctx_abort(ctx, err);
     }
@@ -187,9 +171,7 @@ static int go_on(pb_ctx_t *ctx, int done, double t0, pb_err_t *err)
 {
     int stop = ctx->rank == 0 && done > 0 && ctx->opt->validate.budget_s > 0.0 &&
                now_s() - t0 >= ctx->opt->validate.budget_s;
-    MPI_Request req;
-    if (MPI_Ibcast(&stop, 1, MPI_INT, 0, ctx->world, &req) != MPI_SUCCESS ||
-        quiet_wait(&req) != 0) {
+    if (pb_ctl_bcast(ctx->world, &stop, sizeof stop, 0) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "broadcast failed");
         pb_ctx_abort(ctx, err);
     }
@@ -212,9 +194,35 @@ static int check_input(const pb_ctx_t *ctx, uint64_t bytes, pb_err_t *err)
     return PB_OK;
 }
 
+/* Every round, while rank 0's budget lasts, with the control world
+ * quiet so that resting ranks sleep (quiet_barrier).  Returns the rounds
+ * run. */
+static int run_rounds(pb_ctx_t *ctx, const pb_tourn_t *t, int rounds, void *sbuf, void *rbuf,
+                      uint64_t bytes, double *all, pb_vjudge_t *j, pb_err_t *err)
+{
+    pb_progress_t prog;
+    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, ctx->opt->run.quiet),
+                      (uint64_t)rounds);
+    pb_watch_begin(ctx->wd, "validate: %d rounds of concurrent send/recv pairs", rounds);
+    double t0 = now_s();
+    int done = 0;
+    ctx->world->quiet = 1;
+    for (; done < rounds && go_on(ctx, done, t0, err); done++) {
+        char what[96];
+        snprintf(what, sizeof what, "validate round %d/%d (%s)", done + 1, rounds,
+                 pb_tourn_is_cross(t, done) ? "cross-node" : "intra-node");
+        pb_progress_step(&prog, what);
+        run_round(ctx, t, done, sbuf, rbuf, bytes, all, j, err);
+    }
+    ctx->world->quiet = 0;
+    pb_watch_end(ctx->wd);
+    pb_progress_clear(&prog);
+    return done;
+}
+
 /* The whole command: the schedule, every round, rank 0's verdict, and
- * the verdict's exit code on every rank.  Over 80 lines: the buffers,
- * the schedule and the judge live and die together here. */
+ * the verdict's exit code on every rank: the buffers, the schedule and
+ * the judge live and die together here. */
 int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
@@ -253,19 +261,7 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     }
     size_t total = schedule_pairs(&t, sorted), planned = 0;
     int rounds = rounds_allowed(ctx, &t, &planned), done = 0;
-    pb_progress_t prog;
-    pb_progress_start(&prog, pb_progress_wanted(ctx->rank, o->run.quiet), (uint64_t)rounds);
-    pb_watch_begin(ctx->wd, "validate: %d rounds of concurrent send/recv pairs", rounds);
-    double t0 = now_s();
-    for (; done < rounds && go_on(ctx, done, t0, err); done++) {
-        char what[96];
-        snprintf(what, sizeof what, "validate round %d/%d (%s)", done + 1, rounds,
-                 pb_tourn_is_cross(&t, done) ? "cross-node" : "intra-node");
-        pb_progress_step(&prog, what);
-        run_round(ctx, &t, done, sbuf, rbuf, bytes, all, &j, err);
-    }
-    pb_watch_end(ctx->wd);
-    pb_progress_clear(&prog);
+    done = run_rounds(ctx, &t, rounds, sbuf, rbuf, bytes, all, &j, err);
     char stopped[160] = "";
     if (done < rounds)
         snprintf(stopped, sizeof stopped, "--budget %g s spent after %d of %d rounds",
@@ -276,7 +272,7 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (ctx->rank == 0)
         code = pb_vjudge_report(&j, total, stopped, err);
     /* rank 0 holds the verdict; every rank exits with its code */
-    if (MPI_Bcast(&code, 1, MPI_INT, 0, ctx->world) != MPI_SUCCESS) {
+    if (pb_ctl_bcast(ctx->world, &code, sizeof code, 0) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "broadcast of the verdict failed");
         pb_ctx_abort(ctx, err);
     }

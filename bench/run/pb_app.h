@@ -1,14 +1,29 @@
-/* pb_app.h - a parsed command line, run: MPI up, the command, MPI down. */
+/* pb_app.h - a parsed command line, run on its ranks: MPI processes
+ * (pb_app_run_mpi) or the threads of --gpus N (pb_app_run_threads), each
+ * rank doing the same pb_app_rank. */
 #ifndef PB_APP_H
 #define PB_APP_H
 
 #include "../cli/pb_options.h"
+#include "../../collectives/pb_ctl.h"
 
-/* Returns the process exit code. */
-int pb_app_run(int *argc, char ***argv, const pb_options_t *opt);
+/* One rank's whole run on its control world (taken: freed here): the
+ * watchdog, the context, the command, and back.  Returns the rank's exit
+ * code (the same on every rank). */
+int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt);
 
-/* Input refused before MPI started (argv is the same on every rank, so
- * every rank refuses it alike): rank 0 prints `msg` (NULL: nothing) and
+#ifdef PARBENCH_HAVE_MPI
+/* MPI up, pb_app_rank on MPI_COMM_WORLD, MPI down.  Returns the process
+ * exit code. */
+int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt);
+#endif
+
+/* `n` ranks as threads of this process, one per local GPU (--gpus N, as
+ * nccl-tests' -g N), no MPI.  Returns rank 0's exit code. */
+int pb_app_run_threads(const pb_options_t *opt, int n);
+
+/* Input refused before the ranks started (argv is the same on every rank,
+ * so every rank refuses it alike): rank 0 prints `msg` (NULL: nothing) and
  * returns `code`.  Under a launcher the other ranks return 0: mpirun
  * tears the job down at the first non-zero exit, and a rank leaving
  * early with 2 lost rank 0's line about once in 15 runs on a loaded

@@ -1,7 +1,5 @@
 #include "pb_ctx.h"
 
-#include "pb_share.h"
-
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +12,19 @@ int pb_ctx_agree(const pb_ctx_t *ctx, int code, pb_err_t *err)
     /* worst code first; then the lowest rank holding it says why */
     int worst = code;
     pb_watch_begin_after(ctx->wd, "status exchange");
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, ctx->world);
+    int rc = pb_ctl_allreduce(ctx->world, &worst, 1, PB_CTL_INT, PB_CTL_MAX);
     pb_watch_end(ctx->wd);
-    if (rc!= MPI_SUCCESS)
+    if (rc != PB_OK)
         return PB_ERUNTIME;
     if (worst == PB_OK)
         return PB_OK;
     int who = code == worst ? ctx->rank : ctx->size;
     char msg[sizeof err->msg];
     pb_watch_begin_after(ctx->wd, "error exchange");
-    MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, ctx->world);
+    pb_ctl_allreduce(ctx->world, &who, 1, PB_CTL_INT, PB_CTL_MIN);
     if (ctx->rank == who)
         memcpy(msg, err->msg, sizeof msg);
-    pb_share(msg, (int)sizeof msg, who, ctx->world);
+    pb_ctl_bcast(ctx->world, msg, sizeof msg, who);
     pb_watch_end(ctx->wd);
     err->code = worst;
     memcpy(err->msg, msg, sizeof msg);
@@ -37,8 +35,7 @@ void pb_ctx_abort(const pb_ctx_t *ctx, const pb_err_t *err)
 {
     fprintf(stderr, "parbench: rank %d: %s\n", ctx->rank, err->msg);
     fflush(stderr);
-    MPI_Abort(ctx->world, PB_ERUNTIME);
-    exit(PB_ERUNTIME);
+    pb_ctl_abort(ctx->world, PB_ERUNTIME);
 }
 
 static void make_run_id(char *buf, size_t len)
@@ -58,16 +55,16 @@ static int find_oversub(pb_ctx_t *ctx, pb_err_t *err)
     const pb_nodemap_t *m = &ctx->map;
     int local = pb_rankmap_local_size(m, ctx->rank);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int worst[2] = {cores > 0 ? local - (int)cores : 0, ctx->rank}; /* MPI_2INT */
+    pb_ctl_loc_t worst = {cores > 0 ? (double)(local - (int)cores) : 0.0, ctx->rank};
     int nums[2] = {local, (int)cores};
     pb_watch_begin_after(ctx->wd, "core count exchange");
-    int rc = MPI_Allreduce(MPI_IN_PLACE, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
-    if (rc == MPI_SUCCESS)
-        rc = pb_share(nums, (int)sizeof nums, worst[1], ctx->world);
+    int rc = pb_ctl_maxloc(ctx->world, &worst, 1);
+    if (rc == PB_OK)
+        rc = pb_ctl_bcast(ctx->world, nums, sizeof nums, worst.rank);
     pb_watch_end(ctx->wd);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI exchange of core counts failed (%d)", rc);
-    if (worst[0] > 0) {
+    if (rc != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the exchange of core counts failed");
+    if (worst.v > 0.0) {
         ctx->oversub_ranks = nums[0];
         ctx->oversub_cores = nums[1];
     }
@@ -130,6 +127,8 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_conf
                           const pb_comm_ops_t **out, pb_err_t *err)
 {
     int is_auto = strcmp(name, "auto") == 0;
+    char none[600] = ""; /* auto: why each backend cannot run (this rank's reasons) */
+    size_t used = 0;
     for (int i = 0; i < pb_backend_count(); i++) {
         const pb_comm_ops_t *ops = pb_backend_at(i);
         if (!is_auto && strcmp(ops->name, name) != 0)
@@ -139,8 +138,12 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_conf
         int code = ok ? PB_OK : pb_err_set(err, PB_EINPUT, "%s", why);
         if (is_auto) {
             int all = ok;
-            MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, ctx->world);
+            if (pb_ctl_allreduce(ctx->world, &all, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK)
+                all = 0;
             pb_err_clear(err);
+            if (!ok && used < sizeof none)
+                used += (size_t)snprintf(none + used, sizeof none - used, "%s%s: %s",
+                                         used ? "; " : "", ops->name, why);
             if (!all)
                 continue;
             *out = ops;
@@ -151,43 +154,45 @@ static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_conf
         *out = ops;
         return PB_OK;
     }
+    if (is_auto && pb_backend_count() == 0)
+        return pb_err_set(err, PB_EINPUT, "this build has no backend that moves data (built "
+                          "with PARBENCH_MPI=OFF and without CUDA and NCCL)");
+    if (is_auto)
+        return pb_err_set(err, PB_EINPUT, "no backend of this build runs here (%s)", none);
     char names[128];
     backend_names(names, sizeof names);
     return pb_err_set(err, PB_EINPUT, "unknown backend '%s' (this build has: %s)", name, names);
 }
 
 int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb_watchdog_t *wd,
-                pb_err_t *err)
+                pb_ctl_t *world, pb_err_t *err)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->opt = opt;
     ctx->csv_path = csv_path;
     ctx->wd = wd;
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Comm_dup of the world failed");
-    MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(ctx->world, &ctx->rank);
-    MPI_Comm_size(ctx->world, &ctx->size);
+    ctx->world = world;
+    ctx->rank = world->rank;
+    ctx->size = world->size;
     if (map_nodes(ctx, err) != PB_OK)
         return err->code;
-    int len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME] = "";
-    MPI_Get_processor_name(name, &len);
     /* host names longer than a row field are cut, never overflowed */
-    snprintf(ctx->host, sizeof ctx->host, "%.*s", (int)sizeof ctx->host - 1, name);
+    pb_ctl_host(world, ctx->host, sizeof ctx->host);
     if (ctx->rank == 0)
         make_run_id(ctx->run_id, sizeof ctx->run_id);
     pb_watch_begin(wd, "set-up: run id broadcast");
-    if (pb_share(ctx->run_id, (int)sizeof ctx->run_id, 0, ctx->world) != MPI_SUCCESS ||
-        pb_share(ctx->host, (int)sizeof ctx->host, 0, ctx->world) != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI exchange of the run id failed");
+    if (pb_ctl_bcast(ctx->world, ctx->run_id, sizeof ctx->run_id, 0) != PB_OK ||
+        pb_ctl_bcast(ctx->world, ctx->host, sizeof ctx->host, 0) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the exchange of the run id failed");
     pb_watch_end(wd);
 
-    /* parbench gemm measures compute, not communication: no backend */
-    if (opt->cmd == PB_CMD_GEMM)
+    /* gemm measures compute and topo maps links: neither moves data, so
+     * neither opens a backend (and both run on the threads of --gpus
+     * without a GPU library to hand) */
+    if (opt->cmd == PB_CMD_GEMM || opt->cmd == PB_CMD_TOPO)
         return open_outputs(ctx, err);
 
-    pb_backend_config_t cfg = {&ctx->world, opt->run.memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
+    pb_backend_config_t cfg = {ctx->world, opt->run.memory_device ? PB_MEM_DEVICE : PB_MEM_HOST,
                                opt->run.chunk_bytes, opt->run.timeout_s, opt->run.nccl_lib};
     const pb_comm_ops_t *ops = NULL;
     if (select_backend(ctx, opt->run.backend, &cfg, &ops, err) != PB_OK)
@@ -219,11 +224,11 @@ int pb_ctx_stopping(pb_ctx_t *ctx)
         return ctx->stopped_by;
     int sig = pb_watchdog_signal(ctx->wd);
     pb_watch_begin_after(ctx->wd, "signal check");
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, ctx->world);
+    int rc = pb_ctl_allreduce(ctx->world, &sig, 1, PB_CTL_INT, PB_CTL_MAX);
     pb_watch_end(ctx->wd);
-    if (rc != MPI_SUCCESS) {
+    if (rc != PB_OK) {
         pb_err_t err;
-        pb_err_set(&err, PB_ERUNTIME, "MPI_Allreduce of the stop flag failed (%d)", rc);
+        pb_err_set(&err, PB_ERUNTIME, "the exchange of the stop flag failed");
         pb_ctx_abort(ctx, &err);
     }
     ctx->stopped_by = sig;
@@ -258,8 +263,8 @@ void pb_ctx_fini(pb_ctx_t *ctx)
             ctx->be.comm->group_free(ctx->world_group);
         pb_backend_close(&ctx->be);
     }
-    if (ctx->world != MPI_COMM_NULL && ctx->world != 0)
-        MPI_Comm_free(&ctx->world);
+    pb_ctl_free(ctx->world);
+    ctx->world = NULL;
 }
 
 int pb_ctx_emit(pb_ctx_t *ctx, const pb_result_t *r, pb_err_t *err)

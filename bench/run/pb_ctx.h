@@ -1,10 +1,13 @@
-/* pb_ctx.h - one run: the MPI world, the backend, the output, and the
- * facts every result row carries (run id, host, nodes). */
+/* pb_ctx.h - one rank of a run: the control world (MPI ranks, or the
+ * threads of --gpus N), the backend, the output, and the facts every
+ * result row carries (run id, host, nodes).  Nothing in it is shared
+ * between ranks, so the threads of --gpus N each hold their own. */
 #ifndef PB_CTX_H
 #define PB_CTX_H
 
-#include <mpi.h>
 #include <stdio.h>
+
+#include "../../collectives/pb_ctl.h"
 
 #include "../../collectives/pb_backend.h"
 #include "../../reports/pb_csv.h"
@@ -19,7 +22,7 @@ typedef struct pb_ctx {
     const pb_options_t *opt;
     const char *csv_path; /* where rows go (rank 0; NULL: no CSV) */
     const char *out_dir;  /* the main job's folder (rank 0; set by pb_app_run) */
-    MPI_Comm world;
+    pb_ctl_t *world;  /* the control world: this rank's handle, owned */
     int rank;
     int size;
     int nodes;
@@ -41,10 +44,11 @@ typedef struct pb_ctx {
     uint64_t rows;        /* result rows written (rank 0) */
 } pb_ctx_t;
 
-/* Collective.  On failure every rank returns the same code, and err holds
+/* Collective over `world`, which the context takes (freed by
+ * pb_ctx_fini).  On failure every rank returns the same code, and err holds
  * the message of the lowest failing rank. */
 int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb_watchdog_t *wd,
-                pb_err_t *err);
+                pb_ctl_t *world, pb_err_t *err);
 
 /* Collective, between measurements: has any rank received SIGINT or
  * SIGTERM?  Then every rank returns that signal (and ctx->stopped_by

@@ -67,20 +67,19 @@ static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batc
     return ops->graph_end(g, err);
 }
 
-typedef struct { double v; int rank; } dbl_int_t; /* MPI_DOUBLE_INT layout */
+typedef pb_ctl_loc_t dbl_int_t; /* a sample and the rank that took it */
 
-static int reduce_round(MPI_Comm ctrl, dbl_int_t *v, int n, pb_err_t *err)
+static int reduce_round(pb_ctl_t *ctrl, dbl_int_t *v, int n, pb_err_t *err)
 {
-    int rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE_INT, MPI_MAXLOC, ctrl);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of timing samples failed (%d)", rc);
+    if (pb_ctl_maxloc(ctrl, v, (uint64_t)n) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the reduction of timing samples failed");
     return PB_OK;
 }
 
 /* Throughput batches last about a millisecond, so that the two marks and
  * the barrier are small next to what is measured; the estimate is the
  * slowest rank's warm-up time, so every rank picks the same batch. */
-static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+static int pick_batch(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_op_t *op,
                       pb_bufs_t *b, const pb_harness_cfg_t *cfg, uint64_t *batch, pb_err_t *err)
 {
     *batch = 1;
@@ -91,8 +90,7 @@ static int pick_batch(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_
         return PB_OK;
     }
     dbl_int_t est;
-    int wr;
-    MPI_Comm_rank(ctrl, &wr);
+    int wr = ctrl->rank;
     if (sample(g, world, op, b, 1, 0, 0, &est.v, cfg->wd, err))
         return err->code;
     est.rank = wr;
@@ -148,7 +146,7 @@ static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elaps
  * and the arrays they fill (samples, this round's, who was slowest). */
 typedef struct sampler {
     pb_group_t *g, *world;
-    MPI_Comm ctrl;
+    pb_ctl_t *ctrl;
     const pb_op_t *op;
     pb_bufs_t *b;
     const pb_harness_cfg_t *cfg;
@@ -172,7 +170,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
 {
     const pb_harness_cfg_t *cfg = sp->cfg;
     dbl_int_t *round = sp->round;
-    double t0 = MPI_Wtime(), elapsed = 0.0;
+    double t0 = pb_ctl_now(), elapsed = 0.0;
     *n = 0;
     memset(st, 0, sizeof *st);
     while (!done(cfg, st, *n, elapsed)) {
@@ -187,7 +185,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
         if (sp->mine)
             memcpy(sp->mine + *n, sp->taken, (size_t)r * sizeof *sp->taken);
         /* the last entry carries the wall time, so the stop is unanimous */
-        round[r].v = MPI_Wtime() - t0;
+        round[r].v = pb_ctl_now() - t0;
         round[r].rank = sp->rank;
         /* and the next a signal, so that all ranks abandon together */
         round[r + 1].v = (double)pb_watchdog_signal(cfg->wd);
@@ -216,7 +214,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
 /* --samples: every rank's own samples to rank 0, rank-major.  Every rank
  * took the same number (the stop is unanimous), so a plain gather does;
  * a failed allocation on rank 0 is agreed on first, through an all-reduce
- * (run/pb_share.h: no one-way message where avoidable).  The gather
+ * (collectives/pb_ctl_mpi.c: no one-way message where avoidable).  The gather
  * itself is one-way by nature, which is why it runs only when asked and
  * after the measurement's samples. */
 static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_err_t *err)
@@ -227,16 +225,15 @@ static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_e
     int ok = 1;
     if (sp->rank == 0)
         ok = (out->per_rank = malloc((size_t)n * (size_t)wn * sizeof *out->per_rank)) != NULL;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, sp->ctrl);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce before the samples' gather failed (%d)",
-                          rc);
+    int rc = pb_ctl_allreduce(sp->ctrl, &ok, 1, PB_CTL_INT, PB_CTL_MIN);
+    if (rc != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the reduction before the samples' gather failed");
     if (!ok)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for %llu samples of %d ranks",
                           (unsigned long long)n, wn);
-    rc = MPI_Gather(sp->mine, (int)n, MPI_DOUBLE, out->per_rank, (int)n, MPI_DOUBLE, 0, sp->ctrl);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Gather of the samples failed (%d)", rc);
+    rc = pb_ctl_gather(sp->ctrl, sp->mine, out->per_rank, n * sizeof(double), 0);
+    if (rc != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the gather of the samples failed");
     return PB_OK;
 }
 
@@ -260,14 +257,14 @@ static int prepare(sampler_t *sp, pb_err_t *err)
     return PB_OK;
 }
 
-int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+int pb_harness_time(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_op_t *op,
                     pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err)
 {
     memset(out, 0, sizeof *out);
     int wn;
     sampler_t sp = {.g = g, .world = world, .ctrl = ctrl, .op = op, .b = b, .cfg = cfg};
-    MPI_Comm_rank(ctrl, &sp.rank);
-    MPI_Comm_size(ctrl, &wn);
+    sp.rank = ctrl->rank;
+    wn = ctrl->size;
     uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;
     sp.samples = malloc(cap * sizeof *sp.samples);
     sp.scratch = malloc(cap * sizeof *sp.scratch);

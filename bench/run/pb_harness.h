@@ -16,8 +16,7 @@
 #ifndef PB_HARNESS_H
 #define PB_HARNESS_H
 
-#include <mpi.h>
-
+#include "../../collectives/pb_ctl.h"
 #include "pb_exec.h"
 #include "../cli/pb_options.h"
 #include "../../util/pb_stats.h"
@@ -58,7 +57,7 @@ const char *pb_mode_name(pb_mode_t m);
 /* Collective over `ctrl` (the world): every rank of every group calls it.
  * `world` is the backend's world group, whose barrier aligns the start of
  * every sample. */
-int pb_harness_time(pb_group_t *g, pb_group_t *world, MPI_Comm ctrl, const pb_op_t *op,
+int pb_harness_time(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_op_t *op,
                     pb_bufs_t *b, const pb_harness_cfg_t *cfg, pb_timing_t *out, pb_err_t *err);
 
 #endif

@@ -60,6 +60,29 @@ int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err)
     return code;
 }
 
+int pb_launch_threads(const pb_options_t *o, int *n, pb_err_t *err)
+{
+    if (pb_launch_under_launcher())
+        return pb_err_set(err, PB_EINPUT,
+                          "--gpus N runs the ranks as threads of one process; under an MPI "
+                          "launcher start one rank per GPU instead (and leave --gpus out)");
+    if (o->run.gpus && o->run.np && o->run.gpus != o->run.np)
+        return pb_err_set(err, PB_EINPUT, "--gpus %d and --np %d: give one of them", o->run.gpus,
+                          o->run.np);
+    pb_options_t t = *o;
+    t.run.np = o->run.gpus ? o->run.gpus : o->run.np;
+    int code = pb_launch_world(&t, n, err);
+    if (code != PB_OK)
+        return code;
+    /* a thread per GPU: more threads than GPUs would share one (the
+     * backend refuses that too, but later and less plainly) */
+    int local = pb_launch_local_gpus();
+    if (local > 0 && *n > local)
+        return pb_err_set(err, PB_EINPUT, "%d ranks as threads need %d GPUs; this host's driver "
+                          "lists %d", *n, *n, local);
+    return PB_OK;
+}
+
 /* Our own ranks below `top`: processes running this executable whose
  * parent chain reaches mpirun.  Launch daemons in between (Hydra's
  * proxies, orted) are other programs and are left alone. */

@@ -20,6 +20,14 @@ int pb_launch_local_gpus(void);
  * before anything is launched.  Pure but for the GPU count. */
 int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
 
+/* The ranks of --gpus N (or, in a build without MPI, of any command that
+ * runs ranks): N threads of this process, one per local GPU.  N is --gpus,
+ * else --np, else what pb_launch_world picks; the model and layout are
+ * checked on that world as for a launch.  Refused (PB_EINPUT): under an
+ * MPI launcher (start one rank per GPU there instead), --gpus and --np
+ * naming different counts, more threads than the driver lists GPUs. */
+int pb_launch_threads(const pb_options_t *o, int *n, pb_err_t *err);
+
 /* Runs mpirun with `np` ranks of the same arguments and waits for it,
  * handing SIGINT/SIGTERM to the ranks (they stop with whole rows; mpirun
  * itself would kill them).  Returns mpirun's exit code (128 + signal

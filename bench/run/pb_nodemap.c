@@ -39,19 +39,16 @@ typedef struct peer {
     char cpuset[256];
 } peer_t;
 
-static int local_facts(MPI_Comm local, int rank, const pb_topo_t *tp, me_t *me)
+static int local_facts(pb_ctl_t *local, int rank, const pb_topo_t *tp, me_t *me)
 {
-    MPI_Comm_rank(local, &me->local_rank);
-    MPI_Comm_size(local, &me->local_size);
+    me->local_rank = local->rank;
+    me->local_size = local->size;
     /* the node's first rank names it (the split is keyed by rank, so
      * local rank 0 is the lowest) */
     me->first = me->local_rank == 0 ? rank : 0;
-    if (MPI_Allreduce(MPI_IN_PLACE, &me->first, 1, MPI_INT, MPI_MAX, local) != MPI_SUCCESS)
+    if (pb_ctl_allreduce(local, &me->first, 1, PB_CTL_INT, PB_CTL_MAX) != PB_OK)
         return -1;
-    char name[MPI_MAX_PROCESSOR_NAME] = "";
-    int len = 0;
-    MPI_Get_processor_name(name, &len);
-    snprintf(me->host, sizeof me->host, "%.*s", (int)sizeof me->host - 1, name);
+    pb_ctl_host(local, me->host, sizeof me->host);
     binding(tp, me->cpuset, sizeof me->cpuset);
     me->gpu = pb_gpu_map_local(tp, me->local_rank);
     snprintf(me->busid, sizeof me->busid, "-");
@@ -81,7 +78,7 @@ static pb_link_t classify(const pb_topo_t *tp, const peer_t *a, const peer_t *b,
 
 /* My row: my links to every rank of my node, from their GPUs and
  * bindings (an all-gather within the node: local_size x 260 B). */
-static int my_row(MPI_Comm local, const pb_topo_t *tp, const me_t *me, int *row)
+static int my_row(pb_ctl_t *local, const pb_topo_t *tp, const me_t *me, int *row)
 {
     int l = me->local_size, code = -1;
     peer_t mine, *all = calloc((size_t)l, sizeof *all);
@@ -89,9 +86,10 @@ static int my_row(MPI_Comm local, const pb_topo_t *tp, const me_t *me, int *row)
     mine.gpu = me->gpu;
     snprintf(mine.cpuset, sizeof mine.cpuset, "%s", me->cpuset);
     hwloc_bitmap_t sa = hwloc_bitmap_alloc(), sb = hwloc_bitmap_alloc();
-    if (all && sa && sb &&
-        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
-                      local) == MPI_SUCCESS) {
+    int ok = all && sa && sb;
+    /* all or none: a rank short of memory must not leave the others waiting */
+    if (pb_ctl_allreduce(local, &ok, 1, PB_CTL_INT, PB_CTL_MIN) == PB_OK && ok &&
+        pb_ctl_allgather(local, &mine, all, sizeof mine) == PB_OK) {
         for (int j = 0; j < l; j++)
             row[j] = pb_link_rank(classify(tp, &all[me->local_rank], &all[j], sa, sb));
         code = 0;
@@ -149,52 +147,58 @@ static int payload(const me_t *me, const int *row, char *out)
 }
 
 /* Every rank's payload goes out padded to the longest, through one
- * MPI_Allgather, rather than at its own length through MPI_Allgatherv.
+ * all-gather, rather than at its own length through an all-gather-v.
  * Why: the node's first rank carries the host name and the others do not,
  * so an all-gather-v sends more bytes one way than the other between the
  * same two ranks.  In Open MPI's shared-memory transport that leaves the
  * two directions' fast-box rings at different offsets for the rest of the
  * run, and every later small exchange between the two then pays for it
- * (run/pb_share.h: 8-13 % on an 8 B all-reduce).  Equal blocks keep
+ * (collectives/pb_ctl_mpi.c: 8-13 % on an 8 B all-reduce).  Equal blocks keep
  * each pair's traffic the same both ways, as a plain benchmark's is. */
-static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const int *row, pb_nodemap_t *m,
+static int exchange(pb_ctl_t *world, const me_t *me, const int *row, pb_nodemap_t *m,
                     pb_err_t *err)
 {
+    int rank = world->rank, size = world->size;
     char *mine = NULL;
     int *head = calloc((size_t)size * H_N, sizeof *head);
     char *buf = NULL;
-    int code = PB_OK, rc = MPI_ERR_NO_MEM, block = 0;
+    int code = PB_OK, rc = PB_ERUNTIME, block = 0;
     size_t cap = (size_t)me->local_size * sizeof(int) + sizeof *me + 8;
-    if (head && (mine = malloc(cap)) != NULL) {
+    if (head != NULL)
+        mine = malloc(cap);
+    /* the header exchange, all or none (a rank short of memory joins it
+     * with a flag, so that no rank waits alone) */
+    int ok = head != NULL && mine != NULL;
+    if (pb_ctl_allreduce(world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) == PB_OK && ok) {
         int h[H_N] = {me->first, me->local_rank, me->local_size, me->gpu, 0};
         h[H_LEN] = payload(me, row, mine);
-        rc = MPI_Allgather(h, H_N, MPI_INT, head, H_N, MPI_INT, world);
+        rc = pb_ctl_allgather(world, h, head, sizeof h);
     }
-    for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
+    for (int r = 0; rc == PB_OK && r < size; r++)
         if (head[(size_t)r * H_N + H_LEN] > block)
             block = head[(size_t)r * H_N + H_LEN];
-    if (rc == MPI_SUCCESS && (long long)block * size > INT_MAX)
-        rc = MPI_ERR_COUNT; /* one call's receive count is an int */
-    if (rc == MPI_SUCCESS && (size_t)block > cap) {
+    if (rc == PB_OK && (long long)block * size > INT_MAX)
+        rc = PB_ERUNTIME; /* an MPI call's receive count is an int */
+    if (rc == PB_OK && (size_t)block > cap) {
         char *grown = realloc(mine, (size_t)block);
-        rc = grown ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        rc = grown ? PB_OK : PB_ERUNTIME;
         mine = grown ? grown : mine;
     }
-    if (rc == MPI_SUCCESS) {
+    if (rc == PB_OK) {
         memset(mine + head[(size_t)rank * H_N + H_LEN], 0,
                (size_t)(block - head[(size_t)rank * H_N + H_LEN]));
         if ((buf = malloc((size_t)block * (size_t)size + 1)) == NULL)
-            rc = MPI_ERR_NO_MEM;
+            rc = PB_ERUNTIME;
     }
     /* all or none enter the all-gather: a rank short of memory must not
      * leave the others waiting in it */
-    int ok = rc == MPI_SUCCESS;
-    if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS || !ok)
-        rc = rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(mine, block, MPI_BYTE, buf, block, MPI_BYTE, world);
-    if (rc != MPI_SUCCESS)
-        code = pb_err_set(err, PB_ERUNTIME, "cannot exchange the node map (%d)", rc);
+    ok = rc == PB_OK;
+    if (pb_ctl_allreduce(world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK || !ok)
+        rc = PB_ERUNTIME;
+    if (rc == PB_OK)
+        rc = pb_ctl_allgather(world, mine, buf, (uint64_t)block);
+    if (rc != PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "cannot exchange the node map");
     if (code == PB_OK) {
         gathered_t g = {head, buf, (size_t)block};
         code = pb_rankmap_init(m, size, fact_of, &g, err);
@@ -205,34 +209,31 @@ static int exchange(MPI_Comm world, int rank, int size, const me_t *me, const in
     return code;
 }
 
-int pb_nodemap_build(MPI_Comm world, const pb_topo_t *tp, pb_nodemap_t *m, pb_err_t *err)
+int pb_nodemap_build(pb_ctl_t *world, const pb_topo_t *tp, pb_nodemap_t *m, pb_err_t *err)
 {
     memset(m, 0, sizeof *m);
-    int rank, size;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
     me_t me;
     memset(&me, 0, sizeof me);
     int code = PB_OK, *row = NULL;
-    MPI_Comm local;
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local) !=
-        MPI_SUCCESS)
+    pb_ctl_t *local = NULL;
+    if (pb_ctl_split_node(world, &local) != PB_OK)
         return pb_err_set(err, PB_ERUNTIME, "cannot split the world by node");
-    if (local_facts(local, rank, tp, &me) != 0)
+    if (local_facts(local, world->rank, tp, &me) != 0)
         code = pb_err_set(err, PB_ERUNTIME, "cannot number the nodes");
     else if ((row = calloc((size_t)me.local_size, sizeof *row)) == NULL)
         code = pb_err_set(err, PB_ERUNTIME, "out of memory building the node map");
     else if (my_row(local, tp, &me, row) != 0)
         code = pb_err_set(err, PB_ERUNTIME, "cannot classify the links on this node");
-    MPI_Comm_free(&local);
+    pb_ctl_free(local);
     /* every rank takes part in the collectives below, failed or not, so
      * nobody waits alone; a failure is reported by the caller's agree */
     int bad = code != PB_OK;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
+    if (pb_ctl_allreduce(world, &bad, 1, PB_CTL_INT, PB_CTL_MAX) != PB_OK)
+        bad = 1;
     if (bad && code == PB_OK)
         code = pb_err_set(err, PB_ERUNTIME, "building the node map failed on another rank");
     if (!bad)
-        code = exchange(world, rank, size, &me, row, m, err);
+        code = exchange(world, &me, row, m, err);
     free(row);
     return code;
 }

@@ -1,4 +1,4 @@
-/* pb_nodemap.h - where every rank runs, built over MPI: its node (from a
+/* pb_nodemap.h - where every rank runs, built over the control world (pb_ctl.h): its node (from a
  * shared-memory split, named by host), local rank, CPU binding, GPU, bus
  * id and nearest NIC, and the link class of every rank pair.
  *
@@ -11,8 +11,7 @@
 #ifndef PB_NODEMAP_H
 #define PB_NODEMAP_H
 
-#include <mpi.h>
-
+#include "../../collectives/pb_ctl.h"
 #include "../../topo/pb_rankmap.h"
 #include "../../topo/pb_topo.h"
 #include "../../util/pb_err.h"
@@ -24,7 +23,7 @@ typedef pb_rankmap_t pb_nodemap_t;
 
 /* Collective over world.  local is this node's topology (with I/O for
  * GPUs; without, ranks are classified as host ranks). */
-int pb_nodemap_build(MPI_Comm world, const pb_topo_t *local, pb_nodemap_t *m, pb_err_t *err);
+int pb_nodemap_build(pb_ctl_t *world, const pb_topo_t *local, pb_nodemap_t *m, pb_err_t *err);
 void pb_nodemap_free(pb_nodemap_t *m);
 
 /* A pb_pair_link_fn over world ranks. */

@@ -282,10 +282,9 @@ int pb_step_verify(pb_step_exec_t *s, int64_t *wrong, pb_err_t *err)
             w += one;
         }
     }
-    int64_t lw = (int64_t)w;
-    int rc = MPI_Allreduce(&lw, wrong, 1, MPI_INT64_T, MPI_SUM, ctx->world);
-    if (rc != MPI_SUCCESS)
-        return pb_err_set(err, PB_ERUNTIME, "MPI_Allreduce of the wrong counts failed (%d)", rc);
+    *wrong = (int64_t)w;
+    if (pb_ctl_allreduce(ctx->world, wrong, 1, PB_CTL_I64, PB_CTL_SUM) != PB_OK)
+        return pb_err_set(err, PB_ERUNTIME, "the sum of the wrong counts failed");
     return PB_OK;
 }
 

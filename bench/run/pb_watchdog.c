@@ -356,14 +356,14 @@ static void *loop(void *arg)
     return NULL;
 }
 
-int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, pb_err_t *err)
+int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb_err_t *err)
 {
     *out = NULL;
     pb_watchdog_t *wd = calloc(1, sizeof *wd);
     if (wd == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory for the watchdog");
-    MPI_Comm_rank(world, &wd->rank);
-    MPI_Comm_size(world, &wd->size);
+    wd->rank = world->rank;
+    wd->size = world->size;
     wd->timeout = timeout_s;
     atomic_init(&wd->ticks, 0);
     atomic_init(&wd->stop, 0);

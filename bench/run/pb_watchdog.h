@@ -27,21 +27,20 @@
 #ifndef PB_WATCHDOG_H
 #define PB_WATCHDOG_H
 
-#include <mpi.h>
-
+#include "../../collectives/pb_ctl.h"
 #include "../../util/pb_err.h"
 
 typedef struct pb_watchdog pb_watchdog_t;
 
 /* Blocks SIGINT and SIGTERM in the calling thread (and so in every
- * thread it creates later: call before MPI_Init_thread; the watchdog
- * reads them from a signalfd). */
+ * thread it creates later: call before MPI_Init_thread or the threads of
+ * --gpus; the watchdog reads them from a signalfd). */
 void pb_watchdog_block_signals(void);
 
 /* Collective over `world`, from the main thread: builds the watchdogs'
  * channel, then starts the thread.  timeout_s 0: never declares a hang,
  * still takes signals. */
-int pb_watchdog_start(pb_watchdog_t **out, MPI_Comm world, double timeout_s, pb_err_t *err);
+int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb_err_t *err);
 /* A new deadline, e.g. longer than a backend's own hang detection so
  * that the backend's more precise message comes first. */
 void pb_watchdog_set_timeout(pb_watchdog_t *wd, double timeout_s);

@@ -1,4 +1,4 @@
-/* The watchdogs' channel (pb_wd_tree.h): its shape, its set-up over MPI,
+/* The watchdogs' channel (pb_wd_tree.h): its shape, its set-up over the control world,
  * and frames carried up and down it.  The sockets under it are
  * pb_wd_conn.c's. */
 #include "pb_wd_tree.h"
@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pb_share.h"
 #include "pb_wd_conn.h"
 
 struct pb_wd_tree {
@@ -150,27 +149,26 @@ typedef struct setup {
 
 /* The job's token from rank 0, the node (shared memory, or blocks of
  * PARBENCH_WD_NODE_RANKS ranks), and the leaders (each node's first
- * rank).  -1 when MPI failed (then every rank fails alike). */
-static int split_world(pb_wd_tree_t *t, MPI_Comm world, setup_t *u, MPI_Comm *node,
-                       MPI_Comm *leaders, char *why, size_t len)
+ * rank).  -1 when an exchange failed (then every rank fails alike). */
+static int split_world(pb_wd_tree_t *t, pb_ctl_t *world, setup_t *u, pb_ctl_t **node,
+                       pb_ctl_t **leaders, char *why, size_t len)
 {
     int block = env_int("PARBENCH_WD_NODE_RANKS", 0);
     if (t->rank == 0)
         t->token = make_token();
-    int rc = pb_share(&t->token, (int)sizeof t->token, 0, world);
-    if (rc == MPI_SUCCESS)
-        rc = block ? MPI_Comm_split(world, t->rank / block, t->rank, node)
-                   : MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL,
-                                         node);
-    if (rc != MPI_SUCCESS) {
-        snprintf(why, len, "MPI set-up of the watchdog channel failed");
+    int rc = pb_ctl_bcast(world, &t->token, sizeof t->token, 0);
+    if (rc == PB_OK)
+        rc = block ? pb_ctl_split(world, t->rank / block, t->rank, node)
+                   : pb_ctl_split_node(world, node);
+    if (rc != PB_OK) {
+        snprintf(why, len, "the set-up of the watchdog channel failed");
         return -1;
     }
-    MPI_Comm_rank(*node, &u->lr);
-    MPI_Comm_size(*node, &u->lsize);
-    if (MPI_Comm_split(world, u->lr == 0 ? 0 : MPI_UNDEFINED, t->rank, leaders) != MPI_SUCCESS) {
-        MPI_Comm_free(node);
-        snprintf(why, len, "MPI_Comm_split for the watchdog channel failed");
+    u->lr = (*node)->rank;
+    u->lsize = (*node)->size;
+    if (pb_ctl_split(world, u->lr == 0 ? 0 : -1, t->rank, leaders) != PB_OK) {
+        pb_ctl_free(*node);
+        snprintf(why, len, "the split of the leaders for the watchdog channel failed");
         return -1;
     }
     return 0;
@@ -180,11 +178,9 @@ static int split_world(pb_wd_tree_t *t, MPI_Comm world, setup_t *u, MPI_Comm *no
  * learns every leader's address and world rank - O(nodes) per leader,
  * never O(ranks^2) - its parent's among them.  Returns 1 when its part
  * worked; joins every collective either way. */
-static int leader_exchange(pb_wd_tree_t *t, MPI_Comm leaders, setup_t *u, char *why, size_t len)
+static int leader_exchange(pb_wd_tree_t *t, pb_ctl_t *leaders, setup_t *u, char *why, size_t len)
 {
-    int li = -1, nl = 0;
-    MPI_Comm_rank(leaders, &li);
-    MPI_Comm_size(leaders, &nl);
+    int li = leaders->rank, nl = leaders->size;
     int first = pb_wd_tree_first_child(li, u->fanout);
     u->want = u->lsize - 1 + (first < nl ? (nl - first < u->fanout ? nl - first : u->fanout) : 0);
     u->lfd = u->want > 0 ? pb_wd_listen_any(&u->mine, u->want + 16, why, len) : -1;
@@ -194,10 +190,9 @@ static int leader_exchange(pb_wd_tree_t *t, MPI_Comm leaders, setup_t *u, char *
     int have = all != NULL && lrank != NULL;
     if (!have)
         snprintf(why, len, "out of memory");
-    if (MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, leaders) != MPI_SUCCESS || !have ||
-        MPI_Allgather(&u->mine, (int)sizeof u->mine, MPI_BYTE, all, (int)sizeof u->mine,
-                      MPI_BYTE, leaders) != MPI_SUCCESS ||
-        MPI_Allgather(&t->rank, 1, MPI_INT, lrank, 1, MPI_INT, leaders) != MPI_SUCCESS)
+    if (pb_ctl_allreduce(leaders, &have, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK || !have ||
+        pb_ctl_allgather(leaders, &u->mine, all, sizeof u->mine) != PB_OK ||
+        pb_ctl_allgather(leaders, &t->rank, lrank, sizeof t->rank) != PB_OK)
         ok = 0;
     int p = pb_wd_tree_parent(li, u->fanout);
     if (ok && p >= 0) {
@@ -212,11 +207,11 @@ static int leader_exchange(pb_wd_tree_t *t, MPI_Comm leaders, setup_t *u, char *
 
 /* The node's ranks learn their leader's address: their parent.  0 when
  * the exchange worked. */
-static int share_leader(pb_wd_tree_t *t, MPI_Comm node, setup_t *u)
+static int share_leader(pb_wd_tree_t *t, pb_ctl_t *node, setup_t *u)
 {
     int leader_rank = t->rank;
-    if (pb_share(&u->mine, (int)sizeof u->mine, 0, node) != MPI_SUCCESS ||
-        pb_share(&leader_rank, (int)sizeof leader_rank, 0, node) != MPI_SUCCESS)
+    if (pb_ctl_bcast(node, &u->mine, sizeof u->mine, 0) != PB_OK ||
+        pb_ctl_bcast(node, &leader_rank, sizeof leader_rank, 0) != PB_OK)
         return -1;
     if (u->lr > 0) {
         u->up = u->mine;
@@ -225,7 +220,7 @@ static int share_leader(pb_wd_tree_t *t, MPI_Comm node, setup_t *u)
     return 0;
 }
 
-/* This rank's sockets (no MPI): room for its children, the connection
+/* This rank's sockets (no exchange): room for its children, the connection
  * up - first: the parent's listen backlog holds it until it accepts, so
  * no order between ranks is needed - then its children accepted.
  * Returns 1 when all of it worked (nothing is tried after a failure). */
@@ -251,18 +246,18 @@ static int connect_tree(pb_wd_tree_t *t, const setup_t *u, int ok, char *why, si
 }
 
 /* The set-up in one straight sequence of steps: every rank issues the
- * same MPI calls in the same order whatever failed locally (a rank whose
+ * same exchanges in the same order whatever failed locally (a rank whose
  * socket failed still joins each collective, or the others hang), and
  * this order is what makes that checkable by eye.  Returns 0 when this
  * rank's part worked. */
-static int build(pb_wd_tree_t *t, MPI_Comm world, char *why, size_t len)
+static int build(pb_wd_tree_t *t, pb_ctl_t *world, char *why, size_t len)
 {
     setup_t u;
     memset(&u, 0, sizeof u);
     u.fanout = env_int("PARBENCH_WD_FANOUT", PB_WD_FANOUT);
     u.lfd = -1;
     u.parent_rank = -1;
-    MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    pb_ctl_t *node = NULL, *leaders = NULL;
     if (split_world(t, world, &u, &node, &leaders, why, len) != 0)
         return -1;
     int ok = u.lr == 0 ? leader_exchange(t, leaders, &u, why, len) : 1;
@@ -271,9 +266,8 @@ static int build(pb_wd_tree_t *t, MPI_Comm world, char *why, size_t len)
     ok = connect_tree(t, &u, ok, why, len);
     if (u.lfd >= 0)
         close(u.lfd);
-    if (leaders != MPI_COMM_NULL)
-        MPI_Comm_free(&leaders);
-    MPI_Comm_free(&node);
+    pb_ctl_free(leaders);
+    pb_ctl_free(node);
     return ok ? 0 : -1;
 }
 
@@ -287,14 +281,14 @@ static void release(pb_wd_tree_t *t)
     free(t->pfd);
 }
 
-void pb_wd_tree_open(pb_wd_tree_t **out, MPI_Comm world, char *why, size_t len)
+void pb_wd_tree_open(pb_wd_tree_t **out, pb_ctl_t *world, char *why, size_t len)
 {
     *out = NULL;
     why[0] = '\0';
     pb_wd_tree_t tmp, *t = NULL;
     memset(&tmp, 0, sizeof tmp);
     tmp.parent.fd = -1;
-    MPI_Comm_rank(world, &tmp.rank);
+    tmp.rank = world->rank;
     /* every rank takes part in every collective of the set-up, even one
      * whose own part has failed, so that none is left waiting */
     int ok = build(&tmp, world, why, len) == 0;
@@ -302,7 +296,7 @@ void pb_wd_tree_open(pb_wd_tree_t **out, MPI_Comm world, char *why, size_t len)
         snprintf(why, len, "out of memory");
         ok = 0;
     }
-    if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS)
+    if (pb_ctl_allreduce(world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK)
         ok = 0;
     if (!ok) {
         release(&tmp);

@@ -22,9 +22,10 @@
 #ifndef PB_WD_TREE_H
 #define PB_WD_TREE_H
 
-#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../../collectives/pb_ctl.h"
 
 #include "pb_wd_frame.h"
 
@@ -42,12 +43,12 @@ typedef struct pb_wd_tree pb_wd_tree_t;
 int pb_wd_tree_parent(int li, int fanout);
 int pb_wd_tree_first_child(int li, int fanout);
 
-/* Collective over `world`, from the main thread.  Builds the tree; on
+/* Collective over `world`, from the rank's main thread.  Builds the tree; on
  * any failure (no usable address, a connection refused, a deadline)
  * every rank returns NULL in *out and `why` says what failed on this
  * rank (empty where another rank failed).  The job still runs: each
  * watchdog then reports only itself. */
-void pb_wd_tree_open(pb_wd_tree_t **out, MPI_Comm world, char *why, size_t len);
+void pb_wd_tree_open(pb_wd_tree_t **out, pb_ctl_t *world, char *why, size_t len);
 void pb_wd_tree_close(pb_wd_tree_t *t);
 
 /* Sends to the parent (nothing at the root, or once the parent is

@@ -38,6 +38,9 @@ skip_reason() {
     *srun*) echo "needs Slurm" ;;
     *" gemm "*) echo "needs a GPU (cuBLAS)" ;;
     *" -G "*) echo "needs a GPU (CUDA graphs)" ;;
+    *"--backend nccl"*) echo "needs a GPU (NCCL)" ;;
+    *bundle/pack.sh*) echo "builds the GPU bundle (minutes; Debian packages downloaded)" ;;
+    *run-on-gpu.sh*) echo "the GPU acceptance run (needs the bundle and a GPU)" ;;
     *"-e 8G"*) echo "cluster-sized: 8 GiB buffers on 8 ranks" ;;
     *) return 1 ;;
   esac

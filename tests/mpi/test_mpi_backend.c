@@ -25,10 +25,12 @@
 #include <time.h>
 
 #include "bench/run/pb_exec.h"
+#include "collectives/pb_ctl_mpi.h"
 #include "collectives/pb_mpi_priv.h"
 #include "pb_test.h"
 
 static int world_rank, world_size;
+static pb_ctl_t *world_ctl; /* the control world every backend opens on */
 
 static void test_split(pb_backend_t *be, pb_group_t *world)
 {
@@ -98,8 +100,7 @@ static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per
 static pb_backend_t make_backend(uint64_t chunk)
 {
     pb_backend_t be;
-    MPI_Comm w = MPI_COMM_WORLD;
-    pb_backend_config_t cfg = {&w, PB_MEM_HOST, chunk, 0.0, NULL};
+    pb_backend_config_t cfg = {world_ctl, PB_MEM_HOST, chunk, 0.0, NULL};
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_backend_open(&be, pb_backend_find("mpi"), &cfg, &err) == PB_OK);
@@ -329,6 +330,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    world_ctl = pb_ctl_mpi_new(MPI_COMM_WORLD);
+    CHECK(world_ctl != NULL);
     test_collectives(12, 0, "chunked to 12 B");
     test_collectives(0, 0, "unchunked");
     test_collectives(12, 1, "async, chunked to 12 B");
@@ -343,6 +346,7 @@ int main(int argc, char **argv)
     test_busy_lasts();
     int fails = 0;
     MPI_Allreduce(&pb_test_failures, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    pb_ctl_free(world_ctl);
     MPI_Finalize();
     if (world_rank != 0)
         return fails ? 1 : 0;

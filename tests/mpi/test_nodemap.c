@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/run/pb_nodemap.h"
+#include "collectives/pb_ctl_mpi.h"
 #include "pb_test.h"
 #include "topo/pb_hostlink.h"
 
@@ -36,7 +37,9 @@ int main(int argc, char **argv)
     pb_err_t err;
     pb_err_clear(&err);
     CHECK(pb_topo_load(&tp, NULL, 0, &err) == PB_OK);
-    CHECK(pb_nodemap_build(MPI_COMM_WORLD, &tp, &m, &err) == PB_OK);
+    pb_ctl_t *world = pb_ctl_mpi_new(MPI_COMM_WORLD);
+    CHECK(world != NULL);
+    CHECK(pb_nodemap_build(world, &tp, &m, &err) == PB_OK);
     CHECK(m.size == size && m.nnodes == nodes);
     enum { MAXR = 64 };
     int seen[MAXR] = {0}; /* local rank x node: each seen once */
@@ -100,6 +103,7 @@ int main(int argc, char **argv)
                m.nnodes, m.nnodes == 1 ? "" : "s", pb_rankmap_host(&m, 0), buf);
     }
     pb_nodemap_free(&m);
+    pb_ctl_free(world);
     pb_topo_free(&tp);
     int fails = pb_test_failures;
     if (MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# check_bundle.sh BUILD_DIR SRC_DIR [PARBENCH] - what of the GPU acceptance
+# run (tests/gpu/bundle) can be checked without a GPU, on the real build:
+#  1. the bundle's scripts parse (bash -n, sh -n, Python's parser);
+#  2. relocate_ctest.sh on this build's tests/gpu: no build or source path
+#     and no build mpiexec left; every gpu-labelled test of the build (in
+#     tests/gpu or not: relocate_ctest.sh reads tests/gpu) is in
+#     the relocated CTest file (as ctest reads it) and in the JSON (as
+#     run_tests.py reads it), and nothing else; each relocated program or
+#     script exists in the build or source tree under the name it gets;
+#  3. vs_table.sh, the 5 % gate, on nccl-tests logs read by `parbench
+#     import` (PARBENCH) and parbench rows: a pass, a size 7 % off, a size
+#     one side lacks.
+# Exit 0 all good, 1 a check failed, 77 no GPU tests in this build (CUDA off).
+# CTEST=path picks the ctest program (default: PATH's).
+set -u
+[ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR SRC_DIR [PARBENCH]" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd) SRC=$(cd "$2" && pwd) PB=${3:-}
+CTEST=${CTEST:-ctest}
+export CTEST
+HERE=$(cd "$(dirname "$0")" && pwd) # the scripts checked: this one's siblings
+[ -f "$BUILD/tests/gpu/CTestTestfile.cmake" ] || { echo "no GPU tests in $BUILD: skipped"; exit 77; }
+TMP=$(mktemp -d /tmp/pb-check-bundle.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# ---- 1. syntax --------------------------------------------------------------
+for f in pack.sh run-on-gpu.sh run-lib.sh vs_nccl_tests.sh vs_table.sh relocate_ctest.sh; do
+    bash -n "$HERE/$f" || bad "$f does not parse (bash -n)"
+done
+for f in "$HERE/env.sh" "$HERE/wrapper.sh"; do # sourced or run by sh, not bash
+    sh -n "$f" || bad "$f does not parse (sh -n)"
+done
+if command -v python3 >/dev/null; then
+    python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$HERE/run_tests.py" ||
+        bad "run_tests.py does not parse"
+fi
+
+# ---- 2. the relocated CTest files -------------------------------------------
+R=$TMP/reloc
+if ! bash "$HERE/relocate_ctest.sh" "$BUILD" "$SRC" "$R"; then
+    bad "relocate_ctest.sh failed"
+else
+    # the whole build's gpu tests: one outside tests/gpu would be left out
+    (cd "$BUILD" && "$CTEST" -N -L '^gpu$') |
+        awk '$1 == "Test" && $2 ~ /^#[0-9]+:$/ { print $3 }' | sort >"$TMP/want"
+    [ -s "$TMP/want" ] || bad "the build lists no gpu-labelled test"
+    grep -l -F -e "$BUILD" -e "$SRC" "$R"/*.in && bad "a build or source path is left"
+    M=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$BUILD/CMakeCache.txt")
+    [ -n "$M" ] && grep -q -F "\"$M\"" "$R"/*.in && bad "the build's mpiexec $M is left"
+    # as ctest reads it, with the bundle's folder substituted
+    F=$TMP/fakebundle/ctest
+    mkdir -p "$F"
+    sed "s|@PB_BUNDLE@|$TMP/fakebundle|g" "$R/CTestTestfile.cmake.in" >"$F/CTestTestfile.cmake"
+    (cd "$F" && "$CTEST" -N -L '^gpu$') | awk '$1 == "Test" && $2 ~ /^#[0-9]+:$/ { print $3 }' |
+        sort >"$TMP/ctest-got"
+    diff "$TMP/want" "$TMP/ctest-got" >/dev/null ||
+        bad "relocated CTestTestfile: tests differ from the build's (a gpu test outside tests/gpu?): $(diff "$TMP/want" "$TMP/ctest-got" | grep '^[<>]' | tr '\n' ' ')"
+    if command -v python3 >/dev/null; then
+        python3 "$HERE/run_tests.py" --list -L gpu "$R/tests.json.in" | sort >"$TMP/json-got"
+        diff "$TMP/want" "$TMP/json-got" >/dev/null ||
+            bad "relocated JSON: tests differ from the build's: $(diff "$TMP/want" "$TMP/json-got" | grep '^[<>]' | tr '\n' ' ')"
+    fi
+    # each relocated path names a file the bundle will have: libexec/ from
+    # the build (pack.sh copies it by that name), tests/ from the sources;
+    # ctest/ holds outputs only (*.csv), never a program of the build
+    while read -r p; do
+        n=${p#*/}
+        case $p in
+        libexec/*) [ -x "$BUILD/$n" ] || [ -x "$BUILD/tests/gpu/$n" ] ||
+                       bad "$p: no such program in the build" ;;
+        tests/*)   [ -f "$SRC/tests/gpu/$n" ] || [ -f "$SRC/tests/$n" ] || bad "$p: no such script" ;;
+        ctest/*)   case $n in *.csv|*.log) ;; *) bad "$p: a ctest/ path that is not an output" ;; esac ;;
+        bin/mpiexec) ;;
+        *) bad "$p: not a place the bundle has" ;;
+        esac
+    done < <(grep -ho '@PB_BUNDLE@/[^";]*' "$R"/*.in | sed 's|^@PB_BUNDLE@/||' | grep / | sort -u)
+fi
+
+# ---- 3. the 5 % gate ----------------------------------------------------------
+# an nccl-tests log of one GPU (the columns of nccl-tests 2.19) and
+# parbench's out-of-place throughput rows of the same sizes
+nt_log() { # OP US...: a log with sizes 1, 2, 4 MiB taking these times
+    local op=$1 sz=1048576 t; shift
+    printf '# nccl-tests version 2.19.6 nccl-headers=22805 nccl-library=22805\n'
+    printf '# Collective test starting: %s_perf\n' "$op"
+    printf '# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 10 iters: 50 agg iters: 1 validation: 1 graph: 0 unalign: 0\n#\n# Using devices\n'
+    printf '#  Rank  0 Group  0 Pid   4242 on       host device  0 [0000:18:00] NVIDIA H200\n#\n'
+    printf '#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n'
+    printf '#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n'
+    for t in "$@"; do
+        printf '%12d  %12d  %8s  %6s  %6s  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n' \
+            "$sz" $((sz / 4)) float sum -1 "$t" 1 0 0 "$t" 1 0 0
+        sz=$((sz * 2))
+    done
+    printf '# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 \n#\n# Collective test concluded: %s_perf\n' "$op"
+}
+pb_csv() { # OP US... (sizes 1, 2, 4 MiB); "-" leaves a size out
+    local op=$1 sz=1048576 t; shift
+    for t in "$@"; do
+        [ "$t" = - ] || printf '"r","t","host",1,1,"nccl","throughput","coll","%s","world",1,"",%d,"float",0,100,%s,%s,%s,%s,1,0,0,"x, ""quoted""","sum",0,0,0\n' \
+            "$op" "$sz" "$t" "$t" "$t" "$t"
+        sz=$((sz * 2))
+    done
+}
+HDR='run_id,timestamp,host,nodes,world,backend,mode,pattern,collective,group,group_size,link_class,bytes,dtype,in_place,iters,time_us_min,time_us_median,time_us_p99,time_us_max,algbw_gbps,busbw_gbps,wrong,label,redop,slowest_rank,flops,tflops'
+gate() { # WANT_RC NAME PB_ALLREDUCE_US(3) : parbench rows against fixed nccl-tests times
+    local want=$1 name=$2 rc; shift 2
+    { echo "$HDR"; pb_csv allreduce "$@"; pb_csv sendrecv 20 30 50; } >"$TMP/pb-$name.csv"
+    bash "$HERE/vs_table.sh" "$TMP/pb-$name.csv" "$TMP/nt.csv" 5 1048576 >"$TMP/gate-$name.txt" 2>&1
+    rc=$?
+    [ "$rc" -eq "$want" ] || { bad "vs_table $name: exit $rc, not $want"; sed 's/^/    /' "$TMP/gate-$name.txt"; }
+}
+if [ -n "$PB" ]; then
+    nt_log all_reduce 10.00 20.00 40.00 >"$TMP/all_reduce_perf.log"
+    nt_log sendrecv 20.00 30.00 50.00 >"$TMP/sendrecv_perf.log"
+    if "$PB" import "$TMP/all_reduce_perf.log" "$TMP/sendrecv_perf.log" --csv "$TMP/nt.csv" >"$TMP/import.txt" 2>&1; then
+        gate 0 pass 10.4 19.2 40
+        grep -q '^# verdict: PASS (0 of 6' "$TMP/gate-pass.txt" || bad "vs_table pass: no 'verdict: PASS (0 of 6' line"
+        gate 1 off7 10 21.4 40
+        grep -q '^allreduce .* 2097152 .*FAIL' "$TMP/gate-off7.txt" || bad "vs_table off7: 2 MiB not the FAIL row"
+        gate 1 missing 10 20 -
+        grep -q 'only nccl-tests measured it' "$TMP/gate-missing.txt" || bad "vs_table missing: not named"
+    else
+        bad "parbench import of a one-GPU nccl-tests log failed: $(tail -3 "$TMP/import.txt")"
+    fi
+fi
+[ "$fail" -eq 0 ] && echo "check_bundle: all good ($(wc -l <"$TMP/want" 2>/dev/null || echo 0) gpu tests relocated)"
+exit "$fail"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# vs_nccl_tests.sh BUNDLE WORK - parbench's NCCL times against nccl-tests'
+# (built from source by pack.sh, in BUNDLE/libexec) on this machine's first
+# GPU, in one run: all-reduce and send/recv, 1 MiB - 1 GiB by factors of 2.
+# Writes into WORK: nccl-tests-<op>.log (their output), nccl-tests.csv (read
+# by `parbench import`), vs-parbench.csv, and vs-nccl-tests.txt (the table,
+# vs_table.sh).  Exit 0 when every size is within 5 %, else 1.
+# Both programs run the same libnccl.so.2: the one nccl-tests' loader picks
+# (LD_LIBRARY_PATH from env.sh) is given to parbench as --nccl-lib.
+set -u
+B=$1 W=$2
+PB=$B/libexec/parbench
+here=$(cd "$(dirname "$0")" && pwd -P)
+TOL=${PB_VS_TOL:-5}
+# nccl-tests' usual flags; one GPU, one thread, no MPI (pack.sh builds MPI=0)
+NT_ARGS=(-b 1M -e 1G -f 2 -g 1 -n 50 -w 10)
+
+fail() { echo "vs: $*"; exit 1; }
+for p in all_reduce_perf sendrecv_perf; do
+    [ -x "$B/libexec/$p" ] ||
+        fail "no $p in the bundle (pack.sh found no nccl-tests source: NCCL_TESTS_SRC or .gpub/nccl-tests-src)"
+done
+sed -n '/^nccl-tests:/p' "$B/MANIFEST"
+
+nccl=$(ldd "$B/libexec/all_reduce_perf" | awk '$1 == "libnccl.so.2" { print $3 }')
+case $nccl in /*) echo "libnccl.so.2 of nccl-tests and parbench: $nccl" ;;
+              *) fail "nccl-tests finds no libnccl.so.2 (LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})" ;; esac
+
+for op in all_reduce sendrecv; do
+    echo "## ${op}_perf ${NT_ARGS[*]}"
+    "$B/libexec/${op}_perf" "${NT_ARGS[@]}" >"$W/nccl-tests-$op.log" 2>&1
+    rc=$?
+    grep -v ' NCCL INFO ' "$W/nccl-tests-$op.log"
+    [ "$rc" -eq 0 ] || fail "${op}_perf exited $rc: $(grep -m1 -i 'failure\|error' "$W/nccl-tests-$op.log")"
+done
+rm -f "$W/nccl-tests.csv" "$W/vs-parbench.csv"
+"$PB" import "$W/nccl-tests-all_reduce.log" "$W/nccl-tests-sendrecv.log" --csv "$W/nccl-tests.csv" ||
+    fail "parbench import could not read nccl-tests' logs"
+
+# The same sizes, out-of-place as nccl-tests' first columns, timed as a
+# back-to-back batch (throughput mode, nccl-tests' way); one process, no MPI
+echo "## parbench coll --gpus 1"
+"$PB" coll --backend nccl --gpus 1 --nccl-lib "$nccl" --op allreduce,sendrecv -b 1M -e 1G -f 2 \
+    --mode throughput --place out --csv "$W/vs-parbench.csv" >"$W/vs-parbench.log" 2>&1
+rc=$?
+cat "$W/vs-parbench.log"
+[ "$rc" -eq 0 ] || fail "parbench coll --gpus 1 failed (exit $rc)"
+
+# the table, headed by what was compared (the file doc/gpu-acceptance.md quotes)
+{
+    echo "# parbench vs nccl-tests on $(hostname), $(date -u +%FT%TZ)"
+    echo "# GPU: $(nvidia-smi -L 2>/dev/null | head -1)"
+    sed -n '1s/^/# /p;/^nccl-tests:/s/^/# /p' "$B/MANIFEST"
+    echo "# nccl-tests: ${NT_ARGS[*]}; parbench: coll --backend nccl --gpus 1 --mode throughput --place out"
+    echo "# parbench's $(grep -m1 -oE 'NCCL [0-9]+\.[0-9]+\.[0-9]+ \(header.*' "$W/vs-parbench.log")"
+    echo "# nccl-tests' $(grep -m1 -oE 'nccl-headers=[0-9]+ nccl-library=[0-9]+' "$W/nccl-tests-all_reduce.log")"
+} >"$W/vs-nccl-tests.txt"
+bash "$here/vs_table.sh" "$W/vs-parbench.csv" "$W/nccl-tests.csv" "$TOL" 1048576 >>"$W/vs-nccl-tests.txt"
+rc=$?
+cat "$W/vs-nccl-tests.txt"
+[ "$rc" -eq 0 ] || fail "$(tail -1 "$W/vs-nccl-tests.txt")"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# vs_table.sh PARBENCH.csv NCCL_TESTS.csv [TOL_PCT] [MIN_BYTES] - parbench's
+# NCCL times beside nccl-tests' on the same GPU, size by size: the gate of
+# the GPU acceptance run (doc/gpus.md).
+#
+# PARBENCH.csv: `parbench coll --backend nccl --mode throughput --place out
+# --csv`; NCCL_TESTS.csv: nccl-tests logs read by `parbench import` (backend
+# nccl-tests).  Both are parbench's result schema (reports/pb_csv_schema.c),
+# so the columns are found by name in the header.  Compared: out-of-place
+# rows only (nccl-tests prints both, parbench writes what --place asks for),
+# the median time of parbench's throughput samples against nccl-tests' time
+# (the mean over its -n iterations of a back-to-back batch), matched on
+# collective, size and type.  Times, not bus bandwidth: at one rank
+# nccl-tests prints busbw 0 for all-reduce.
+#
+# A size at or above MIN_BYTES (default 1 MiB) passes when the two times
+# are within TOL_PCT (default 5) percent of each other; one that only one
+# side measured fails.  Smaller sizes are shown, not judged (launch
+# overheads dominate there and differ by design).
+# Exit 0: every judged size passed (and there was one); 1: one did not;
+# 2: a file is missing or not a results CSV.
+set -u
+[ $# -ge 2 ] || { echo "usage: $0 PARBENCH.csv NCCL_TESTS.csv [TOL_PCT] [MIN_BYTES]" >&2; exit 2; }
+PBF=$1 NTF=$2 TOL=${3:-5} MINB=${4:-1048576}
+for f in "$PBF" "$NTF"; do
+    [ -s "$f" ] || { echo "vs_table: $f: missing or empty" >&2; exit 2; }
+done
+
+awk -v tol="$TOL" -v minb="$MINB" -v pbf="$PBF" -v ntf="$NTF" '
+# one CSV line into f[1..n]: quoted fields may hold commas and "" quotes
+function split_csv(line, f,    n, i, c, q, cur) {
+    n = 0; cur = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (q) {
+            if (c != "\"") cur = cur c
+            else if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ }
+            else q = 0
+        } else if (c == "\"") q = 1
+        else if (c == ",") { f[++n] = cur; cur = "" }
+        else cur = cur c
+    }
+    f[++n] = cur
+    return n
+}
+# FILE, BACKEND, SIDE: the out-of-place rows of BACKEND; the last row of a
+# (collective, bytes, dtype) wins, as in parbench compare
+function load(file, backend, side,    line, f, n, i, col, k, rows) {
+    if ((getline line < file) <= 0) { print "vs_table: " file ": empty" > "/dev/stderr"; exit 2 }
+    sub(/\r$/, "", line)
+    n = split_csv(line, f)
+    for (i = 1; i <= n; i++) col[f[i]] = i
+    if (!("backend" in col) || !("time_us_median" in col) || !("in_place" in col)) {
+        print "vs_table: " file ": not a parbench results CSV (no backend, in_place or time_us_median column)" > "/dev/stderr"
+        exit 2
+    }
+    rows = 0
+    while ((getline line < file) > 0) {
+        sub(/\r$/, "", line)
+        if (line == "") continue
+        split_csv(line, f)
+        if (f[col["backend"]] != backend || f[col["in_place"]] != "0") continue
+        if (side == "pb" && f[col["mode"]] != "throughput") continue
+        k = f[col["collective"]] SUBSEP f[col["bytes"]] SUBSEP f[col["dtype"]]
+        t[side, k] = f[col["time_us_median"]] + 0
+        keys[k] = 1
+        rows++
+    }
+    close(file)
+    return rows
+}
+BEGIN {
+    npb = load(pbf, "nccl", "pb")
+    nnt = load(ntf, "nccl-tests", "nt")
+    printf "# parbench (%s, %d rows) vs nccl-tests (%s, %d rows): out-of-place, time in us\n", pbf, npb, ntf, nnt
+    printf "# ratio = parbench / nccl-tests; PASS within %g %% at >= %.0f B; smaller sizes shown, not judged\n", tol, minb
+    printf "%-10s %-8s %12s %12s %12s %7s %7s  %s\n", "collective", "dtype", "bytes", "parbench_us", "nccltests_us", "ratio", "diff%", "result"
+    # sorted by collective, dtype, then size (keys have no order in awk)
+    m = 0
+    for (k in keys) { split(k, p, SUBSEP); srt[++m] = sprintf("%s %s %020.0f", p[1], p[3], p[2]) SUBSEP k }
+    for (i = 2; i <= m; i++) { v = srt[i]; for (j = i - 1; j >= 1 && srt[j] > v; j--) srt[j + 1] = srt[j]; srt[j + 1] = v }
+    judged = bad = 0
+    for (i = 1; i <= m; i++) {
+        split(srt[i], q, SUBSEP); k = q[2] SUBSEP q[3] SUBSEP q[4]
+        split(k, p, SUBSEP); bytes = p[2] + 0
+        a = ((("pb" SUBSEP k) in t) ? t["pb", k] : -1); b = ((("nt" SUBSEP k) in t) ? t["nt", k] : -1)
+        judge = bytes >= minb
+        if (a <= 0 || b <= 0) {
+            res = judge ? "FAIL (only " (a > 0 ? "parbench" : "nccl-tests") " measured it)" : "-"
+            printf "%-10s %-8s %12.0f %12s %12s %7s %7s  %s\n", p[1], p[3], bytes, (a > 0 ? sprintf("%.2f", a) : "-"), (b > 0 ? sprintf("%.2f", b) : "-"), "-", "-", res
+        } else {
+            r = a / b; d = 100 * (r - 1)
+            res = !judge ? "(not judged)" : (d <= tol && d >= -tol ? "PASS" : "FAIL")
+            printf "%-10s %-8s %12.0f %12.2f %12.2f %7.3f %+7.1f  %s\n", p[1], p[3], bytes, a, b, r, d, res
+        }
+        if (judge) { judged++; if (res != "PASS") bad++ }
+    }
+    if (judged == 0) { print "# verdict: FAIL (no size >= " minb " B measured by either side)"; exit 1 }
+    printf "# verdict: %s (%d of %d sizes >= %.0f B outside %g %%)\n", bad ? "FAIL" : "PASS", bad, judged, minb, tol
+    exit bad ? 1 : 0
+}'
