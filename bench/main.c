@@ -6,6 +6,7 @@
 #include "run/pb_app.h"
 #include "cli/pb_cmd_table.h"
 #include "run/pb_launch.h"
+#include "run/pb_preflight.h"
 #include "glue/pb_megatron_opts.h"
 #include "cli/pb_options.h"
 
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
         if (!opt.run.no_launch && !c->never_launches && !pb_launch_under_launcher()) {
             int np = 0;
             int code = pb_launch_world(&opt, &np, &err);
+            if (code == PB_OK && pb_preflight(&opt, np, 0, &err) != PB_OK)
+                return pb_app_refuse(err.code, err.msg); /* before mpirun: one line */
             if (code == PB_OK)
                 code = pb_launch_exec(argc, argv, np, &err);
             if (code != PB_OK && err.msg[0])
@@ -56,6 +59,8 @@ int main(int argc, char **argv)
     int n = 1;
     if (!c->never_launches || opt.run.gpus) {
         int code = pb_launch_threads(&opt, &n, &err);
+        if (code == PB_OK)
+            code = pb_preflight(&opt, n, 1, &err);
         if (code != PB_OK)
             return pb_app_refuse(code, err.msg);
     }

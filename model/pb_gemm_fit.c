@@ -1,5 +1,6 @@
 #include "pb_gemm_fit.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../util/pb_stats.h"
@@ -43,13 +44,17 @@ double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
     return g;
 }
 
-void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out)
+int pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out,
+                pb_err_t *err)
 {
     out->gemm_eff = hw->gemm_eff;
     out->used = out->above = 0;
-    double *v = malloc((n ? n : 1) * sizeof *v);
+    /* no room for the shares is out of memory: returned as "no row
+     * informs the share" it read as every row bound by HBM */
+    double *v = n <= SIZE_MAX / sizeof *v ? malloc((n ? n : 1) * sizeof *v) : NULL;
     if (v == NULL)
-        return;
+        return pb_err_set(err, PB_ERUNTIME, "out of memory fitting the share to %zu GEMM rows",
+                          n);
     for (size_t i = 0; i < n; i++) {
         double g = pb_gemm_implied_eff(hw, &rows[i]);
         if (g < 0)
@@ -62,4 +67,5 @@ void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gem
         out->gemm_eff = pb_quantile_sorted(v, out->used, 0.5);
     }
     free(v);
+    return PB_OK;
 }

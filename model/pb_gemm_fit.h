@@ -32,7 +32,9 @@ typedef struct pb_gemm_fit {
 double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r);
 
 /* Median over the informative rows; used 0 (and gemm_eff the preset's)
- * when none is. */
-void pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out);
+ * when none is.  PB_ERUNTIME "out of memory ..." when the n rows' shares
+ * do not fit in memory (the rows then unread). */
+int pb_gemm_fit(const pb_hw_t *hw, const pb_gemm_meas_t *rows, size_t n, pb_gemm_fit_t *out,
+                pb_err_t *err);
 
 #endif

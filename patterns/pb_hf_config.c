@@ -47,7 +47,8 @@ static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *
     static const char *const map[][2] = {
         {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
         {"num_attention_heads", "heads"}, {"num_key_value_heads", "kv_heads"},
-        {"intermediate_size", "ffn"},     {"vocab_size", "vocab"},
+        {"head_dim", "head_dim"},         {"intermediate_size", "ffn"},
+        {"vocab_size", "vocab"},
         {"num_local_experts", "experts"}, {"n_routed_experts", "experts"},
         {"num_experts", "experts"},       {"num_experts_per_tok", "topk"},
         {"moe_intermediate_size", "moe_ffn"}, {"moe_layer_freq", "moe_every"},
@@ -78,6 +79,12 @@ static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *
         snprintf(buf, sizeof buf, "%llu", heads);
         put(c, "kv_heads", buf);
     }
+    /* no head_dim: hidden_size / num_attention_heads, as transformers
+     * derives it (LlamaConfig, Qwen3Config: head_dim if not None else
+     * hidden_size // num_attention_heads), which head_dim 0 means - not
+     * the width of the model this one is read over */
+    if (heads && get_u64(root, "head_dim", &v) == 0)
+        put(c, "head_dim", "0");
     /* Mixtral: no moe_intermediate_size, its experts are intermediate_size wide */
     if (get_u64(root, "num_local_experts", &v) == 1 && get_u64(root, "intermediate_size", &v) == 1 &&
         get_u64(root, "moe_intermediate_size", &heads) == 0) {
@@ -116,12 +123,46 @@ static int shared_and_dense(json_t *root, const char *path, pb_hf_config_t *c, p
     return PB_OK;
 }
 
+/* Whether the MLP is gated (gate, up and down matrices: three, not two),
+ * by the family first, as transformers' modeling files build it:
+ * LlamaMLP, MistralMLP, Qwen2MLP, Qwen3MLP, DeepseekV3MLP, GemmaMLP,
+ * Gemma2MLP and Gemma3MLP have gate_proj, up_proj and down_proj (Gemma's
+ * is GeGLU: gelu_pytorch_tanh on the gate), Mixtral's experts w1, w3 and
+ * w2, Phi3MLP a fused gate_up_proj; GPT-2's, GPTBigCode's and
+ * StarCoder2's (c_fc, c_proj), GPT-J's (fc_in, fc_out), GPT-NeoX's,
+ * Falcon's and BLOOM's (dense_h_to_4h, dense_4h_to_h), OPT's and Phi's
+ * (fc1, fc2) have two, whatever their activation.  A
+ * family in neither list by its activation: silu (SwiGLU) gated, any
+ * other not; hidden_activation (Gemma's name) before hidden_act.  NULL:
+ * the config says neither. */
+static const char *gated(json_t *root)
+{
+    static const char *const two[] = {"gpt2", "gpt_neox", "gptj", "falcon", "opt",
+                                      "bloom", "phi", "starcoder2", "gpt_bigcode"};
+    static const char *const three[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
+                                        "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
+                                        "gemma", "gemma2", "gemma3", "gemma3_text", "phi3"};
+    const char *type = json_string_value(json_object_get(root, "model_type"));
+    for (size_t i = 0; type && i < sizeof two / sizeof two[0]; i++)
+        if (strcmp(type, two[i]) == 0)
+            return "0";
+    for (size_t i = 0; type && i < sizeof three / sizeof three[0]; i++)
+        if (strcmp(type, three[i]) == 0)
+            return "1";
+    const char *act = json_string_value(json_object_get(root, "hidden_activation"));
+    if (act == NULL)
+        act = json_string_value(json_object_get(root, "hidden_act"));
+    if (act == NULL)
+        return NULL;
+    return strcmp(act, "silu") == 0 || strcmp(act, "swiglu") == 0 ? "1" : "0";
+}
+
 /* strings and flags: activation, dtype, and what parbench does not model */
 static void others(json_t *root, pb_hf_config_t *c)
 {
-    const char *act = json_string_value(json_object_get(root, "hidden_act"));
-    if (act)
-        put(c, "gated", strcmp(act, "silu") == 0 || strcmp(act, "swiglu") == 0 ? "1" : "0");
+    const char *g = gated(root);
+    if (g)
+        put(c, "gated", g);
     const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
     if (dt && (strcmp(dt, "bfloat16") == 0 || strcmp(dt, "float16") == 0 ||
                strcmp(dt, "float32") == 0))
@@ -135,8 +176,13 @@ static void others(json_t *root, pb_hf_config_t *c)
             snprintf(buf, sizeof buf, "%llu", v);
             note_unmodelled(c, unmodelled[i], buf);
         }
-    if (json_is_true(json_object_get(root, "tie_word_embeddings")))
-        note_unmodelled(c, "tie_word_embeddings", "true");
+    /* absent, the family's own default: transformers' GemmaConfig,
+     * Gemma2Config and Gemma3TextConfig tie (tie_word_embeddings=True),
+     * PretrainedConfig and the others do not */
+    json_t *tie = json_object_get(root, "tie_word_embeddings");
+    const char *type = json_string_value(json_object_get(root, "model_type"));
+    if (tie ? json_is_true(tie) : type != NULL && strncmp(type, "gemma", 5) == 0)
+        note_unmodelled(c, "tie_word_embeddings", tie ? "true" : "true (the family's default)");
 }
 
 int pb_hf_config_read(const char *path, pb_hf_config_t *c, pb_err_t *err)

@@ -5,15 +5,22 @@
  * are one path: preset, then --hf-config, then --model-file, then flags,
  * each over the one before (explicit flags win).
  *
- * Read (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, DeepSeek-V2/V3):
+ * Read (Llama, Mistral, Mixtral, Qwen2/3, Qwen2-MoE, DeepSeek-V2/V3,
+ * Gemma 1-3):
  *   num_hidden_layers -> layers        hidden_size -> hidden
  *   num_attention_heads -> heads       num_key_value_heads -> kv_heads
  *       (absent: = heads, multi-head attention)
+ *   head_dim -> head_dim: Q, K and V are heads (kv_heads) x head_dim
+ *       wide (Qwen3, Mistral-NeMo, Gemma: not hidden / heads; absent:
+ *       hidden / heads, head_dim 0)
  *   intermediate_size -> ffn           vocab_size -> vocab
  *   max_position_embeddings -> seq, at most 8192 (the long-context
  *       extensions, 32768 and more, are not the length pretraining runs
  *       at: give --seq for yours)
- *   hidden_act silu / swiglu -> gated 1 (gelu, relu: gated 0)
+ *   model_type -> gated: Llama, Mistral, Mixtral, Qwen2/3, DeepSeek,
+ *       Gemma (GeGLU), Phi-3 1; GPT-2, GPT-NeoX, Falcon, OPT, Phi,
+ *       StarCoder2 0; another family by hidden_activation, else
+ *       hidden_act: silu / swiglu 1 (gelu, relu: 0) - pb_hf_config.c
  *   num_local_experts (Mixtral) | n_routed_experts (DeepSeek) |
  *       num_experts (Qwen2-MoE) -> experts
  *   num_experts_per_tok -> topk
@@ -32,7 +39,7 @@
 
 #include "pb_model.h"
 
-#define PB_HF_MAX_KV 16
+#define PB_HF_MAX_KV 24
 
 typedef struct pb_hf_config {
     char key[PB_HF_MAX_KV][16];

@@ -31,6 +31,9 @@ static const struct arg {
     {"num-layers", A_KV, "layers"},             {"hidden-size", A_KV, "hidden"},
     {"ffn-hidden-size", A_KV, "ffn"},           {"num-attention-heads", A_KV, "heads"},
     {"num-query-groups", A_KV, "kv-heads"},     {"seq-length", A_KV, "seq"},
+    /* one head's width (arguments.py: hidden_size // num_attention_heads
+     * when not given): Q, K and V are heads (groups) x kv-channels wide */
+    {"kv-channels", A_KV, "head_dim"},
     {"vocab-size", A_KV, "vocab"},              {"micro-batch-size", A_KV, "mbs"},
     {"global-batch-size", A_KV, "gbs"},         {"num-experts", A_KV, "experts"},
     {"moe-router-topk", A_KV, "topk"},          {"moe-ffn-hidden-size", A_KV, "moe-ffn"},

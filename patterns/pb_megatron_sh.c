@@ -3,6 +3,7 @@
  * the pretrain_*.py command (pb_megatron_priv.h). */
 #include "pb_megatron_priv.h"
 #include "pb_megatron.h"
+#include "../util/pb_list.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -33,14 +34,14 @@ void pb_meg_set_var(pb_meg_sh_t *sh, const char *name, size_t len, const char *v
         sh->nvars++;
 }
 
+/* Each unset variable once, by its whole name: a substring test took
+ * $TP for listed once $TP_SIZE was (var_ref ends a name at the first
+ * character that cannot be in one, so the list's items are whole names) */
 static void note_unresolved(pb_meg_sh_t *sh, const char *name, size_t len)
 {
-    char *u = sh->out->unresolved;
-    size_t used = strlen(u);
     char item[72];
     snprintf(item, sizeof item, "$%.*s", (int)(len < 64 ? len : 64), name);
-    if (strstr(u, item) == NULL)
-        snprintf(u + used, sizeof sh->out->unresolved - used, "%s%s", used ? ", " : "", item);
+    pb_list_add(sh->out->unresolved, sizeof sh->out->unresolved, item, ", ");
 }
 
 /* word assembly: chars go to the current word; a split starts a new one */

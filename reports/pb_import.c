@@ -36,46 +36,16 @@ const char *pb_import_tool_name(pb_import_tool_t t)
     return (unsigned)t < 4 ? tool_names[t] : "?";
 }
 
-/* memmem is not POSIX.1-2008 */
-static const char *find(const char *hay, size_t len, const char *needle)
+int pb_imp_tokens(pb_imp_src_t *s, const char *line, char **tok, int max)
 {
-    size_t n = strlen(needle);
-    for (size_t i = 0; n <= len && i <= len - n; i++)
-        if (memcmp(hay + i, needle, n) == 0)
-            return hay + i;
-    return NULL;
-}
-
-/* Each tool's own banner lines; the first one found decides. */
-pb_import_tool_t pb_import_detect(const char *text, size_t len)
-{
-    static const struct {
-        const char *sig;
-        pb_import_tool_t tool;
-    } sigs[] = {
-        {"# nccl-tests version", PB_IMPORT_NCCL}, {"# Collective test starting", PB_IMPORT_NCCL},
-        {"# nThread ", PB_IMPORT_NCCL},           {"# OSU ", PB_IMPORT_OSU},
-        {"Intel(R) MPI Benchmarks", PB_IMPORT_IMB}, {"# Benchmarking ", PB_IMPORT_IMB},
-        {"#bytes #repetitions", PB_IMPORT_IMB},
-    };
-    const char *best = NULL;
-    pb_import_tool_t tool = PB_IMPORT_AUTO;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        const char *at = find(text, len, sigs[i].sig);
-        if (at && (best == NULL || at < best)) {
-            best = at;
-            tool = sigs[i].tool;
-        }
-    }
-    return tool;
-}
-
-int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max)
-{
-    snprintf(buf, buflen, "%s", s);
+    /* tokcap is the longest line's length + 1 (pb_imp_lines_load) */
+    size_t len = strnlen(line, s->tokcap);
+    if (len == s->tokcap)
+        return 0; /* cannot happen: every line was measured */
+    memcpy(s->tokbuf, line, len + 1);
     int n = 0;
     char *save = NULL;
-    for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    for (char *t = strtok_r(s->tokbuf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         if (n == max) /* more than any table has: the caller refuses it */
             return max;
         tok[n++] = t;
@@ -83,12 +53,12 @@ int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max)
     return n;
 }
 
-int pb_imp_next(const pb_imp_src_t *s, pb_imp_line_t *ln)
+int pb_imp_next(pb_imp_src_t *s, pb_imp_line_t *ln)
 {
     while (ln->next < s->nlines) {
         ln->no = ln->next++;
-        ln->text = s->lines[ln->no];
-        ln->n = pb_imp_tokens(ln->text, ln->buf, sizeof ln->buf, ln->tok, PB_IMP_MAXTOK);
+        ln->text = s->lines[ln->no] + strspn(s->lines[ln->no], " \t");
+        ln->n = pb_imp_tokens(s, ln->text, ln->tok, PB_IMP_MAXTOK);
         if (ln->n > 0)
             return 1;
     }
@@ -208,62 +178,35 @@ void pb_imp_bandwidth(pb_result_t *r)
     r->busbw_gbps = r->algbw_gbps * pb_imp_bus_factor(r->collective, r->group_size);
 }
 
-/* Splits text into NUL-terminated lines in place. */
-static int split_lines(char *text, size_t len, char ***lines, size_t *n)
-{
-    size_t cap = 1;
-    for (size_t i = 0; i < len; i++)
-        cap += text[i] == '\n';
-    *lines = malloc(cap * sizeof **lines);
-    if (*lines == NULL)
-        return -1;
-    size_t k = 0;
-    char *start = text;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || text[i] == '\n') {
-            text[i] = '\0';
-            if (i > 0 && &text[i - 1] >= start && text[i - 1] == '\r')
-                text[i - 1] = '\0';
-            if (i < len || start < text + len)
-                (*lines)[k++] = start;
-            start = text + i + 1;
-        }
-    }
-    *n = k;
-    return 0;
-}
-
 int pb_import_buffer(const char *name, const char *text, size_t len, const pb_import_opts_t *o,
                      pb_import_out_t *out, pb_err_t *err)
 {
-    pb_import_tool_t tool = o->tool;
-    if (tool == PB_IMPORT_AUTO)
-        tool = pb_import_detect(text, len);
-    if (tool == PB_IMPORT_AUTO)
-        return pb_err_set(err, PB_EINPUT,
-                          "%s: not a log of nccl-tests, OSU or IMB (no banner line of theirs; "
-                          "--tool names one)", name);
     char *copy = malloc(len + 1);
     if (copy == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
     memcpy(copy, text, len);
-    copy[len] = '\0';
-    pb_imp_src_t s = {name, NULL, 0, o, out};
-    if (split_lines(copy, len, &s.lines, &s.nlines) != 0) {
-        free(copy);
-        return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
-    }
+    pb_imp_src_t s = {name, NULL, 0, NULL, 0, o, out};
     size_t before = out->n;
-    int code = tool == PB_IMPORT_NCCL  ? pb_import_nccl(&s, err)
+    int code = pb_imp_lines_load(&s, copy, len, err);
+    pb_import_tool_t tool = o->tool;
+    if (code == PB_OK && tool == PB_IMPORT_AUTO)
+        tool = pb_imp_detect(&s);
+    if (code == PB_OK && tool == PB_IMPORT_AUTO)
+        code = pb_err_set(err, PB_EINPUT,
+                          "%s: not a log of nccl-tests, OSU or IMB (no banner or table header "
+                          "of theirs; --tool names one)", name);
+    if (code == PB_OK)
+        code = tool == PB_IMPORT_NCCL  ? pb_import_nccl(&s, err)
                : tool == PB_IMPORT_OSU ? pb_import_osu(&s, err)
                                        : pb_import_imb(&s, err);
-    free(s.lines);
+    pb_imp_lines_free(&s);
     free(copy);
     if (code == PB_OK && out->n == before)
-        code = pb_err_set(err, PB_EINPUT, "%s: no result rows found in this %s log%s%s", name,
+        code = pb_err_set(err, PB_EINPUT, "%s: no result rows found in this %s log%s%s%s%s", name,
                           pb_import_tool_name(tool),
                           out->ignored[0] ? "; without a parbench counterpart: " : "",
-                          out->ignored);
+                          out->ignored, out->failure[0] ? "; the run failed: " : "",
+                          out->failure);
     return code;
 }
 

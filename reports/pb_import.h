@@ -26,13 +26,16 @@
 
 int pb_import_tool_parse(const char *s, pb_import_tool_t *out);
 const char *pb_import_tool_name(pb_import_tool_t t);
-/* Which tool wrote this text, from its signature lines; AUTO: none. */
-pb_import_tool_t pb_import_detect(const char *text, size_t len);
 
 /* Parses one log held in memory; `name` labels the rows and the messages.
- * Bad or truncated input: PB_EINPUT "name:line: why", or, with partial,
- * the line is counted in out->skipped and parsing goes on.  A log with no
- * row at all is PB_EINPUT either way.  Rows are appended to out. */
+ * The tool (o->tool AUTO) is the one whose banner or table header comes
+ * first; a launcher's prefix on the lines (mpirun --tag-output, srun
+ * --label) is taken off.  Bad or truncated input: PB_EINPUT "name:line:
+ * why", or, with partial, the line is counted in out->skipped and parsing
+ * goes on.  A failed nccl-tests run: PB_EINPUT naming the failure's line,
+ * or, with partial, the rows before it kept and the failure in
+ * out->failure.  A log with no row at all is PB_EINPUT either way.  Rows
+ * are appended to out. */
 int pb_import_buffer(const char *name, const char *text, size_t len, const pb_import_opts_t *o,
                      pb_import_out_t *out, pb_err_t *err);
 /* The same for a file (its base name labels the rows). */

@@ -34,6 +34,9 @@ typedef struct pb_import_out {
     /* benchmarks in the log that parbench has no collective for (IMB's
      * Gather, OSU's Barrier, ...): left out, named here once each */
     char ignored[240];
+    /* a failed run (nccl-tests' "Test NCCL failure", ...) under partial:
+     * "file:line: the line", the table closed there */
+    char failure[240];
     /* nccl-tests' footer beside the mean of the busbw column it prints
      * (so a log cut short or edited shows) */
     int have_avg;

@@ -8,13 +8,17 @@
  *   "#  Rank  0 Group  0 Pid 123 on host device  0 [0000:07:00] NAME"  one
  *       per rank ("Group" absent before 2.12, bus id "[0x07]" before 2.14):
  *       world = ranks listed, nodes = distinct hosts, group_size = world /
- *       distinct groups (NCCL_TESTS_SPLIT runs one table for all groups);
+ *       distinct groups (NCCL_TESTS_SPLIT runs one table for all groups),
+ *       as many as the log lists; a list that is not ranks 0..n-1 once
+ *       each (a log cut inside it) tells nothing: the world is then
+ *       inferred as when no rank line is there;
  *   the column header "#  size count type redop root time algbw busbw
  *       #wrong time ..." (redop and root absent in old versions, "error"
  *       instead of "#wrong" before 2.10, per-iteration i_min i_max i_p99
  *       i_cv% columns and a timestamp with -R/-I options): rows are read
  *       by these names, so every column set reads the same way;
- *   "# Avg bus bandwidth    : 12.34" checked against the rows.
+ *   "# Avg bus bandwidth    : 12.34" checked against the rows;
+ *   "HOST: Test NCCL failure ...": the run failed (pb_import_fail.c).
  * The first block of time/algbw/busbw/#wrong is out-of-place, the second
  * in-place: one row each.  nccl-tests' size is parbench's size already. */
 #include "pb_import_priv.h"
@@ -33,14 +37,19 @@ static const char *const col_names[] = {"size",  "count", "type",   "redop", "ro
                                         "time",  "algbw", "busbw",  "#wrong", "error",
                                         "i_min", "i_max", "i_p99",  "i_cv%"};
 
-#define MAXHOSTS 256
-#define MAXGROUPS 1024
+/* One '#  Rank' line. */
+typedef struct rank_rec {
+    long rank, group;
+    char host[PB_RESULT_STR];
+} rank_rec_t;
 
 typedef struct state {
-    /* from the header lines of the current run */
-    int ranks, nhosts, ngroups;
-    char hosts[MAXHOSTS][PB_RESULT_STR];
-    int groups[MAXGROUPS];
+    /* the current run's rank lines, as many as it has */
+    rank_rec_t *rank;
+    size_t nrank, cap;
+    /* from them, once the first row needs it (counted): world 0 when they
+     * are not ranks 0..n-1 each once (a log cut inside the list) */
+    int counted, world, nhosts, ngroups;
     char rank0_host[PB_RESULT_STR];
     uint64_t iters;
     int graph;
@@ -78,37 +87,84 @@ static void coll_from_name(const char *s, char *out, size_t len)
 
 static void new_run(state_t *st)
 {
-    st->ranks = st->nhosts = st->ngroups = 0;
-    st->rank0_host[0] = '\0';
+    st->nrank = 0;
+    st->counted = 0;
     st->bw_sum = 0;
     st->bw_n = 0;
 }
 
 /* "#  Rank  0 Group  0 Pid 1234 on node-a device  0 [0000:07:00] NVIDIA H100" */
-static void rank_line(state_t *st, char **tok, int n)
+static int rank_line(pb_imp_src_t *s, state_t *st, char **tok, int n, pb_err_t *err)
 {
-    int group = 0;
+    rank_rec_t r = {-1, 0, ""};
     const char *host = NULL;
     for (int i = 1; i + 1 < n; i++) {
-        if (strcmp(tok[i], "Group") == 0)
-            group = atoi(tok[i + 1]);
+        uint64_t v;
+        if (strcmp(tok[i], "Rank") == 0 && pb_imp_u64(tok[i + 1], &v) == 0 && v < 1u << 30)
+            r.rank = (long)v;
+        else if (strcmp(tok[i], "Group") == 0 && pb_imp_u64(tok[i + 1], &v) == 0 && v < 1u << 30)
+            r.group = (long)v;
         else if (strcmp(tok[i], "on") == 0 && host == NULL)
             host = tok[i + 1];
     }
     if (host == NULL)
+        return PB_OK;
+    snprintf(r.host, sizeof r.host, "%.63s", host);
+    if (st->nrank == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 64;
+        rank_rec_t *p = realloc(st->rank, cap * sizeof *p);
+        if (p == NULL)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
+        st->rank = p;
+        st->cap = cap;
+    }
+    st->rank[st->nrank++] = r;
+    st->counted = 0;
+    return PB_OK;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    long x = ((const rank_rec_t *)a)->rank, y = ((const rank_rec_t *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+static int by_host(const void *a, const void *b)
+{
+    return strcmp(((const rank_rec_t *)a)->host, ((const rank_rec_t *)b)->host);
+}
+
+static int by_group(const void *a, const void *b)
+{
+    long x = ((const rank_rec_t *)a)->group, y = ((const rank_rec_t *)b)->group;
+    return (x > y) - (x < y);
+}
+
+/* world, nodes (distinct hosts) and groups from the rank lines; sorting
+ * keeps a log of any size linear-logarithmic */
+static void count_ranks(state_t *st)
+{
+    if (st->counted)
         return;
-    if (st->ranks++ == 0)
-        snprintf(st->rank0_host, sizeof st->rank0_host, "%.63s", host);
-    int seen = 0;
-    for (int h = 0; h < st->nhosts && !seen; h++)
-        seen = strncmp(st->hosts[h], host, PB_RESULT_STR - 1) == 0;
-    if (!seen && st->nhosts < MAXHOSTS)
-        snprintf(st->hosts[st->nhosts++], PB_RESULT_STR, "%.63s", host);
-    seen = 0;
-    for (int g = 0; g < st->ngroups && !seen; g++)
-        seen = st->groups[g] == group;
-    if (!seen && st->ngroups < MAXGROUPS)
-        st->groups[st->ngroups++] = group;
+    st->counted = 1;
+    st->world = st->nhosts = st->ngroups = 0;
+    st->rank0_host[0] = '\0';
+    size_t n = st->nrank;
+    if (n == 0 || n > 1u << 30)
+        return;
+    qsort(st->rank, n, sizeof *st->rank, by_rank);
+    if (st->rank[0].rank == 0)
+        snprintf(st->rank0_host, sizeof st->rank0_host, "%s", st->rank[0].host);
+    for (size_t i = 0; i < n; i++)
+        if (st->rank[i].rank != (long)i)
+            return; /* ranks missing or repeated: the list was cut */
+    qsort(st->rank, n, sizeof *st->rank, by_host);
+    for (size_t i = 0; i < n; i++)
+        st->nhosts += i == 0 || strcmp(st->rank[i].host, st->rank[i - 1].host) != 0;
+    qsort(st->rank, n, sizeof *st->rank, by_group);
+    for (size_t i = 0; i < n; i++)
+        st->ngroups += i == 0 || st->rank[i].group != st->rank[i - 1].group;
+    st->world = (int)n;
 }
 
 /* "# nThread 1 nGpus 1 minBytes 8 ... iters: 20 agg iters: 1 validation: 1 graph: 0" */
@@ -228,7 +284,8 @@ static int row_line(pb_imp_src_t *s, state_t *st, size_t line, char **tok, int n
     if (base.bytes == 0) /* -b 0: parbench's sizes start at 1 B */
         return PB_OK;
     pb_imp_where_t w = {0, 0, 0, ""};
-    w.world = st->ranks ? st->ranks : s->o->world;
+    count_ranks(st);
+    w.world = st->world ? st->world : s->o->world;
     w.nodes = st->nhosts;
     w.group_size = st->ngroups > 1 && w.world % st->ngroups == 0 ? w.world / st->ngroups : w.world;
     snprintf(w.host, sizeof w.host, "%s", st->rank0_host);
@@ -304,9 +361,7 @@ static int finish(pb_imp_src_t *s, state_t *st, size_t from, size_t line, pb_err
     if (o->rows[from].world == 0) {
         int w = infer_world(o->rows + from, o->n - from, st->coll);
         if (w == 0) {
-            size_t drop = o->n - from;
             o->n = from;
-            (void)drop;
             return pb_imp_bad(s, line, err, "the world size is unknown: no '#  Rank' lines "
                               "and the bandwidths do not tell; give --np N");
         }
@@ -331,8 +386,41 @@ static void footer_line(pb_imp_src_t *s, state_t *st, char **tok, int n)
         }
 }
 
+static int header_or_banner(pb_imp_src_t *s, state_t *st, pb_imp_line_t *ln,
+                            size_t *from, size_t *header, pb_err_t *err)
+{
+    const char *line = ln->text;
+    char **tok = ln->tok;
+    int n = ln->n, code = PB_OK;
+    if (pb_imp_starts(line, "# Collective test starting:") && n >= 5) {
+        code = finish(s, st, *from, *header, err);
+        snprintf(st->prog, sizeof st->prog, "%.63s", tok[4]);
+        coll_from_name(tok[4], st->coll, sizeof st->coll);
+    } else if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
+        code = finish(s, st, *from, *header, err);
+        new_run(st);
+        nthread_line(st, tok, n);
+    } else if (n >= 3 && strcmp(tok[1], "Rank") == 0) {
+        return rank_line(s, st, tok, n, err);
+    } else if (pb_imp_starts(line, "# Avg bus bandwidth")) {
+        footer_line(s, st, tok, n);
+        return PB_OK;
+    } else if (header_line(st, tok, n)) {
+        code = finish(s, st, *from, *header, err);
+        *header = ln->no;
+    } else {
+        return PB_OK;
+    }
+    *from = s->out->n;
+    return code;
+}
+
 int pb_import_nccl(pb_imp_src_t *s, pb_err_t *err)
 {
+    size_t failed = 0;
+    int failure = pb_imp_nccl_find_failure(s, &failed);
+    if (failure && !s->o->partial)
+        return pb_imp_nccl_name_failure(s, failed, err);
     state_t *st = calloc(1, sizeof *st);
     if (st == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
@@ -343,38 +431,22 @@ int pb_import_nccl(pb_imp_src_t *s, pb_err_t *err)
     pb_imp_line_t ln;
     memset(&ln, 0, sizeof ln);
     while (code == PB_OK && pb_imp_next(s, &ln)) {
-        const char *line = ln.text;
-        char **tok = ln.tok;
-        int n = ln.n;
-        size_t l = ln.no;
-        if (line[0] != '#') {
-            uint64_t v;
-            if (st->ncols && pb_imp_u64(tok[0], &v) == 0) /* else: NCCL INFO lines, etc. */
-                code = row_line(s, st, l, tok, n, err);
-            continue;
-        }
-        if (pb_imp_starts(line, "# Collective test starting:") && n >= 5) {
+        uint64_t v;
+        if (failure && pb_imp_nccl_failure_kind(ln.text)) { /* the run ended here, and its table */
             code = finish(s, st, from, header, err);
             from = s->out->n;
-            snprintf(st->prog, sizeof st->prog, "%.63s", tok[4]);
-            coll_from_name(tok[4], st->coll, sizeof st->coll);
-        } else if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
-            code = finish(s, st, from, header, err);
-            from = s->out->n;
-            new_run(st);
-            nthread_line(st, tok, n);
-        } else if (n >= 3 && strcmp(tok[1], "Rank") == 0) {
-            rank_line(st, tok, n);
-        } else if (pb_imp_starts(line, "# Avg bus bandwidth")) {
-            footer_line(s, st, tok, n);
-        } else if (header_line(st, tok, n)) {
-            code = finish(s, st, from, header, err);
-            from = s->out->n;
-            header = l;
+            st->ncols = 0;
+        } else if (ln.text[0] == '#') {
+            code = header_or_banner(s, st, &ln, &from, &header, err);
+        } else if (st->ncols && pb_imp_u64(ln.tok[0], &v) == 0) { /* else NCCL INFO, ... */
+            code = row_line(s, st, ln.no, ln.tok, ln.n, err);
         }
     }
     if (code == PB_OK)
         code = finish(s, st, from, header, err);
+    if (code == PB_OK && failure)
+        pb_imp_nccl_name_failure(s, failed, NULL);
+    free(st->rank);
     free(st);
     return code;
 }

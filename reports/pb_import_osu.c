@@ -2,7 +2,8 @@
  *
  * What is read (OMB's c/util/osu_util.c prints these):
  *   "# OSU MPI Allreduce Latency Test v7.4"  the benchmark and version
- *       (MPI, MPI-CUDA, NCCL variants alike);
+ *       (MPI, MPI-CUDA, MPI-ROCM, NCCL variants alike); a log without it
+ *       (its top cut off) is named by its file, osu_allreduce.log;
  *   "# Datatype: MPI_FLOAT."  7.x only; before it, reductions used
  *       MPI_FLOAT and the others bytes;
  *   "# Size       Avg Latency(us)"  with -f also "Min Latency(us)  Max
@@ -21,6 +22,7 @@
  * out: parbench's sizes start at 1 B. */
 #include "pb_import_priv.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,41 +41,78 @@ typedef struct osu_state {
     enum osu_col col[PB_IMP_MAXTOK];
 } osu_state_t;
 
-/* "# OSU MPI Allreduce Latency Test v7.4": the words between "OSU" and
- * "Test" name the benchmark */
-static void title_line(osu_state_t *st, const char *line)
+/* The words of a title, "MPI-CUDA Allreduce Latency Test v5.7", to the
+ * benchmark: the first word of the table found in them (case aside).  The
+ * qualifiers OMB puts after "MPI" (-CUDA, -ROCM, -OPENACC, -CUDA MANAGED,
+ * -CXL: c/util/osu_util_mpi.c) and "Persistent" change nothing. */
+static void bench_kind(osu_state_t *st, const char *words)
 {
     static const struct {
         const char *word;
         const char *coll;
         int blocks, p2p;
     } map[] = {
-        /* one-sided, multi-pair and message-rate tests: no counterpart */
+        /* one-sided, multi-pair, message-rate, neighbourhood and
+         * non-blocking (overlap) tests: no counterpart */
         {"MPI_", "?", 0, 0},                            {"Multi", "?", 0, 0},
+        {"Neighbor", "?", 0, 0},                        {"Non-blocking", "?", 0, 0},
         {"Bi-Directional Bandwidth", "sendrecv", 0, 1}, {"Bandwidth", "sendrecv", 0, 1},
         {"Reduce_scatter", "reducescatter", 0, 0},      {"Reduce Scatter", "reducescatter", 0, 0},
         {"Allreduce", "allreduce", 0, 0},               {"Allgatherv", "?", 0, 0},
         {"Allgather", "allgather", 1, 0},               {"All-to-Allv", "?", 0, 0},
-        {"Alltoallv", "?", 0, 0},                       {"All-to-All", "alltoall", 1, 0},
+        {"All-to-Allw", "?", 0, 0},                     {"Alltoallv", "?", 0, 0},
+        {"Alltoallw", "?", 0, 0},                       {"All-to-All", "alltoall", 1, 0},
         {"Alltoall", "alltoall", 1, 0},                 {"Broadcast", "broadcast", 0, 0},
         {"Bcast", "broadcast", 0, 0},                   {"Reduce", "reduce", 0, 0},
         {"Barrier", "?", 0, 0},                         {"Gather", "?", 0, 0},
         {"Scatter", "?", 0, 0},
         {"Latency", "sendrecv", 0, 1},
     };
-    snprintf(st->bench, sizeof st->bench, "%.95s", line + 2);
     snprintf(st->coll, sizeof st->coll, "?");
     st->blocks = st->p2p = st->bibw = 0;
-    st->dtype[0] = '\0';
-    st->ncols = 0;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (pb_imp_has(line, map[i].word)) {
+        if (pb_imp_has(words, map[i].word)) {
             snprintf(st->coll, sizeof st->coll, "%s", map[i].coll);
             st->blocks = map[i].blocks;
             st->p2p = map[i].p2p;
             st->bibw = pb_imp_has(map[i].word, "Bi-");
             return;
         }
+}
+
+/* "# OSU MPI Allreduce Latency Test v7.4" opens a benchmark's output */
+static void title_line(osu_state_t *st, const char *line)
+{
+    snprintf(st->bench, sizeof st->bench, "%.95s", line + 2);
+    st->dtype[0] = '\0';
+    st->ncols = 0;
+    bench_kind(st, line);
+}
+
+/* No title (the top of the log cut off): the program's name in the file
+ * name, "osu_allreduce-8n.log", names the benchmark; 0 when none does. */
+static int name_bench(osu_state_t *st, const char *file)
+{
+    static const char *const prog[][2] = {
+        {"osu_bibw", "Bi-Directional Bandwidth"}, {"osu_bw", "Bandwidth"},
+        {"osu_latency", "Latency"},               {"osu_allreduce", "Allreduce"},
+        {"osu_allgather", "Allgather"},           {"osu_alltoall", "All-to-All"},
+        {"osu_bcast", "Broadcast"},               {"osu_reduce_scatter_block", "Reduce_scatter"},
+        {"osu_reduce_scatter", "Reduce_scatter"}, {"osu_reduce", "Reduce"},
+    };
+    for (size_t i = 0; i < sizeof prog / sizeof prog[0]; i++) {
+        const char *at = strstr(file, prog[i][0]);
+        if (at == NULL)
+            continue;
+        /* osu_bw, not osu_bw_fan_in; osu_allgather, not osu_allgatherv */
+        const char *end = at + strlen(prog[i][0]);
+        if (isalpha((unsigned char)end[0]) || (end[0] == '_' && isalpha((unsigned char)end[1])))
+            continue;
+        bench_kind(st, prog[i][1]);
+        snprintf(st->bench, sizeof st->bench, "%s (from the file name)", prog[i][0]);
+        return 1;
+    }
+    return 0;
 }
 
 /* "# Datatype: MPI_FLOAT." to parbench's type names */
@@ -134,6 +173,9 @@ static void header_line(osu_state_t *st, char **tok, int n)
 static int row_line(pb_imp_src_t *s, osu_state_t *st, size_t line, char **tok, int n,
                     pb_err_t *err)
 {
+    if (st->coll[0] == '\0' && !name_bench(st, s->name))
+        return pb_imp_bad(s, line, err, "which benchmark? no '# OSU ... Test' title line, and "
+                          "the file name names none (osu_allreduce, osu_bw, ...)");
     if (st->coll[0] == '?') {
         pb_imp_ignore(s, st->bench);
         return PB_OK;
@@ -211,8 +253,8 @@ int pb_import_osu(pb_imp_src_t *s, pb_err_t *err)
             datatype_line(&st, tok, n);
         else if (pb_imp_starts(line, "# Size"))
             header_line(&st, tok, n);
-        else if (line[0] != '#' && st.ncols && pb_imp_u64(tok[0], &v) == 0)
-            code = row_line(s, &st, ln.no, tok, n, err);
+        else if (line[0] != '#' && (st.ncols || st.coll[0] == '?') && pb_imp_u64(tok[0], &v) == 0)
+            code = row_line(s, &st, ln.no, tok, n, err); /* '?': named as left out */
     }
     return code;
 }

@@ -14,11 +14,27 @@
 
 typedef struct pb_imp_src {
     const char *name;  /* file name: label and messages */
-    char **lines;      /* NUL-terminated, '\r' removed */
+    char **lines;      /* NUL-terminated, '\r' and the launcher's prefix removed */
     size_t nlines;
+    /* as long as the longest line: pb_imp_next tokenises there, so no
+     * line is ever cut to fit a buffer */
+    char *tokbuf;
+    size_t tokcap;
     const pb_import_opts_t *o;
     pb_import_out_t *out;
 } pb_imp_src_t;
+
+/* The lines of text[0, len) (text[len] must be writable, it becomes a
+ * NUL) into s->lines, s->tokbuf allocated; launchers' prefixes (Open
+ * MPI's tag, Slurm's label) taken off where the log's '#' lines carry
+ * them.  A line over PB_IMP_MAX_LINE characters or holding a NUL byte is
+ * a bad line (pb_imp_bad).  pb_imp_lines_free releases what it set. */
+#define PB_IMP_MAX_LINE (1u << 20)
+int pb_imp_lines_load(pb_imp_src_t *s, char *text, size_t len, pb_err_t *err);
+void pb_imp_lines_free(pb_imp_src_t *s);
+/* Which tool wrote the lines: the first banner or table header of one
+ * (PB_IMPORT_AUTO: none). */
+pb_import_tool_t pb_imp_detect(pb_imp_src_t *s);
 
 /* What a run's header says about where it ran (0 / "" unknown). */
 typedef struct pb_imp_where {
@@ -26,20 +42,21 @@ typedef struct pb_imp_where {
     char host[PB_RESULT_STR];
 } pb_imp_where_t;
 
-/* Splits a copy of s on blanks; returns the count, at most max (a line
- * of max tokens or more is refused as a row: no table is that wide). */
-int pb_imp_tokens(const char *s, char *buf, size_t buflen, char **tok, int max);
+/* Splits a copy of line into s->tokbuf on blanks; returns the count, at
+ * most max (a line of max tokens or more is refused as a row: no table
+ * is that wide).  The tokens last until the next call. */
+int pb_imp_tokens(pb_imp_src_t *s, const char *line, char **tok, int max);
 /* The log's lines with at least one token, one at a time: `no` is the
- * line's 0-based index (for pb_imp_bad), `text` the line, tok[0..n) its
- * tokens.  Start from a zeroed cursor; pb_imp_next returns 0 at the end. */
+ * line's 0-based index (for pb_imp_bad), `text` the line from its first
+ * non-blank, tok[0..n) its tokens (in s->tokbuf: one cursor at a time).
+ * Start from a zeroed cursor; pb_imp_next returns 0 at the end. */
 typedef struct pb_imp_line {
     size_t next, no;
     const char *text;
     char *tok[PB_IMP_MAXTOK];
     int n;
-    char buf[4096];
 } pb_imp_line_t;
-int pb_imp_next(const pb_imp_src_t *s, pb_imp_line_t *ln);
+int pb_imp_next(pb_imp_src_t *s, pb_imp_line_t *ln);
 /* Whole strings only: "12x" is not a number. */
 int pb_imp_u64(const char *s, uint64_t *v);
 int pb_imp_dbl(const char *s, double *v);
@@ -67,6 +84,15 @@ void pb_imp_bandwidth(pb_result_t *r);
  * it, over n ranks (0 for an unknown name); whether it reduces. */
 double pb_imp_bus_factor(const char *coll, int n);
 int pb_imp_reduces(const char *coll);
+
+/* A failed nccl-tests run (pb_import_fail.c): a line's kind (2 the
+ * cause: "Test NCCL failure", "Test CUDA failure", "Test timeout"; 1 a
+ * trace: "Test failure"; 0 none); the line to name (the first cause, else
+ * the first trace; 0 when none); naming it: with err the refusal
+ * PB_EINPUT, without it out->failure. */
+int pb_imp_nccl_failure_kind(const char *line);
+int pb_imp_nccl_find_failure(const pb_imp_src_t *s, size_t *at);
+int pb_imp_nccl_name_failure(pb_imp_src_t *s, size_t at, pb_err_t *err);
 
 int pb_import_nccl(pb_imp_src_t *s, pb_err_t *err);
 int pb_import_osu(pb_imp_src_t *s, pb_err_t *err);

@@ -4,6 +4,7 @@
  * command takes a group by naming it in its table (cmd/pb_cmd_*.c); the
  * help text here is what every such command prints. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../patterns/pb_pat_op.h"
@@ -321,10 +322,18 @@ static int set_step(pb_options_t *o, const pb_opt_spec_t *s, const char *v, cons
     return PB_OK;
 }
 
+/* The list is parsed here once to refuse a bad one with the other
+ * argument errors, before any launch (coll parses it again on the ranks,
+ * where it needs the values). */
 static int set_sizes(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
                      pb_err_t *err)
 {
-    (void)s, (void)shown, (void)err;
+    (void)s, (void)shown;
+    uint64_t *list = NULL;
+    size_t n = 0;
+    if (pb_size_list(v, &list, &n, err) != PB_OK)
+        return err->code;
+    free(list);
     o->meas.size_list = v;
     o->meas.sizes_given |= 4;
     return PB_OK;

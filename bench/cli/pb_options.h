@@ -278,6 +278,9 @@ typedef struct pb_files_opts {
     const char *output;
     const char *pairs_path;
     double threshold;
+    int allow_missing; /* compare --allow-missing: rows on one side only pass */
+    const char *run_id; /* report --run ID: the run to show (NULL: the newest) */
+    int all_runs;       /* report --all-runs: every run of the file on one page */
 } pb_files_opts_t;
 
 typedef struct pb_options {

@@ -1,6 +1,9 @@
 /* parbench compare: two results files, matched row by row, and the
- * regression gate (exit 1 when a matched row's median time grew by more
- * than the threshold).  No MPI. */
+ * regression gate: exit 1 when a matched row's median time grew by more
+ * than the threshold, or when a row of either file has no match in the
+ * other (unless --allow-missing): a new run that lost most of its rows
+ * (a crash, a smaller sweep) has not shown that nothing regressed.  No
+ * MPI. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,10 +36,19 @@ static int compare_cmd(const pb_options_t *o, pb_err_t *err)
                           "compare: no row of %s matches a row of %s (pattern, collective, group, "
                           "size, dtype, backend and world must agree): nothing was compared",
                           o->files.args[1], o->files.args[0]);
+    char reg[160] = "", miss[400] = "";
     if (sum.regressed > 0)
-        return pb_err_set(err, PB_EVERIFY, "%zu of %zu matched rows regressed by more than %g %% "
-                          "(worst %+.1f %%)", sum.regressed, sum.matched, o->files.threshold * 100.0,
-                          sum.worst * 100.0);
+        snprintf(reg, sizeof reg, "%zu of %zu matched rows regressed by more than %g %% (worst "
+                 "%+.1f %%)", sum.regressed, sum.matched, o->files.threshold * 100.0,
+                 sum.worst * 100.0);
+    if ((sum.only_base > 0 || sum.only_new > 0) && !o->files.allow_missing)
+        snprintf(miss, sizeof miss, "%zu row%s of %s %s no match in %s and %zu of %s none in %s "
+                 "(--allow-missing accepts rows on one side only)", sum.only_base,
+                 sum.only_base == 1 ? "" : "s", o->files.args[0],
+                 sum.only_base == 1 ? "has" : "have", o->files.args[1], sum.only_new,
+                 o->files.args[1], o->files.args[0]);
+    if (reg[0] || miss[0])
+        return pb_err_set(err, PB_EVERIFY, "%s%s%s", reg, reg[0] && miss[0] ? "; " : "", miss);
     return PB_OK;
 }
 
@@ -66,6 +78,9 @@ static int set_threshold(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
 static const pb_opt_spec_t compare_specs[] = {
     {"threshold", 0, "T", set_threshold, 0, 0, "percent (5, 5% or 2.5%; default 5)", NULL,
      "--threshold is an option of parbench compare"},
+    {"allow-missing", 0, NULL, pb_opt_flag, PB_OFF(files.allow_missing), 0,
+     "rows found in one file only are listed but do not fail\nthe gate", NULL,
+     "--allow-missing is an option of parbench compare"},
 };
 static const pb_opt_group_t compare_group = PB_GROUP("", compare_specs, NULL);
 
@@ -81,21 +96,24 @@ static const char *compare_foreign(const pb_opt_spec_t *s, const pb_opt_group_t 
 {
     (void)g;
     return pb_files_foreign(s, "--csv and --json are not options of parbench compare",
-                            "parbench compare takes files, -o, --pairs and --threshold only");
+                            "parbench compare takes files, -o, --pairs, --threshold and "
+                            "--allow-missing only");
 }
 
 const pb_cmd_desc_t pb_cmd_compare = {
     PB_CMD_COMPARE, "compare",
     "base.csv new.csv [--threshold 5%]: the regression gate\n"
     "           (parbench compare --help)",
-    "usage: parbench compare BASE.csv NEW.csv [--threshold 5%]\n"
+    "usage: parbench compare BASE.csv NEW.csv [--threshold 5%] [--allow-missing]\n"
     "\n"
     "Matches rows on pattern, collective, group, group size, bytes, dtype,\n"
     "backend and world (and in-place, timing mode and reduction, which tell\n"
     "apart the measurements of one sweep), prints the change of median time\n"
     "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
-    "matched row's median time grew by more than the threshold.  Runs no MPI.\n",
+    "matched row's median time grew by more than the threshold or a row of\n"
+    "either file has no match in the other (--allow-missing lets those pass).\n"
+    "Runs no MPI.\n",
     {{&compare_group, NULL}, {&pb_grp_help, NULL}},
-    "exit codes: 0 no regression, 1 a regression, 2 bad input (a malformed file:\n"
-    "file and line named)\n",
+    "exit codes: 0 no regression and no row missing, 1 a regression or a missing\n"
+    "row, 2 bad input (a malformed file: file and line named)\n",
     2, pb_files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0};

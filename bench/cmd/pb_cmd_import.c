@@ -26,6 +26,9 @@ static void summary(const char *path, const pb_import_out_t *out)
     if (out->skipped)
         printf("# %s: %zu line%s skipped (--partial); the first: %s\n", path, out->skipped,
                out->skipped == 1 ? "" : "s", out->first_skip);
+    if (out->failure[0])
+        printf("# %s: the run failed, the rows before it kept (--partial): %s\n", path,
+               out->failure);
     if (out->ignored[0])
         printf("# %s: left out (no parbench counterpart): %s\n", path, out->ignored);
     if (out->have_avg) {
@@ -94,11 +97,15 @@ static const pb_opt_spec_t import_specs[] = {
     {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0, "append the rows here (required)",
      "@file", NULL},
     {"tool", 0, "T", set_tool, 0, 0,
-     "auto (default: from the log's banner), nccl-tests, osu, imb", "auto nccl-tests osu imb",
+     "auto (default: from the log's banner or table header),\n"
+     "nccl-tests, osu, imb",
+     "auto nccl-tests osu imb",
      "--tool and --partial are options of parbench import"},
     {"partial", 0, NULL, pb_opt_flag, PB_OFF(import.partial), 0,
-     "keep the rows that parse and count the lines that do not\n"
-     "(default: a bad line is an error naming file:line, exit 2)",
+     "keep the rows that parse and count the lines that do not;\n"
+     "of a failed nccl-tests run, the rows before the failure\n"
+     "(default: a bad line or a failed run is an error naming\n"
+     "file:line, exit 2)",
      NULL, "--tool and --partial are options of parbench import"},
     {"np", 0, "N", pb_opt_int, PB_OFF(run.np), 1,
      "processes, for logs that do not say (OSU collectives)", NULL, NULL},
@@ -143,6 +150,9 @@ const pb_cmd_desc_t pb_cmd_import = {
     "and without -f, osu_latency, osu_bw, osu_bibw) and IMB-MPI1 (every\n"
     "'# Benchmarking' block with its '#processes').  Sizes follow parbench's\n"
     "convention: OSU's and IMB's per-rank blocks (allgather, alltoall) are\n"
-    "multiplied by the process count.  Runs no MPI.\n",
+    "multiplied by the process count.  Logs as launchers write them: the prefix\n"
+    "of mpirun --tag-output / --output tag and srun --label is taken off, a log\n"
+    "whose banner was cut is known by its table header; a line is never cut\n"
+    "(over 1 MiB: an error naming file:line).  Runs no MPI.\n",
     {{&import_group, NULL}, {&pb_grp_help, NULL}},
     "", PB_MAX_INPUTS, import_defaults, import_finish, pb_pure_foreign, import_alone, NULL, 1};

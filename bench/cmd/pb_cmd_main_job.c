@@ -349,6 +349,12 @@ static int main_finish(pb_options_t *o, pb_err_t *err)
         o->cmd = PB_CMD_PATTERN;
     if (o->main.dry_run && o->cmd != PB_CMD_PATTERN)
         return pb_err_set(err, PB_EINPUT, "--dry-run needs --pattern");
+    /* the sweep's sizes mean nothing to a pattern run, whose messages
+     * follow from the model: a user who meant the hidden size is told */
+    if (o->cmd == PB_CMD_PATTERN && o->meas.sizes_given)
+        return pb_err_set(err, PB_EINPUT, "--sizes, -b and -e set the message sizes of a sweep "
+                          "(coll, the main job); a pattern's messages follow from the model: "
+                          "its hidden size is --size");
     if (o->cmd == PB_CMD_PATTERN && o->meas.ndtypes > 1)
         return pb_err_set(err, PB_EINPUT, "--dtype takes one type with --pattern (the model's)");
     if (o->cmd == PB_CMD_MAIN) {

@@ -25,6 +25,8 @@ int pb_report_files(const char *results, const char *calib, const char *pairs,
         for (size_t i = 0; i < nrows; i++)
             if (strcmp(rows[i].run_id, run_id) == 0)
                 rows[k++] = rows[i];
+        if (k == 0 && nrows > 0)
+            rc = pb_err_set(err, PB_EINPUT, "%s has no row of run '%s'", results, run_id);
         nrows = k;
     }
     if (rc == PB_OK) {
@@ -38,12 +40,60 @@ int pb_report_files(const char *results, const char *calib, const char *pairs,
     return rc;
 }
 
+/* Which run a page shows.  A results file grows by appending (every
+ * --csv run, every `step` run into parbench-step.csv), and a page that
+ * drew two runs together would add up one breakdown from both and put two
+ * runs' points on one curve.  So the newest run (the last row's: rows are
+ * appended in time order) unless --run names one or --all-runs asks for
+ * all; *runs is how many the file holds.  The rows are read twice (here
+ * and by pb_report_files): a results file is small next to a page. */
+static int by_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int pick_run(const pb_options_t *o, char *run, size_t len, size_t *runs, pb_err_t *err)
+{
+    pb_result_t *rows = NULL;
+    size_t n = 0;
+    *runs = 0;
+    run[0] = '\0';
+    int rc = pb_csv_read(o->files.args[0], &rows, &n, err);
+    const char **ids = rc == PB_OK ? malloc((n ? n : 1) * sizeof *ids) : NULL;
+    if (rc == PB_OK && ids == NULL)
+        rc = pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", o->files.args[0]);
+    for (size_t i = 0; rc == PB_OK && i < n; i++)
+        ids[i] = rows[i].run_id;
+    if (rc == PB_OK) { /* distinct ids: sorted, then counted once each */
+        qsort(ids, n, sizeof *ids, by_str);
+        for (size_t i = 0; i < n; i++)
+            *runs += i == 0 || strcmp(ids[i], ids[i - 1]) != 0;
+    }
+    if (rc == PB_OK && n > 0)
+        snprintf(run, len, "%s", o->files.run_id ? o->files.run_id : rows[n - 1].run_id);
+    free(ids);
+    free(rows);
+    return rc;
+}
+
 static int report_cmd(const pb_options_t *o, pb_err_t *err)
 {
-    int rc = pb_report_files(o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL, o->files.pairs_path,
-                             o->files.output, NULL, NULL, err);
-    if (rc == PB_OK && !o->run.quiet)
+    char run[PB_RESULT_STR], note[PB_RESULT_STR + 160] = "";
+    size_t runs = 0;
+    int rc = o->files.all_runs ? PB_OK : pick_run(o, run, sizeof run, &runs, err);
+    int one = rc == PB_OK && !o->files.all_runs && run[0] && (runs > 1 || o->files.run_id);
+    if (one && runs > 1)
+        snprintf(note, sizeof note, "%s holds %zu runs: this page shows run %s only (--all-runs "
+                 "shows them together)", o->files.args[0], runs, run);
+    if (rc == PB_OK)
+        rc = pb_report_files(o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL,
+                             o->files.pairs_path, o->files.output, one ? run : NULL,
+                             note[0] ? note : NULL, err);
+    if (rc == PB_OK && !o->run.quiet) {
+        if (note[0])
+            printf("# %s\n", note);
         printf("# report written to %s\n", o->files.output);
+    }
     return rc;
 }
 
@@ -63,11 +113,19 @@ static const pb_opt_spec_t report_specs[] = {
      "topology pairs CSV (a, b, class, links)", "@file", "--pairs is an option of parbench report"},
     {"quiet", 'q', NULL, pb_opt_flag, PB_OFF(run.quiet), 0, "no line saying where the page went",
      NULL, NULL},
+    {"run", 0, "ID", pb_opt_str, PB_OFF(files.run_id), 0,
+     "the run to show (default: the newest, the last row's run id)", NULL,
+     "--run is an option of parbench report"},
+    {"all-runs", 0, NULL, pb_opt_flag, PB_OFF(files.all_runs), 0,
+     "every run of the file on one page (a step breakdown then\nadds up the runs)", NULL,
+     "--all-runs is an option of parbench report"},
 };
 static const pb_opt_group_t report_group = PB_GROUP("", report_specs, NULL);
 
 static int report_finish(pb_options_t *o, pb_err_t *err)
 {
+    if (o->files.run_id && o->files.all_runs)
+        return pb_err_set(err, PB_EINPUT, "give --run ID or --all-runs, not both");
     if (o->files.nargs < 1)
         return pb_err_set(err, PB_EINPUT, "report needs a results file: RESULTS.csv [CALIB.csv]");
     if (o->files.output == NULL)
@@ -80,19 +138,22 @@ static const char *report_foreign(const pb_opt_spec_t *s, const pb_opt_group_t *
 {
     (void)g;
     return pb_files_foreign(s, "--csv and --json are not options of parbench report",
-                            "parbench report takes files, -o, --pairs and --threshold only");
+                            "parbench report takes files, -o, --pairs, --run and --all-runs only");
 }
 
 const pb_cmd_desc_t pb_cmd_report = {
     PB_CMD_REPORT, "report", "results.csv [calib.csv] -o report.html (parbench report --help)",
     "usage: parbench report RESULTS.csv [CALIB.csv] [-o report.html] [--pairs PAIRS.csv]\n"
+    "                       [--run ID | --all-runs]\n"
     "\n"
     "Writes one self-contained XHTML page (no scripts, no network; plots drawn\n"
     "by PLplot as inline SVG): run metadata, the topology matrix (from --pairs,\n"
     "written by parbench topo --csv), bus bandwidth vs size per collective (one\n"
     "line per group size and link class), the calibrated model's curves and fit\n"
     "error when CALIB.csv is given, pattern tables per strategy, and the step\n"
-    "breakdown (rows with pattern step or model).  Runs no MPI.\n",
+    "breakdown (rows with pattern step or model).  A file that holds several\n"
+    "runs (appended --csv runs) is shown one run at a time: the newest unless\n"
+    "--run names another, all together with --all-runs.  Runs no MPI.\n",
     {{&report_group, NULL}, {&pb_grp_help, NULL}},
     "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
     "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"

@@ -180,15 +180,8 @@ static int go_on(pb_ctx_t *ctx, int done, double t0, pb_err_t *err)
 
 static int check_input(const pb_ctx_t *ctx, uint64_t bytes, pb_err_t *err)
 {
-    const pb_options_t *o = ctx->opt;
     if (ctx->size < 2)
         return pb_err_set(err, PB_EINPUT, "validate needs at least 2 ranks");
-    if (o->run.fault == PB_FAULT_SLOW && (o->run.fault_rank >= ctx->size || o->run.fault_peer >= ctx->size))
-        return pb_err_set(err, PB_EINPUT, "--fault slow:%d-%d names a rank outside the %d launched",
-                          o->run.fault_rank, o->run.fault_peer, ctx->size);
-    if (o->run.fault == PB_FAULT_SLOW_RANK && o->run.fault_rank >= ctx->size)
-        return pb_err_set(err, PB_EINPUT, "--fault slow-rank:%d names a rank outside the %d "
-                          "launched", o->run.fault_rank, ctx->size);
     if (bytes == 0)
         return pb_err_set(err, PB_EINPUT, "validate needs a message of at least 1 B");
     return PB_OK;

@@ -34,6 +34,7 @@ typedef struct state {
     int map[C_COUNT];
     int omap[O_COUNT]; /* -1: the column is absent */
     int header;
+    size_t nheader; /* the header's fields: every row has as many */
     const pb_against_opts_t *opts; /* NULL: none */
     pb_against_fn fn;
     void *arg;
@@ -46,16 +47,34 @@ static const char *opt(const state_t *s, const pb_csv_rec_t *rec, int o)
     return c >= 0 && (size_t)c < rec->nfields ? rec->field[c] : "";
 }
 
-static int num(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, double *v,
-               pb_err_t *err)
+/* the published figure: a finite number above 0 (a step time, a rate) */
+static int positive(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, double *v,
+                    pb_err_t *err)
 {
     const char *f = rec->field[s->map[c]];
     char *end;
     errno = 0;
     *v = strtod(f, &end);
-    if (f[0] == '\0' || *end != '\0' || errno || !isfinite(*v) || *v < 0)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%s' (a number of at least 0)",
-                          s->path, line, cols[c], f);
+    if (f[0] == '\0' || *end != '\0' || errno || !isfinite(*v) || !(*v > 0))
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%s' (a number above 0)", s->path,
+                          line, cols[c], f);
+    return PB_OK;
+}
+
+/* A count: a whole number from lo to hi, refused otherwise before it
+ * becomes an int (a double past INT_MAX, a NaN or 2.5 has no int) */
+static int whole(const state_t *s, size_t line, const pb_csv_rec_t *rec, int c, int lo, int hi,
+                 int *v, pb_err_t *err)
+{
+    const char *f = rec->field[s->map[c]];
+    char *end;
+    errno = 0;
+    double d = strtod(f, &end);
+    if (f[0] == '\0' || *end != '\0' || errno || !isfinite(d) || d != floor(d) || d < lo ||
+        d > hi)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%s' (a whole number, %d to %d)",
+                          s->path, line, cols[c], f, lo, hi);
+    *v = (int)d;
     return PB_OK;
 }
 
@@ -175,30 +194,34 @@ static int row_meta(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_a
     return PB_OK;
 }
 
-/* A row's numbers: the layout and the small counts (whole numbers an int
- * holds), the GPUs, the published value. */
-static const int num_cols[] = {C_TP, C_CP, C_EP, C_DP, C_PP, C_VP, C_SP, C_ZERO, C_FLASH, C_ETP};
+/* A row's numbers: the layout and the small counts, each in the range
+ * its flag takes (--tp etc. at least 1, --zero 0 to 3, --sp and --flash
+ * off or on; etp 0: no folding), the GPUs, the published value.  The
+ * layout's sizes come first, in pb_dim_t's order. */
+#define PB_AG_MAX (1 << 20) /* any layout size or GPU count: far above real runs */
+static const struct {
+    int col, lo, hi;
+} num_cols[] = {{C_TP, 1, PB_AG_MAX}, {C_CP, 1, PB_AG_MAX}, {C_EP, 1, PB_AG_MAX},
+                {C_DP, 1, PB_AG_MAX}, {C_PP, 1, PB_AG_MAX}, {C_VP, 1, PB_AG_MAX},
+                {C_SP, 0, 1},         {C_ZERO, 0, 3},       {C_FLASH, 0, 1},
+                {C_ETP, 0, PB_AG_MAX}};
 enum { N_VP = 5, N_SP, N_ZERO, N_FLASH, N_ETP, N_COUNT };
 typedef struct nums {
-    double d[N_COUNT]; /* num_cols' columns */
-    double gpus, value;
+    int d[N_COUNT]; /* num_cols' columns */
+    int gpus;
+    double value;
 } nums_t;
 
 static int row_numbers(const state_t *s, size_t line, const pb_csv_rec_t *rec, nums_t *n,
                        pb_err_t *err)
 {
     for (int i = 0; i < N_COUNT; i++)
-        if (num(s, line, rec, num_cols[i], &n->d[i], err) != PB_OK)
+        if (whole(s, line, rec, num_cols[i].col, num_cols[i].lo, num_cols[i].hi, &n->d[i],
+                  err) != PB_OK)
             return err->code;
-    if (num(s, line, rec, C_GPUS, &n->gpus, err) || num(s, line, rec, C_VALUE, &n->value, err))
+    if (whole(s, line, rec, C_GPUS, 1, PB_AG_MAX, &n->gpus, err) != PB_OK ||
+        positive(s, line, rec, C_VALUE, &n->value, err) != PB_OK)
         return err->code;
-    for (int i = 0; i < N_COUNT; i++)
-        if (n->d[i] != floor(n->d[i]) || n->d[i] > 1 << 20)
-            return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%g' (a whole number up to %d)",
-                              s->path, line, cols[num_cols[i]], n->d[i], 1 << 20);
-    if (n->gpus != floor(n->gpus) || n->gpus < 1 || n->gpus > 1 << 20)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad gpus '%g' (a whole number, 1 to %d)",
-                          s->path, line, n->gpus, 1 << 20);
     return PB_OK;
 }
 
@@ -212,7 +235,7 @@ static int row_step(const state_t *s, size_t line, const pb_csv_rec_t *rec, cons
     pb_err_clear(&e);
     if (pb_job_set(j, "recompute", rec->field[s->map[C_RECOMP]], &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    c->traffic.zero = (int)n->d[N_ZERO];
+    c->traffic.zero = n->d[N_ZERO];
     /* dispatcher (optional column): alltoall or flex (DeepEP); empty or
      * absent: auto, by whether the EP group spans nodes (pb_ep_cost.h) */
     const char *disp = opt(s, rec, O_DISP);
@@ -226,7 +249,7 @@ static int row_step(const state_t *s, size_t line, const pb_csv_rec_t *rec, cons
     /* as on the command line (pb_job_settings): a fused attention kernel
      * skips the masked half, the materialised path of the 2021-22 runs
      * computes every score */
-    c->flash = c->causal = n->d[N_FLASH] > 0;
+    c->flash = c->causal = n->d[N_FLASH];
     return PB_OK;
 }
 
@@ -246,8 +269,8 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         row_model(s, line, rec, m, err) != PB_OK || row_numbers(s, line, rec, &n, err) != PB_OK)
         return err->code;
     for (int i = 0; i < PB_DIM_COUNT; i++)
-        l->size[i] = (int)n.d[i];
-    l->vp = (int)n.d[N_VP], l->sp = n.d[N_SP] > 0, l->etp = (int)n.d[N_ETP];
+        l->size[i] = n.d[i];
+    l->vp = n.d[N_VP], l->sp = n.d[N_SP], l->etp = n.d[N_ETP];
     if (row_step(s, line, rec, &n, &j, err) != PB_OK ||
         row_set(s, line, rec, O_DTYPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_TP_OVERLAP, &j, err) != PB_OK ||
@@ -297,13 +320,16 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
         for (int i = 0; i < O_COUNT; i++)
             s->omap[i] = pb_csv_rec_find(rec, ocols[i]);
         s->header = 1;
+        s->nheader = rec->nfields;
         return PB_OK;
     }
-    if (rec->nfields != 0 && rec->nfields < C_COUNT)
-        for (int i = 0; i < C_COUNT; i++)
-            if ((size_t)s->map[i] >= rec->nfields)
-                return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, the header names %d",
-                                  s->path, line, rec->nfields, C_COUNT);
+    /* A row of another length is refused whole, never read: its columns
+     * no longer line up with the header's (a field left out shifts every
+     * one after it), and a field past its end would be the record
+     * buffer's stale pointer from an earlier row. */
+    if (rec->nfields != s->nheader)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %zu fields, header has %zu", s->path,
+                          line, rec->nfields, s->nheader);
     return row(s, line, rec, err);
 }
 

@@ -75,8 +75,10 @@ int pb_predict_env_rate(const pb_predict_opts_t *h, pb_predict_env_t *e, pb_err_
         if (gemm_rows(h->gemm_csv, &rows, &n, err) != PB_OK)
             return err->code;
         pb_gemm_fit_t fit;
-        pb_gemm_fit(&e->job.hw, rows, n, &fit);
+        int code = pb_gemm_fit(&e->job.hw, rows, n, &fit, err);
         free(rows);
+        if (code != PB_OK)
+            return code;
         if (fit.used == 0)
             return pb_err_set(err, PB_EINPUT,
                               "%s: every GEMM row is bound by HBM, none measures the GEMM rate "

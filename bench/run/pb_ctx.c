@@ -1,5 +1,7 @@
 #include "pb_ctx.h"
 
+#include "pb_preflight.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +176,10 @@ int pb_ctx_init(pb_ctx_t *ctx, const pb_options_t *opt, const char *csv_path, pb
     ctx->world = world;
     ctx->rank = world->rank;
     ctx->size = world->size;
+    /* the same verdict on every rank (the world is known to all): under a
+     * launcher this is the first place a fault switch meets the world */
+    if (pb_preflight_faults(&opt->run, ctx->size, err) != PB_OK)
+        return err->code;
     if (map_nodes(ctx, err) != PB_OK)
         return err->code;
     /* host names longer than a row field are cut, never overflowed */

@@ -5,7 +5,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -82,81 +81,36 @@ static int connect_parent(pb_wd_tree_t *t, const pb_wd_addr_t *a, int parent_ran
     return -1;
 }
 
-/* Accepts `want` children, each identified by its HELLO. */
-static int accept_children(pb_wd_tree_t *t, int lfd, int want, char *why, size_t len)
-{
-    double until = pb_wd_now_s() + PB_WD_ACCEPT_S;
-    while (t->nchild < want) {
-        struct pollfd pf = {lfd, POLLIN, 0};
-        int ms = pb_wd_ms_left(until);
-        if (ms == 0 || poll(&pf, 1, ms) <= 0) {
-            if (errno == EINTR && ms > 0)
-                continue;
-            snprintf(why, len, "only %d of %d ranks connected to this rank's watchdog within %.0f s",
-                     t->nchild, want, PB_WD_ACCEPT_S);
-            return -1;
-        }
-        pb_wd_conn_t *c = &t->child[t->nchild];
-        c->fd = accept(lfd, NULL, NULL);
-        c->have = 0;
-        if (c->fd < 0)
-            continue;
-        fcntl(c->fd, F_SETFD, FD_CLOEXEC);
-        /* the HELLO follows the connection at once */
-        int r = 0;
-        while (r == 0) {
-            struct pollfd cf = {c->fd, POLLIN, 0};
-            if (poll(&cf, 1, pb_wd_ms_left(until)) <= 0)
-                break;
-            r = pb_wd_conn_read(c, t->token);
-        }
-        pb_wd_frame_t f;
-        memcpy(&f, c->buf, sizeof f);
-        if (r != 1 || f.type != PB_WD_HELLO) {
-            pb_wd_conn_close(c); /* not one of ours (or too late): keep waiting */
-            continue;
-        }
-        c->rank = f.origin;
-        t->nchild++;
-    }
-    return 0;
-}
-
-static uint64_t make_token(void)
-{
-    uint64_t tok = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, &tok, sizeof tok) != (ssize_t)sizeof tok)
-            tok = 0;
-        close(fd);
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return tok ^ ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec;
-}
-
 /* What one rank's set-up learns on the way: its place on its node, the
  * socket it listens on, how many connect to it, and where its parent
  * listens. */
 typedef struct setup {
     int fanout;
     int lr, lsize; /* rank and size on this node */
-    int lfd, want; /* listener (-1: none) and the connections it takes */
+    pb_wd_listener_t lis; /* n 0: not listening */
+    int want;             /* the connections it takes */
     int parent_rank;
     pb_wd_addr_t mine, up; /* this node's leader's address, the parent's */
 } setup_t;
 
 /* The job's token from rank 0, the node (shared memory, or blocks of
  * PARBENCH_WD_NODE_RANKS ranks), and the leaders (each node's first
- * rank).  -1 when an exchange failed (then every rank fails alike). */
+ * rank).  -1 when an exchange failed or rank 0 had no token (then every
+ * rank fails alike: each learns it from the same broadcast). */
 static int split_world(pb_wd_tree_t *t, pb_ctl_t *world, setup_t *u, pb_ctl_t **node,
                        pb_ctl_t **leaders, char *why, size_t len)
 {
     int block = env_int("PARBENCH_WD_NODE_RANKS", 0);
-    if (t->rank == 0)
-        t->token = make_token();
-    int rc = pb_ctl_bcast(world, &t->token, sizeof t->token, 0);
+    struct {
+        uint64_t token;
+        int32_t ok;
+    } tok = {0, 1};
+    if (t->rank == 0 && pb_wd_make_token(&tok.token, why, len) != 0)
+        tok.ok = 0;
+    int rc = pb_ctl_bcast(world, &tok, sizeof tok, 0);
+    if (rc == PB_OK && !tok.ok)
+        return -1; /* rank 0 says why */
+    t->token = tok.token;
     if (rc == PB_OK)
         rc = block ? pb_ctl_split(world, t->rank / block, t->rank, node)
                    : pb_ctl_split_node(world, node);
@@ -183,8 +137,8 @@ static int leader_exchange(pb_wd_tree_t *t, pb_ctl_t *leaders, setup_t *u, char 
     int li = leaders->rank, nl = leaders->size;
     int first = pb_wd_tree_first_child(li, u->fanout);
     u->want = u->lsize - 1 + (first < nl ? (nl - first < u->fanout ? nl - first : u->fanout) : 0);
-    u->lfd = u->want > 0 ? pb_wd_listen_any(&u->mine, u->want + 16, why, len) : -1;
-    int ok = u->want == 0 || u->lfd >= 0;
+    int ok = u->want == 0 || pb_wd_listen(&u->lis, &u->mine, u->want + 16,
+                                          getenv("PARBENCH_WD_IFNAME"), why, len) == 0;
     pb_wd_addr_t *all = calloc((size_t)nl, sizeof *all);
     int *lrank = calloc((size_t)nl, sizeof *lrank); /* leaders' world ranks */
     int have = all != NULL && lrank != NULL;
@@ -240,7 +194,9 @@ static int connect_tree(pb_wd_tree_t *t, const setup_t *u, int ok, char *why, si
             ok = 0;
         }
     }
-    if (ok && u->lfd >= 0 && accept_children(t, u->lfd, u->want, why, len) != 0)
+    if (ok && u->lis.n > 0 &&
+        pb_wd_accept(&u->lis, t->child, u->want, &t->nchild, t->token,
+                     pb_wd_now_s() + PB_WD_ACCEPT_S, why, len) != 0)
         ok = 0;
     return ok;
 }
@@ -255,7 +211,6 @@ static int build(pb_wd_tree_t *t, pb_ctl_t *world, char *why, size_t len)
     setup_t u;
     memset(&u, 0, sizeof u);
     u.fanout = env_int("PARBENCH_WD_FANOUT", PB_WD_FANOUT);
-    u.lfd = -1;
     u.parent_rank = -1;
     pb_ctl_t *node = NULL, *leaders = NULL;
     if (split_world(t, world, &u, &node, &leaders, why, len) != 0)
@@ -264,8 +219,7 @@ static int build(pb_wd_tree_t *t, pb_ctl_t *world, char *why, size_t len)
     if (share_leader(t, node, &u) != 0)
         ok = 0;
     ok = connect_tree(t, &u, ok, why, len);
-    if (u.lfd >= 0)
-        close(u.lfd);
+    pb_wd_listen_close(&u.lis);
     pb_ctl_free(leaders);
     pb_ctl_free(node);
     return ok ? 0 : -1;

@@ -2,6 +2,9 @@
  * measured rows. */
 #include "model/pb_gemm_fit.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include "model/pb_kernels.h"
 #include "pb_test.h"
 
@@ -46,11 +49,18 @@ int main(void)
     rows[4].tflops *= 0.5;
     rows[5] = thin;
     pb_gemm_fit_t fit;
-    pb_gemm_fit(&hw, rows, 6, &fit);
+    CHECK(pb_gemm_fit(&hw, rows, 6, &fit, &err) == PB_OK);
     CHECK(fit.used == 5 && fit.above == 0);
     CHECK_NEAR(fit.gemm_eff, 0.55, 1e-6);
     /* nothing informative: the preset stays */
-    pb_gemm_fit(&hw, &thin, 1, &fit);
+    CHECK(pb_gemm_fit(&hw, &thin, 1, &fit, &err) == PB_OK);
     CHECK(fit.used == 0 && fit.gemm_eff == hw.gemm_eff);
+    /* issue 32: rows whose shares no memory holds (SIZE_MAX of them: no
+     * array of that many doubles can exist) are out of memory, never a
+     * fit with no informative row, which --gemm-csv reported as "every
+     * GEMM row is bound by HBM"; nothing is read from the rows */
+    pb_err_clear(&err);
+    CHECK(pb_gemm_fit(&hw, &thin, SIZE_MAX, &fit, &err) == PB_ERUNTIME);
+    CHECK(strstr(err.msg, "out of memory") != NULL && fit.used == 0);
     PB_TEST_END("unit_gemm_fit");
 }

@@ -201,6 +201,147 @@ static void refusals(void)
     pb_import_out_free(&o);
 }
 
+#define REAL DIR "real/"
+
+/* Row i of a log that must have n rows; when it has not, the count check
+ * fails and a zeroed row stands in (its checks fail too), never a crash. */
+static const pb_result_t *row_of(const pb_import_out_t *o, size_t n, size_t i)
+{
+    static const pb_result_t none;
+    CHECK(o->n == n);
+    return o->n == n && i < n ? &o->rows[i] : &none;
+}
+
+/* mpirun --tag-output (Open MPI 4): "[1,0]<stdout>:" on every line, an
+ * untagged warning of mpirun's, NCCL INFO and <stderr> lines of others */
+static void real_ompi4_tag(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "nccl-allreduce-ompi4-tag.log", 0, 0, &o, &err) == PB_OK);
+    /* 3 sizes x (out-of-place, in-place); [2]: 16777216 B out-of-place, 196.40 us */
+    const pb_result_t *r = row_of(&o, 6, 2);
+    CHECK(o.skipped == 0);
+    CHECK(strcmp(r->collective, "allreduce") == 0 && r->bytes == 16777216 && r->in_place == 0);
+    CHECK(r->world == 8 && r->nodes == 2 && r->group_size == 8 && r->iters == 20);
+    CHECK(strcmp(r->host, "node-c") == 0 && strcmp(r->link_class, "NET") == 0);
+    CHECK_NEAR(r->time_us_median, 196.40, 1e-12);
+    CHECK_NEAR(r->busbw_gbps, 16777216 / 196.40 / 1e3 * 1.75, 1e-12); /* 149.49 printed */
+    CHECK(o.have_avg);
+    CHECK_NEAR(o.avg_busbw_rows, (31.53 + 31.67 + 149.49 + 149.95 + 223.10 + 223.56) / 6, 1e-9);
+    pb_import_out_free(&o);
+}
+
+/* mpirun --output tag (Open MPI 5, PMIx): "[1,0]<stdout>: " */
+static void real_ompi5_tag(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "nccl-allgather-ompi5-tag.log", 0, 0, &o, &err) == PB_OK);
+    const pb_result_t *r = row_of(&o, 6, 4); /* 1073741824 B out-of-place: 3561.20 us */
+    CHECK(strcmp(r->collective, "allgather") == 0 && r->bytes == 1073741824);
+    CHECK(r->world == 8 && r->nodes == 1 && strcmp(r->host, "gpu-01") == 0);
+    CHECK_NEAR(r->busbw_gbps, 1073741824 / 3561.20 / 1e3 * 0.875, 1e-12); /* 263.82 printed */
+    pb_import_out_free(&o);
+}
+
+/* srun --label of 16 tasks (" 0: ", "12: "), OSU 7.3 osu_allreduce -f */
+static void real_srun_label(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "osu_allreduce-srun-label.txt", 0, 16, &o, &err) == PB_OK);
+    const pb_result_t *r = row_of(&o, 3, 1); /* 65536: avg 38.70 min 36.25 max 41.10, 1000 */
+    CHECK(r->bytes == 65536 && r->world == 16 && r->iters == 1000);
+    CHECK_NEAR(r->time_us_median, 41.10, 1e-12);
+    CHECK_NEAR(r->time_us_min, 36.25, 1e-12);
+    CHECK_NEAR(r->busbw_gbps, 65536 / 41.10 / 1e3 * 1.875, 1e-12); /* 2(16-1)/16 */
+    pb_import_out_free(&o);
+    /* IMB under srun --label ("0: "): Allreduce of 4, the 0-byte row left out */
+    CHECK(load(REAL "imb-allreduce-srun-label.txt", 0, 0, &o, &err) == PB_OK);
+    r = row_of(&o, 3, 2); /* 4194304: t_min 1820.00 t_max 1955.50, 10 repetitions */
+    CHECK(strcmp(r->collective, "allreduce") == 0 && r->world == 4 && r->iters == 10);
+    CHECK_NEAR(r->time_us_median, 1955.50, 1e-12);
+    CHECK_NEAR(r->time_us_min, 1820.00, 1e-12);
+    CHECK_NEAR(r->busbw_gbps, 4194304 / 1955.50 / 1e3 * 1.5, 1e-12);
+    pb_import_out_free(&o);
+}
+
+/* the banner cut off: tool from the table header, collective from the
+ * file name; only ranks 6 and 7 listed, so the world comes from
+ * busbw/algbw = 234.27/133.87 = 1.75 = 2(8-1)/8, not from the 2 lines */
+static void real_no_banner(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "all_reduce_perf-no-banner.log", 0, 0, &o, &err) == PB_OK);
+    const pb_result_t *r = row_of(&o, 6, 4); /* 536870912 B out-of-place: 4010.50 us */
+    CHECK(strcmp(r->collective, "allreduce") == 0 && r->bytes == 536870912);
+    CHECK(r->world == 8 && r->group_size == 8 && r->nodes == 0 && r->host[0] == '\0');
+    CHECK_NEAR(r->busbw_gbps, 536870912 / 4010.50 / 1e3 * 1.75, 1e-12);
+    pb_import_out_free(&o);
+    /* osu_bw without its title: the file names it; 24180.50 MB/s at 4 MiB */
+    CHECK(load(REAL "osu_bw-no-title.txt", 0, 0, &o, &err) == PB_OK);
+    r = row_of(&o, 3, 2);
+    CHECK(strcmp(r->collective, "sendrecv") == 0 && r->world == 2 && r->bytes == 4194304);
+    CHECK_NEAR(r->time_us_median, 4194304 / 24180.50, 1e-12);
+    pb_import_out_free(&o);
+}
+
+/* OMB titles with the build's qualifier; 5.7's average-only table.  (These
+ * two read before as well: kept as the issue's forms.) */
+static void real_osu_titles(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "osu_allreduce-cuda-v5.7.txt", 0, 8, &o, &err) == PB_OK);
+    const pb_result_t *r = row_of(&o, 4, 3); /* 1048576: 145.62 */
+    CHECK(strcmp(r->collective, "allreduce") == 0 && r->bytes == 1048576 && r->iters == 0);
+    CHECK_NEAR(r->time_us_median, 145.62, 1e-12);
+    CHECK_NEAR(r->time_us_min, 145.62, 1e-12); /* no Min column: the average */
+    pb_import_out_free(&o);
+    CHECK(load(REAL "osu_latency-rocm-v7.3.txt", 0, 0, &o, &err) == PB_OK);
+    r = row_of(&o, 3, 2); /* the 0-byte row left out; 1048576: 48.35 */
+    CHECK(r->bytes == 1048576 && r->world == 2);
+    CHECK_NEAR(r->time_us_median, 48.35, 1e-12);
+    pb_import_out_free(&o);
+    /* a neighbourhood collective is no all-gather: left out, named */
+    const char nb[] = "# OSU MPI Neighborhood Allgather Latency Test v7.3\n"
+                      "# Size       Avg Latency(us)\n1024  12.5\n";
+    pb_import_opts_t op = {PB_IMPORT_AUTO, 0, 4};
+    memset(&o, 0, sizeof o);
+    CHECK(pb_import_buffer("nb.txt", nb, sizeof nb - 1, &op, &o, &err) == PB_EINPUT);
+    CHECK(o.n == 0 && strstr(err.msg, "without a parbench counterpart: OSU MPI Neighborhood") != NULL);
+    /* no title, and a file name naming no OSU program */
+    const char notitle[] = "# Size       Avg Latency(us)\n1024  12.5\n";
+    pb_err_clear(&err);
+    CHECK(pb_import_buffer("run7.txt", notitle, sizeof notitle - 1, &op, &o, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "run7.txt:2: which benchmark? no '# OSU ... Test' title line") != NULL);
+    pb_import_out_free(&o);
+}
+
+/* a failed run: refused naming the failure; --partial keeps the 3 sizes
+ * before it (6 rows) and names it */
+static void real_failed(void)
+{
+    pb_import_out_t o;
+    pb_err_t err;
+    CHECK(load(REAL "nccl-allreduce-failed.log", 0, 0, &o, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "nccl-allreduce-failed.log:21: the run failed: 67108864 16777216 float "
+                          "sum -1node-a: Test NCCL failure common.cu:514 'remote process exited "
+                          "or there was a network error / NET/IB") != NULL);
+    CHECK(strstr(err.msg, "(--partial keeps the rows before it)") != NULL);
+    pb_import_out_free(&o);
+    CHECK(load(REAL "nccl-allreduce-failed.log", 1, 0, &o, &err) == PB_OK);
+    const pb_result_t *r = row_of(&o, 6, 5); /* 16777216 B in-place: 179.90 us */
+    CHECK(o.skipped == 0 && !o.have_avg);
+    CHECK(strstr(o.failure, "nccl-allreduce-failed.log:21: 67108864 16777216 float sum "
+                            "-1node-a: Test NCCL failure common.cu:514") == o.failure);
+    CHECK(r->bytes == 16777216 && r->in_place == 1 && r->world == 8);
+    CHECK_NEAR(r->time_us_median, 179.90, 1e-12);
+    pb_import_out_free(&o);
+}
+
 int main(void)
 {
     nccl_new();
@@ -211,5 +352,11 @@ int main(void)
     osu();
     imb();
     refusals();
+    real_ompi4_tag();
+    real_ompi5_tag();
+    real_srun_label();
+    real_no_banner();
+    real_osu_titles();
+    real_failed();
     PB_TEST_END("import");
 }

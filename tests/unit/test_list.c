@@ -27,5 +27,15 @@ int main(void)
     CHECK(pb_list_add(c, sizeof c, "allgather", ",") == 1);
     CHECK(strlen(c) == sizeof c - 1 && strcmp(c, "allreduce,allga") == 0);
     CHECK(pb_list_add(c, sizeof c, "x", ",") == 0);
+    /* issue 32: membership is by whole item, never by substring: the
+     * collective "allreduce" holds neither "reduce" nor "all", and
+     * "reduce" joins a list that has "allreduce" */
+    char r[64] = "allreduce";
+    CHECK(!pb_list_has(r, "reduce", ",") && !pb_list_has(r, "all", ","));
+    CHECK(pb_list_add(r, sizeof r, "reduce", ",") == 1 && strcmp(r, "allreduce,reduce") == 0);
+    CHECK(pb_list_add(r, sizeof r, "reduce", ",") == 0);
+    char q[64] = "allreduce, reduce_scatter";
+    CHECK(!pb_list_has(q, "reduce", ", ") && !pb_list_has(q, "scatter", ", "));
+    CHECK(pb_list_has(q, "reduce_scatter", ", ") && pb_list_has(q, "allreduce", ", "));
     PB_TEST_END("unit_list");
 }

@@ -84,6 +84,29 @@ static void rules(void)
                                     "--num-layers-per-virtual-pipeline-stage 2", &m, &err) ==
           PB_EINPUT);
     CHECK(strstr(err.msg, "does not divide 10 layers over 4 stages") != NULL);
+    /* issue 32: unresolved variables are whole names, each listed once:
+     * $TP is not $TP_SIZE (a name ends at a character that cannot be in
+     * one), in either order */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("f.sh", "python pretrain_gpt.py --num-layers 4 "
+                                    "--tensor-model-parallel-size $TP_SIZE "
+                                    "--pipeline-model-parallel-size ${TP} --seq-length $TP_SIZE",
+                            &m, &err) == PB_OK);
+    CHECK(strcmp(m.unresolved, "$TP_SIZE, $TP") == 0);
+    CHECK(pb_megatron_parse("g.sh", "python pretrain_gpt.py --num-layers 4 "
+                                    "--pipeline-model-parallel-size $TP "
+                                    "--tensor-model-parallel-size $TP_SIZE --seq-length ${TP}",
+                            &m, &err) == PB_OK);
+    CHECK(strcmp(m.unresolved, "$TP, $TP_SIZE") == 0);
+    /* issue 32: --kv-channels is the width of one head (Megatron's
+     * arguments.py: hidden_size // num_attention_heads when not given),
+     * parbench's head_dim; Mistral-NeMo's 32 heads of 128 on 5120 */
+    pb_err_clear(&err);
+    CHECK(pb_megatron_parse("h.sh", "--num-layers 40 --hidden-size 5120 --num-attention-heads 32 "
+                                    "--group-query-attention --num-query-groups 8 "
+                                    "--kv-channels 128",
+                            &m, &err) == PB_OK);
+    CHECK(strcmp(kv(&m, "head_dim"), "128") == 0 && m.unknown[0] == '\0');
 }
 
 /* how often needle occurs in hay */
