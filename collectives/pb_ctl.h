@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "../util/pb_err.h" /* PB_OK, PB_ERUNTIME */
@@ -135,6 +136,9 @@ static inline double pb_ctl_now(void)
 }
 
 /* Is this the MPI control world?  (the mpi backend needs one) */
-static inline int pb_ctl_is_mpi(const pb_ctl_t *c) { return c != NULL && c->ops->name[0] == 'm'; }
+static inline int pb_ctl_is_mpi(const pb_ctl_t *c)
+{
+    return c != NULL && strcmp(c->ops->name, "mpi") == 0;
+}
 
 #endif

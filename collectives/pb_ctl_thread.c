@@ -119,17 +119,40 @@ static void combine(void *acc, const void *in, uint64_t n, pb_ctl_type_t t, pb_c
     }
 }
 
-static int thr_allreduce(pb_ctl_t *c, void *buf, uint64_t n, pb_ctl_type_t t, pb_ctl_op_t op)
+/* What one reduction folds: n elements of type t under op, or (loc) n
+ * value-rank pairs under MAXLOC's rule. */
+typedef struct fold {
+    uint64_t n;
+    pb_ctl_type_t t;
+    pb_ctl_op_t op;
+    int loc;
+} fold_t;
+
+static void fold_in(void *acc, const void *in, const fold_t *f)
+{
+    if (!f->loc) {
+        combine(acc, in, f->n, f->t, f->op);
+        return;
+    }
+    pb_ctl_loc_t *a = acc;
+    const pb_ctl_loc_t *b = in;
+    for (uint64_t i = 0; i < f->n; i++)
+        if (b[i].v > a[i].v || (b[i].v == a[i].v && b[i].rank < a[i].rank))
+            a[i] = b[i];
+}
+
+/* Every rank folds all contributions in rank order into its own copy,
+ * then (after the second meeting: nobody reads buf any more) takes it. */
+static int reduce(pb_ctl_t *c, void *buf, size_t bytes, const fold_t *f)
 {
     pb_ctl_shared_t *s = sh(c);
-    size_t bytes = (size_t)n * elt_size(t);
     s->ptr[c->rank] = buf;
     meet(c);
     void *acc = malloc(bytes ? bytes : 1);
     if (acc != NULL) {
         memcpy(acc, s->ptr[0], bytes);
         for (int r = 1; r < s->size; r++)
-            combine(acc, s->ptr[r], n, t, op);
+            fold_in(acc, s->ptr[r], f);
     }
     meet(c);
     if (acc != NULL)
@@ -138,47 +161,39 @@ static int thr_allreduce(pb_ctl_t *c, void *buf, uint64_t n, pb_ctl_type_t t, pb
     return acc != NULL ? PB_OK : PB_ERUNTIME;
 }
 
+static int thr_allreduce(pb_ctl_t *c, void *buf, uint64_t n, pb_ctl_type_t t, pb_ctl_op_t op)
+{
+    fold_t f = {n, t, op, 0};
+    return reduce(c, buf, (size_t)n * elt_size(t), &f);
+}
+
 static int thr_maxloc(pb_ctl_t *c, pb_ctl_loc_t *v, uint64_t n)
 {
+    fold_t f = {n, PB_CTL_DOUBLE, PB_CTL_MAX, 1};
+    return reduce(c, v, (size_t)n * sizeof *v, &f);
+}
+
+/* Every rank's `bytes` in rank order into all, on root (-1: on every
+ * rank). */
+static int collect(pb_ctl_t *c, const void *mine, void *all, uint64_t bytes, int root)
+{
     pb_ctl_shared_t *s = sh(c);
-    s->ptr[c->rank] = v;
+    s->ptr[c->rank] = mine;
     meet(c);
-    pb_ctl_loc_t *acc = malloc((size_t)(n ? n : 1) * sizeof *acc);
-    if (acc != NULL) {
-        memcpy(acc, s->ptr[0], (size_t)n * sizeof *acc);
-        for (int r = 1; r < s->size; r++) {
-            const pb_ctl_loc_t *b = s->ptr[r];
-            for (uint64_t i = 0; i < n; i++)
-                if (b[i].v > acc[i].v || (b[i].v == acc[i].v && b[i].rank < acc[i].rank))
-                    acc[i] = b[i];
-        }
-    }
-    meet(c);
-    if (acc != NULL)
-        memcpy(v, acc, (size_t)n * sizeof *acc);
-    free(acc);
-    return acc != NULL ? PB_OK : PB_ERUNTIME;
+    if (root < 0 || c->rank == root)
+        for (int r = 0; r < s->size; r++)
+            memmove((char *)all + (size_t)r * bytes, s->ptr[r], (size_t)bytes);
+    return meet(c);
 }
 
 static int thr_allgather(pb_ctl_t *c, const void *mine, void *all, uint64_t bytes)
 {
-    pb_ctl_shared_t *s = sh(c);
-    s->ptr[c->rank] = mine;
-    meet(c);
-    for (int r = 0; r < s->size; r++)
-        memmove((char *)all + (size_t)r * bytes, s->ptr[r], (size_t)bytes);
-    return meet(c);
+    return collect(c, mine, all, bytes, -1);
 }
 
 static int thr_gather(pb_ctl_t *c, const void *mine, void *all, uint64_t bytes, int root)
 {
-    pb_ctl_shared_t *s = sh(c);
-    s->ptr[c->rank] = mine;
-    meet(c);
-    if (c->rank == root)
-        for (int r = 0; r < s->size; r++)
-            memmove((char *)all + (size_t)r * bytes, s->ptr[r], (size_t)bytes);
-    return meet(c);
+    return collect(c, mine, all, bytes, root);
 }
 
 static int thr_gatherv(pb_ctl_t *c, const void *mine, uint64_t bytes, void *all,

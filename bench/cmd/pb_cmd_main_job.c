@@ -195,7 +195,8 @@ static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
         char note[320];
         snprintf(note, sizeof note, "backend %s: %s", ctx->be.comm->name, ctx->version);
         const char *calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
-        code = pb_report_files(p->results, calib, p->pairs, p->report, ctx->run_id, note, err);
+        pb_report_req_t q = {p->results, calib, p->pairs, p->report, ctx->run_id, 0, note, ""};
+        code = pb_report_files(&q, err);
     }
     return pb_ctx_agree(ctx, code, err);
 }

@@ -8,31 +8,75 @@
 #include "../../reports/pb_report.h"
 #include "../cli/pb_opt_common.h"
 
-int pb_report_files(const char *results, const char *calib, const char *pairs,
-                    const char *out, const char *run_id, const char *note, pb_err_t *err)
+/* Which run a page shows.  A results file grows by appending (every
+ * --csv run, every `step` run into parbench-step.csv), and a page that
+ * drew two runs together would add up one breakdown from both and put two
+ * runs' points on one curve.  So the newest run (the last row's: rows are
+ * appended in time order) unless a run is named or every run is asked
+ * for.  Returns how many runs the rows hold (distinct ids, by sorting). */
+static int by_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int count_runs(const pb_result_t *rows, size_t n, size_t *runs, pb_err_t *err)
+{
+    const char **ids = malloc((n ? n : 1) * sizeof *ids);
+    if (ids == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory counting the runs");
+    for (size_t i = 0; i < n; i++)
+        ids[i] = rows[i].run_id;
+    qsort(ids, n, sizeof *ids, by_str);
+    *runs = 0;
+    for (size_t i = 0; i < n; i++)
+        *runs += i == 0 || strcmp(ids[i], ids[i - 1]) != 0;
+    free(ids);
+    return PB_OK;
+}
+
+/* Keeps the rows of the run the request names (or the newest), saying so
+ * in q->said when the file held several. */
+static int keep_run(pb_report_req_t *q, pb_result_t *rows, size_t *nrows, pb_err_t *err)
+{
+    size_t n = *nrows, runs = 0, k = 0;
+    if (q->run_id == NULL && (!q->newest || n == 0))
+        return PB_OK;
+    char run[PB_RESULT_STR];
+    snprintf(run, sizeof run, "%s", q->run_id ? q->run_id : rows[n - 1].run_id);
+    if (q->newest && count_runs(rows, n, &runs, err) != PB_OK)
+        return err->code;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].run_id, run) == 0)
+            rows[k++] = rows[i];
+    if (k == 0 && n > 0)
+        return pb_err_set(err, PB_EINPUT, "%s has no row of run '%s'", q->results, run);
+    *nrows = k;
+    if (runs > 1)
+        snprintf(q->said, sizeof q->said, "%s holds %zu runs: this page shows run %s only "
+                 "(--all-runs shows them together)", q->results, runs, run);
+    return PB_OK;
+}
+
+int pb_report_files(pb_report_req_t *q, pb_err_t *err)
 {
     pb_result_t *rows = NULL;
     pb_calib_row_t *cal = NULL;
     pb_pair_row_t *pr = NULL;
     size_t nrows = 0, ncal = 0, npr = 0;
-    int rc = pb_csv_read(results, &rows, &nrows, err);
-    if (rc == PB_OK && calib)
-        rc = pb_calib_read(calib, &cal, &ncal, err);
-    if (rc == PB_OK && pairs)
-        rc = pb_pairs_csv_read(pairs, &pr, &npr, err);
-    if (rc == PB_OK && run_id) { /* an appended file: this run's rows only */
-        size_t k = 0;
-        for (size_t i = 0; i < nrows; i++)
-            if (strcmp(rows[i].run_id, run_id) == 0)
-                rows[k++] = rows[i];
-        if (k == 0 && nrows > 0)
-            rc = pb_err_set(err, PB_EINPUT, "%s has no row of run '%s'", results, run_id);
-        nrows = k;
-    }
+    q->said[0] = '\0';
+    int rc = pb_csv_read(q->results, &rows, &nrows, err);
+    if (rc == PB_OK && q->calib)
+        rc = pb_calib_read(q->calib, &cal, &ncal, err);
+    if (rc == PB_OK && q->pairs)
+        rc = pb_pairs_csv_read(q->pairs, &pr, &npr, err);
+    if (rc == PB_OK)
+        rc = keep_run(q, rows, &nrows, err);
     if (rc == PB_OK) {
-        pb_report_in_t in = {rows, nrows, cal, ncal, pr, npr, results, calib, pairs,
-                             "parbench " PB_VERSION, note};
-        rc = pb_report_write(out, &in, err);
+        pb_report_in_t in = {rows,     nrows,    cal,      ncal,
+                             pr,       npr,      q->results, q->calib,
+                             q->pairs, "parbench " PB_VERSION,
+                             q->said[0] ? q->said : q->note};
+        rc = pb_report_write(q->out, &in, err);
     }
     free(rows);
     free(cal);
@@ -40,58 +84,15 @@ int pb_report_files(const char *results, const char *calib, const char *pairs,
     return rc;
 }
 
-/* Which run a page shows.  A results file grows by appending (every
- * --csv run, every `step` run into parbench-step.csv), and a page that
- * drew two runs together would add up one breakdown from both and put two
- * runs' points on one curve.  So the newest run (the last row's: rows are
- * appended in time order) unless --run names one or --all-runs asks for
- * all; *runs is how many the file holds.  The rows are read twice (here
- * and by pb_report_files): a results file is small next to a page. */
-static int by_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int pick_run(const pb_options_t *o, char *run, size_t len, size_t *runs, pb_err_t *err)
-{
-    pb_result_t *rows = NULL;
-    size_t n = 0;
-    *runs = 0;
-    run[0] = '\0';
-    int rc = pb_csv_read(o->files.args[0], &rows, &n, err);
-    const char **ids = rc == PB_OK ? malloc((n ? n : 1) * sizeof *ids) : NULL;
-    if (rc == PB_OK && ids == NULL)
-        rc = pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", o->files.args[0]);
-    for (size_t i = 0; rc == PB_OK && i < n; i++)
-        ids[i] = rows[i].run_id;
-    if (rc == PB_OK) { /* distinct ids: sorted, then counted once each */
-        qsort(ids, n, sizeof *ids, by_str);
-        for (size_t i = 0; i < n; i++)
-            *runs += i == 0 || strcmp(ids[i], ids[i - 1]) != 0;
-    }
-    if (rc == PB_OK && n > 0)
-        snprintf(run, len, "%s", o->files.run_id ? o->files.run_id : rows[n - 1].run_id);
-    free(ids);
-    free(rows);
-    return rc;
-}
-
 static int report_cmd(const pb_options_t *o, pb_err_t *err)
 {
-    char run[PB_RESULT_STR], note[PB_RESULT_STR + 160] = "";
-    size_t runs = 0;
-    int rc = o->files.all_runs ? PB_OK : pick_run(o, run, sizeof run, &runs, err);
-    int one = rc == PB_OK && !o->files.all_runs && run[0] && (runs > 1 || o->files.run_id);
-    if (one && runs > 1)
-        snprintf(note, sizeof note, "%s holds %zu runs: this page shows run %s only (--all-runs "
-                 "shows them together)", o->files.args[0], runs, run);
-    if (rc == PB_OK)
-        rc = pb_report_files(o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL,
-                             o->files.pairs_path, o->files.output, one ? run : NULL,
-                             note[0] ? note : NULL, err);
+    pb_report_req_t q = {o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL,
+                         o->files.pairs_path, o->files.output, o->files.run_id,
+                         !o->files.all_runs, NULL, ""};
+    int rc = pb_report_files(&q, err);
     if (rc == PB_OK && !o->run.quiet) {
-        if (note[0])
-            printf("# %s\n", note);
+        if (q.said[0])
+            printf("# %s\n", q.said);
         printf("# report written to %s\n", o->files.output);
     }
     return rc;

@@ -5,10 +5,23 @@
 #define PB_CMD_REPORT_H
 
 #include "../cli/pb_options.h"
+#include "../../reports/pb_result.h"
 
-/* The report of a results file (rows of run_id only when not NULL), with
- * the calibration and the topology pairs when their paths are not NULL. */
-int pb_report_files(const char *results, const char *calib, const char *pairs,
-                    const char *out, const char *run_id, const char *note, pb_err_t *err);
+/* One page: what it is made of and which run of the results it shows. */
+typedef struct pb_report_req {
+    const char *results, *calib, *pairs; /* calib, pairs: NULL for none */
+    const char *out;
+    /* the rows of this run only; NULL: the newest run's when `newest`,
+     * else every row.  With `newest` (parbench report), a file of several
+     * runs is said to be shown one run at a time, in `said` */
+    const char *run_id;
+    int newest;
+    const char *note; /* a line for the page's head (NULL: none) */
+    char said[PB_RESULT_STR + 160]; /* out: "FILE holds N runs: ..." or "" */
+} pb_report_req_t;
+
+/* The report of a results file, with the calibration and the topology
+ * pairs when their paths are given. */
+int pb_report_files(pb_report_req_t *q, pb_err_t *err);
 
 #endif

@@ -29,6 +29,22 @@ static void temp_file(char *path, const char *text)
 
 /* counts the file's rows and its test rows by reading the text itself
  * (one run per line after the header, the split a field ",test,") */
+/* A file of `head` and one row is refused (PB_EINPUT) with `want` in
+ * the message. */
+static void refused(const char *head, const char *row, const char *want)
+{
+    char text[2048], path[] = "/tmp/pb_against_XXXXXX";
+    snprintf(text, sizeof text, "%s%s", head, row);
+    temp_file(path, text);
+    pb_against_sum_t s;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, want) != NULL);
+    printf("refused: %s\n", err.msg);
+    unlink(path);
+}
+
 static void count_rows(const char *path, int *rows, int *test)
 {
     FILE *f = fopen(path, "r");
@@ -103,18 +119,8 @@ static void bad_rows(void)
         "x,v100,8,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,8,8,1,1,1,1,0,1,0,0,none,0,0,g,"
         "step_s,1,none,s\n",
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char text[2048], path[] = "/tmp/pb_against_XXXXXX";
-        snprintf(text, sizeof text, "%s%s", head, rows[i]);
-        temp_file(path, text);
-        pb_against_sum_t s;
-        pb_err_t err;
-        pb_err_clear(&err);
-        CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
-        CHECK(strstr(err.msg, ":2:") != NULL);
-        printf("refused: %s\n", err.msg);
-        unlink(path);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        refused(head, rows[i], ":2:");
 }
 
 /* the optional dispatcher column: a name it does not know is refused
@@ -186,16 +192,8 @@ static void meta_columns(void)
          "'speed'"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char text[2048], path[] = "/tmp/pb_against_XXXXXX";
-        snprintf(text, sizeof text, "%s%s", head, rows[i][0]);
-        temp_file(path, text);
-        pb_against_sum_t s;
-        pb_err_t err;
-        pb_err_clear(&err);
-        CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
-        CHECK(strstr(err.msg, ":2:") != NULL && strstr(err.msg, rows[i][1]) != NULL);
-        printf("refused: %s\n", err.msg);
-        unlink(path);
+        refused(head, rows[i][0], ":2:");
+        refused(head, rows[i][0], rows[i][1]);
     }
 }
 
@@ -238,18 +236,8 @@ static void counts_and_ranges(void)
          ":2: bad tp '1e300' (a whole number, 1 to 1048576)"},
     };
 #undef PRE
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char text[2048], path[] = "/tmp/pb_against_XXXXXX";
-        snprintf(text, sizeof text, "%s%s", head, rows[i][0]);
-        temp_file(path, text);
-        pb_against_sum_t s;
-        pb_err_t err;
-        pb_err_clear(&err);
-        CHECK(pb_against(path, NULL, &s, &err) == PB_EINPUT);
-        CHECK(strstr(err.msg, rows[i][1]) != NULL);
-        printf("refused: %s\n", err.msg);
-        unlink(path);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        refused(head, rows[i][0], rows[i][1]);
 }
 
 int main(void)

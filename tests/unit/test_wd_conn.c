@@ -43,23 +43,27 @@ static void sleep_ms(int ms)
     }
 }
 
-/* A child's side: connects and says HELLO as `rank`; the socket or -1. */
-static int hello_fd(const pb_wd_addr_t *a, int rank)
+/* Says HELLO as `rank` on a connected socket: fd, or -1 (closed) when
+ * the frame could not be sent. */
+static int say_hello(int fd, int rank)
 {
-    int fd = pb_wd_try_connect(a->ip[0], a->port);
-    if (fd < 0)
-        return -1;
     pb_wd_frame_t f;
     memset(&f, 0, sizeof f);
     f.magic = PB_WD_MAGIC;
     f.type = PB_WD_HELLO;
     f.token = TOKEN;
     f.origin = rank;
-    if (pb_wd_send_all(fd, &f, sizeof f, pb_wd_now_s() + 5.0) != 0) {
+    if (fd >= 0 && pb_wd_send_all(fd, &f, sizeof f, pb_wd_now_s() + 5.0) != 0) {
         close(fd);
         return -1;
     }
     return fd;
+}
+
+/* A child's side: connects and says HELLO as `rank`; the socket or -1. */
+static int hello_fd(const pb_wd_addr_t *a, int rank)
+{
+    return say_hello(pb_wd_try_connect(a->ip[0], a->port), rank);
 }
 
 static uint32_t bound_ip(int fd, uint16_t *port)
@@ -274,17 +278,7 @@ static void *kicking_child(void *p)
         sleep_ms(20);
         k->kicks += pthread_kill(k->target, SIGUSR1) == 0;
     }
-    pb_wd_frame_t f;
-    memset(&f, 0, sizeof f);
-    f.magic = PB_WD_MAGIC;
-    f.type = PB_WD_HELLO;
-    f.token = TOKEN;
-    f.origin = 9;
-    if (fd >= 0 && pb_wd_send_all(fd, &f, sizeof f, pb_wd_now_s() + 5.0) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    k->kid = fd;
+    k->kid = say_hello(fd, 9);
     return NULL;
 }
 
