@@ -36,6 +36,8 @@ const pb_csv_col_t pb_csv_cols[] = {
     PB_CSV_COL(slowest_rank, PB_CSV_INT),
     PB_CSV_COL(flops, PB_CSV_U64),
     PB_CSV_COL(tflops, PB_CSV_DBL),
+    PB_CSV_COL(expect_gbps, PB_CSV_DBL),
+    PB_CSV_COL(verdict, PB_CSV_STR),
 };
 
 _Static_assert(sizeof pb_csv_cols / sizeof pb_csv_cols[0] == PB_CSV_NCOLS,

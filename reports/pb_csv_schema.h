@@ -33,7 +33,7 @@ typedef struct pb_csv_col {
     size_t offset;
 } pb_csv_col_t;
 
-#define PB_CSV_NCOLS 28
+#define PB_CSV_NCOLS 30
 #define PB_CSV_NREQUIRED 24 /* the original schema, up to and including label */
 
 extern const pb_csv_col_t pb_csv_cols[PB_CSV_NCOLS];

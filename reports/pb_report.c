@@ -30,7 +30,14 @@ static const char style[] =
     "th{background:#f0f0f0}td.l,th.l{text-align:left}"
     ".note{color:#555;font-style:italic}.bad{background:#fdd}"
     "svg{max-width:100%;height:auto;display:block}"
-    ".plot{margin:1em 0}";
+    ".plot{margin:1em 0}"
+    /* the validate matrix's colour steps come after .bad so that a slow
+     * cell keeps its step's colour and is marked by its outline instead */
+    ".q4{background:#b7e1a1}.q3{background:#e3f2b5}.q2{background:#fff1a8}"
+    ".q1{background:#fdc58c}.q0{background:#f4827a}"
+    "table.vmatrix td{min-width:2.5em}"
+    "table.vmatrix td.bad{outline:2px solid #a00;outline-offset:-3px;font-weight:bold}"
+    "table.vmatrix td.clr{outline:1px dashed #444;outline-offset:-3px}";
 
 int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
 {
@@ -42,7 +49,9 @@ int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
     pb_sbuf_puts(out, "</style>\n</head>\n<body>\n<h1>parbench report</h1>\n");
     pb_report_meta(in, out);
     pb_report_topology(in, out);
-    int rc = pb_report_bandwidth(in, out, err);
+    int rc = pb_report_validate(in, out, err);
+    if (rc == PB_OK)
+        rc = pb_report_bandwidth(in, out, err);
     if (rc == PB_OK)
         pb_report_patterns(in, out);
     if (rc == PB_OK)

@@ -9,6 +9,9 @@
  *                    model, validate), one plot per collective, one line
  *                    per (pattern, group size, link class[, dtype, mode,
  *                    in-place, redop where those vary])
+ *   link validation  pattern validate (parbench validate: group "pair:A-B",
+ *                    busbw = the pair's GB/s, expect_gbps, verdict): a rank x
+ *                    rank matrix (up to 64 ranks) and the pairs not ok
  *   pattern tables   pattern tp, sp, pp, dp, ep, cp (one table each)
  *   compute table    pattern gemm
  *   step breakdown   pattern step or model: collective = the component
@@ -50,6 +53,8 @@ int pb_report_write(const char *path, const pb_report_in_t *in, pb_err_t *err);
 /* sections, one file each (pb_report_*.c) */
 void pb_report_meta(const pb_report_in_t *in, pb_sbuf_t *out);
 void pb_report_topology(const pb_report_in_t *in, pb_sbuf_t *out);
+/* nothing at all when the rows hold no validate row */
+int pb_report_validate(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err);
 int pb_report_bandwidth(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err);
 void pb_report_patterns(const pb_report_in_t *in, pb_sbuf_t *out);
 int pb_report_step(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err);

@@ -265,7 +265,16 @@ int pb_report_bandwidth(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
             any = 1;
         }
     }
-    if (!any)
+    int validate = 0;
+    for (size_t i = 0; i < in->nrows && !validate; i++)
+        validate = strcmp(in->rows[i].pattern, "validate") == 0;
+    /* validate's pairs are one size between two ranks, no curve: they
+     * have their own section, and a page of them alone is not empty */
+    if (!any && validate)
+        pb_sbuf_puts(out, "<p class=\"note\">No collective rows: the send/recv pairs of "
+                          "<code>parbench validate</code> are under <a href=\"#validate\">"
+                          "Link validation</a>.</p>\n");
+    else if (!any)
         pb_sbuf_puts(out, "<p class=\"note\">No communication rows.</p>\n");
     return rc;
 }

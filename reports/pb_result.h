@@ -49,6 +49,14 @@ typedef struct pb_result {
      * written before these columns existed */
     uint64_t flops;
     double tflops;
+    /* validate rows (pattern "validate"): the bandwidth the pair's link
+     * should reach, GB/s per direction (validate/pb_vexpect.h: the line
+     * rate from the topology, or --expect), 0 where none is known; and the
+     * pair's verdict ("ok", "slow", "cleared", "not judged"; see
+     * doc/topology-and-validate.md).  0 and "" on every other row and in
+     * files written before these columns existed. */
+    double expect_gbps;
+    char verdict[PB_RESULT_STR];
 } pb_result_t;
 
 #endif

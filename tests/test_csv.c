@@ -33,9 +33,9 @@ static const char *const expected_cols[] = {
     "group_size",  "link_class",  "bytes",          "dtype",       "in_place",
     "iters",       "time_us_min", "time_us_median", "time_us_p99", "time_us_max",
     "algbw_gbps",  "busbw_gbps",  "wrong",          "label",       "redop",
-    "slowest_rank", "flops",     "tflops",
+    "slowest_rank", "flops",     "tflops",         "expect_gbps", "verdict",
 };
-#define NCOLS 28
+#define NCOLS 30
 
 /* Comma, double quote, newline, and leading/trailing blanks that only
  * quoting preserves. */
@@ -98,6 +98,8 @@ static void fill_row(pb_result_t *r, int i)
     r->slowest_rank = i == 0 ? -1 : 7;
     r->flops = i == 0 ? 0 : UINT64_C(412316860416); /* 2*4096*3072*16384 */
     r->tflops = i == 0 ? 0.0 : 687.5;
+    r->expect_gbps = i == 0 ? 0.0 : 450.0;
+    snprintf(r->verdict, sizeof r->verdict, "%s", i == 0 ? "" : "slow");
 }
 
 static int same_row(const pb_result_t *a, const pb_result_t *b)
@@ -145,6 +147,8 @@ static int same_row(const pb_result_t *a, const pb_result_t *b)
     SAME_NUM(slowest_rank, "%d");
     SAME_NUM(flops, "%" PRIu64);
     SAME_NUM(tflops, "%.17g");
+    SAME_NUM(expect_gbps, "%.17g");
+    SAME_STR(verdict);
 #undef SAME_STR
 #undef SAME_NUM
     return ok;
@@ -280,7 +284,7 @@ static void test_round_trip(void)
     free(out);
     out = NULL;
 
-    /* libcsv alone: header + 2 rows, 28 fields each, label bytes intact */
+    /* libcsv alone: header + 2 rows, 30 fields each, label bytes intact */
     raw_parse(path, &rs);
     CHECK(rs.nrecords == 3);
     CHECK(rs.bad_counts == 0);
@@ -360,7 +364,7 @@ static void test_refusals(void)
     CHECK(strstr(err.msg, path) != NULL);
     CHECK(strstr(err.msg, "column 3 is 'foo', expected 'host'") != NULL);
 
-    /* the original 24-column schema: appending 28-column rows would be ragged */
+    /* the original 24-column schema: appending 30-column rows would be ragged */
     write_file(path, "run_id,timestamp,host,nodes,world,backend,mode,pattern,collective,"
                      "group,group_size,link_class,bytes,dtype,in_place,iters,time_us_min,"
                      "time_us_median,time_us_p99,time_us_max,algbw_gbps,busbw_gbps,wrong,"
@@ -530,6 +534,8 @@ static void test_compat(void)
         CHECK(rows[0].slowest_rank == -1);       /* absent column: default -1 */
         CHECK(rows[0].flops == 0);               /* absent column: default 0 */
         CHECK(rows[0].tflops == 0.0);            /* absent column: default 0 */
+        CHECK(rows[0].expect_gbps == 0.0);       /* absent column: default 0 */
+        CHECK(rows[0].verdict[0] == '\0');       /* absent column: default "" */
         CHECK(rows[0].wrong == PB_RESULT_WRONG_UNCHECKED); /* empty field */
         CHECK(rows[0].time_us_max == 4.25);
         CHECK(rows[0].bytes == 64);

@@ -43,6 +43,8 @@ int pb_run_finish(const pb_options_t *o, pb_err_t *err)
         return pb_err_set(err, PB_EINPUT, "--fault slow: is an option of parbench validate");
     if (o->run.fault == PB_FAULT_SLOW_RANK && o->cmd != PB_CMD_VALIDATE)
         return pb_err_set(err, PB_EINPUT, "--fault slow-rank: is an option of parbench validate");
+    if (o->run.fault == PB_FAULT_NOISY && o->cmd != PB_CMD_VALIDATE)
+        return pb_err_set(err, PB_EINPUT, "--fault noisy: is an option of parbench validate");
     return PB_OK;
 }
 

@@ -78,20 +78,24 @@ static int set_fault(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
 {
     (void)s, (void)shown;
     pb_run_opts_t *r = &o->run;
-    if (strncmp(v, "slow:", 5) == 0) {
-        /* slow:A-B, two different ranks */
+    int noisy = strncmp(v, "noisy:", 6) == 0;
+    if (noisy || strncmp(v, "slow:", 5) == 0) {
+        /* slow:A-B or noisy:A-B, two different ranks */
+        const char *kind = noisy ? "noisy:" : "slow:", *ab = v + strlen(kind);
         char buf[64];
-        snprintf(buf, sizeof buf, "%s", v + 5);
+        snprintf(buf, sizeof buf, "%s", ab);
         char *dash = strchr(buf, '-');
-        if (dash == NULL || strlen(v + 5) >= sizeof buf)
-            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected slow:A-B", v);
+        if (dash == NULL || strlen(ab) >= sizeof buf)
+            return pb_err_set(err, PB_EINPUT, "bad --fault '%s': expected %sA-B", v, kind);
         *dash = '\0';
-        if (pb_parse_int("--fault slow:", buf, 0, &r->fault_rank, err) ||
-            pb_parse_int("--fault slow:", dash + 1, 0, &r->fault_peer, err))
+        char what[16];
+        snprintf(what, sizeof what, "--fault %s", kind);
+        if (pb_parse_int(what, buf, 0, &r->fault_rank, err) ||
+            pb_parse_int(what, dash + 1, 0, &r->fault_peer, err))
             return err->code;
         if (r->fault_rank == r->fault_peer)
             return pb_err_set(err, PB_EINPUT, "bad --fault '%s': A and B must differ", v);
-        r->fault = PB_FAULT_SLOW;
+        r->fault = noisy ? PB_FAULT_NOISY : PB_FAULT_SLOW;
         return PB_OK;
     }
     if (strncmp(v, "slow-rank:", 10) == 0) {
@@ -108,8 +112,8 @@ static int set_fault(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
     }
     if (strncmp(v, "corrupt:", 8) != 0)
         return pb_err_set(err, PB_EINPUT,
-                          "bad --fault '%s': expected corrupt:RANK, stall:RANK, hang:RANK, slow:A-B or "
-                          "slow-rank:RANK",
+                          "bad --fault '%s': expected corrupt:RANK, stall:RANK, hang:RANK, slow:A-B, "
+                          "slow-rank:RANK or noisy:A-B",
                           v);
     r->fault = PB_FAULT_CORRUPT;
     return pb_parse_int("--fault corrupt:", v + 8, 0, &r->fault_rank, err);
@@ -148,7 +152,9 @@ static const pb_opt_spec_t launch_specs[] = {
      "rank R); slow:A-B (validate) times 21 exchanges of ranks A\n"
      "and B for each one counted (tests the flagging);\n"
      "slow-rank:R (validate) the same for every pair of rank R\n"
-     "(tests naming a slow rank)",
+     "(tests naming a slow rank); noisy:A-B (validate) as slow:A-B\n"
+     "in the rounds only, not when re-measured alone (tests\n"
+     "clearing noise)",
      NULL, NULL},
 };
 const pb_opt_group_t pb_grp_launch = {"running:", launch_specs, PB_NSPECS(launch_specs), NULL};

@@ -22,6 +22,7 @@
 #include "../../core/pb_dtype.h"
 #include "../../util/pb_err.h"
 #include "../../model/pb_gemm_shapes.h"
+#include "../../validate/pb_vexpect.h"
 
 #define PB_VERSION "0.1.0"
 
@@ -63,7 +64,8 @@ typedef enum pb_fault_kind {
     PB_FAULT_STALL,   /* a device stops: the hang detection must see it */
     PB_FAULT_SLOW,    /* one pair slow: validate must flag it */
     PB_FAULT_HANG,    /* a rank stops before a step: the watchdog must name it */
-    PB_FAULT_SLOW_RANK /* every transfer of one rank slow: validate must name the rank */
+    PB_FAULT_SLOW_RANK, /* every transfer of one rank slow: validate must name the rank */
+    PB_FAULT_NOISY    /* one pair slow in validate's rounds only: it must be cleared */
 } pb_fault_kind_t;
 
 /* meas.given: what the user typed, so that a command's defaults never
@@ -241,6 +243,9 @@ typedef struct pb_validate_opts {
     uint64_t bytes;     /* -b: message size */
     int pairs;          /* --pairs: a pb_tourn_pairs_t (validate/pb_tournament.h) */
     double budget_s;    /* --budget: seconds, 0 = none */
+    double min_share;   /* flag pairs below share x their expected GB/s */
+    uint64_t confirm;   /* flagged pairs re-measured alone at most */
+    pb_vexpect_set_t expect; /* --expect CLASS=GB/s */
 } pb_validate_opts_t;
 
 typedef struct pb_step_opts {
@@ -279,6 +284,7 @@ typedef struct pb_files_opts {
     const char *pairs_path;
     double threshold;
     int allow_missing; /* compare --allow-missing: rows on one side only pass */
+    int ignore_noise;  /* compare --ignore-noise: the threshold without the rows' noise */
     const char *run_id; /* report --run ID: the run to show (NULL: the newest) */
     int all_runs;       /* report --all-runs: every run of the file on one page */
 } pb_files_opts_t;

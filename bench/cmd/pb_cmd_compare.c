@@ -1,9 +1,10 @@
 /* parbench compare: two results files, matched row by row, and the
  * regression gate: exit 1 when a matched row's median time grew by more
- * than the threshold, or when a row of either file has no match in the
- * other (unless --allow-missing): a new run that lost most of its rows
- * (a crash, a smaller sweep) has not shown that nothing regressed.  No
- * MPI. */
+ * than the threshold and by more than the two rows' noise (the rule and
+ * its source: reports/pb_compare.h; --ignore-noise: the threshold alone),
+ * or when a row of either file has no match in the other (unless
+ * --allow-missing): a new run that lost most of its rows (a crash, a
+ * smaller sweep) has not shown that nothing regressed.  No MPI. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +23,10 @@ static int compare_cmd(const pb_options_t *o, pb_err_t *err)
     if (rc == PB_OK)
         rc = pb_csv_read(o->files.args[1], &b, &nb, err);
     pb_compare_sum_t sum;
+    pb_compare_rule_t rule = {o->files.threshold, o->files.ignore_noise};
     if (rc == PB_OK)
-        rc = pb_compare_rows(a, na, o->files.args[0], b, nb, o->files.args[1], o->files.threshold, stdout, &sum,
-                             err);
+        rc = pb_compare_rows(a, na, o->files.args[0], b, nb, o->files.args[1], &rule, stdout,
+                             &sum, err);
     free(a);
     free(b);
     if (rc != PB_OK)
@@ -81,6 +83,10 @@ static const pb_opt_spec_t compare_specs[] = {
     {"allow-missing", 0, NULL, pb_opt_flag, PB_OFF(files.allow_missing), 0,
      "rows found in one file only are listed but do not fail\nthe gate", NULL,
      "--allow-missing is an option of parbench compare"},
+    {"ignore-noise", 0, NULL, pb_opt_flag, PB_OFF(files.ignore_noise), 0,
+     "the threshold alone: a row regresses even when its\n"
+     "change is within the noise of the two rows",
+     NULL, "--ignore-noise is an option of parbench compare"},
 };
 static const pb_opt_group_t compare_group = PB_GROUP("", compare_specs, NULL);
 
@@ -96,8 +102,8 @@ static const char *compare_foreign(const pb_opt_spec_t *s, const pb_opt_group_t 
 {
     (void)g;
     return pb_files_foreign(s, "--csv and --json are not options of parbench compare",
-                            "parbench compare takes files, -o, --pairs, --threshold and "
-                            "--allow-missing only");
+                            "parbench compare takes files, -o, --pairs, --threshold, "
+                            "--allow-missing and --ignore-noise only");
 }
 
 const pb_cmd_desc_t pb_cmd_compare = {
@@ -105,13 +111,22 @@ const pb_cmd_desc_t pb_cmd_compare = {
     "base.csv new.csv [--threshold 5%]: the regression gate\n"
     "           (parbench compare --help)",
     "usage: parbench compare BASE.csv NEW.csv [--threshold 5%] [--allow-missing]\n"
+    "                        [--ignore-noise]\n"
     "\n"
     "Matches rows on pattern, collective, group, group size, bytes, dtype,\n"
     "backend and world (and in-place, timing mode and reduction, which tell\n"
     "apart the measurements of one sweep), prints the change of median time\n"
     "and bus bandwidth, lists rows found in only one file, and exits 1 when a\n"
-    "matched row's median time grew by more than the threshold or a row of\n"
-    "either file has no match in the other (--allow-missing lets those pass).\n"
+    "matched row's median time grew by more than the threshold and by more\n"
+    "than the two rows' noise, or a row of either file has no match in the\n"
+    "other (--allow-missing lets those pass).  Past the noise: the 95 %\n"
+    "confidence intervals of the two medians do not overlap (Hoefler & Belli,\n"
+    "SC'15, Rule 7), each estimated from the row's min, median, p99, max and\n"
+    "iterations (the whole min..max range outside latency mode); a change\n"
+    "past the threshold whose intervals overlap is 'within noise' and passes.\n"
+    "A row without spread (min = median = p99 = max) has no noise;\n"
+    "--ignore-noise applies the threshold alone.  The last line counts\n"
+    "matched, missing, regressed, improved and within-noise rows.\n"
     "Runs no MPI.\n",
     {{&compare_group, NULL}, {&pb_grp_help, NULL}},
     "exit codes: 0 no regression and no row missing, 1 a regression or a missing\n"

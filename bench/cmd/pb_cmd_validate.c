@@ -17,12 +17,13 @@
  * command, through the backend's marks (host: the clock; device: events
  * on the group's stream), so that on a GPU the time is the transfer's,
  * not the enqueue's. */
-static int measure_pair(pb_ctx_t *ctx, int peer, void *sbuf, void *rbuf, uint64_t bytes,
-                        int first, double *best, pb_err_t *err)
+int pb_validate_measure(pb_ctx_t *ctx, int peer, void *sbuf, void *rbuf, uint64_t bytes,
+                        int how, double *best, pb_err_t *err)
 {
     pb_group_t *g = ctx->world_group;
     const pb_comm_ops_t *ops = ctx->be.comm;
-    int per = pb_validate_per_count(ctx->opt, ctx->rank, peer);
+    int per = pb_validate_per_count(ctx->opt, ctx->rank, peer, how & PB_VM_ALONE);
+    int first = how & PB_VM_FIRST;
     snprintf(g->doing, sizeof g->doing, "validate: send/recv %" PRIu64 " B, pair %d-%d", bytes,
              ctx->rank < peer ? ctx->rank : peer, ctx->rank < peer ? peer : ctx->rank);
     /* untimed exchanges first: connection setup and the first touch of
@@ -71,7 +72,7 @@ static int prepare(pb_ctx_t *ctx, uint64_t bytes, void **sbuf, void **rbuf, pb_e
  * device), so the rounds are coordinated on the control world, quiet
  * while validate runs (pb_ctl.h); only the timed exchanges and the
  * buffers go through the backend. */
-static void quiet_barrier(pb_ctx_t *ctx, pb_err_t *err)
+void pb_validate_barrier(pb_ctx_t *ctx, pb_err_t *err)
 {
     if (pb_ctl_barrier(ctx->world) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "barrier failed");
@@ -144,8 +145,8 @@ static void run_round(pb_ctx_t *ctx, const pb_tourn_t *t, int round, void *sbuf,
     double mine[PB_VALIDATE_VOTES] = {0};
     for (int v = 0; v < PB_VALIDATE_VOTES; v++) {
         pb_watch_tick(ctx->wd);
-        quiet_barrier(ctx, err);
-        if (peer >= 0 && measure_pair(ctx, peer, sbuf, rbuf, bytes, v == 0, &mine[v], err) != PB_OK)
+        pb_validate_barrier(ctx, err);
+        if (peer >= 0 && pb_validate_measure(ctx, peer, sbuf, rbuf, bytes, v == 0 ? PB_VM_FIRST : 0, &mine[v], err) != PB_OK)
             pb_ctx_abort(ctx, err);
     }
     if (pb_ctl_gather(ctx->world, mine, all, sizeof mine, 0) != PB_OK) {
@@ -188,7 +189,7 @@ static int check_input(const pb_ctx_t *ctx, uint64_t bytes, pb_err_t *err)
 }
 
 /* Every round, while rank 0's budget lasts, with the control world
- * quiet so that resting ranks sleep (quiet_barrier).  Returns the rounds
+ * quiet so that resting ranks sleep (pb_validate_barrier).  Returns the rounds
  * run. */
 static int run_rounds(pb_ctx_t *ctx, const pb_tourn_t *t, int rounds, void *sbuf, void *rbuf,
                       uint64_t bytes, double *all, pb_vjudge_t *j, pb_err_t *err)
@@ -213,57 +214,99 @@ static int run_rounds(pb_ctx_t *ctx, const pb_tourn_t *t, int rounds, void *sbuf
     return done;
 }
 
-/* The whole command: the schedule, every round, rank 0's verdict, and
- * the verdict's exit code on every rank: the buffers, the schedule and
- * the judge live and die together here. */
+/* The message: -b, else large enough that a link's latency is a small
+ * part of a transfer, so that its share of the line rate is the link's:
+ * 256 MiB where the backend moves device memory (0.7 ms at 380 GB/s, a
+ * healthy NVLink 4 pair, against about 10 us of latency), 1 MiB on host
+ * memory, where no line rate is known (doc/topology-and-validate.md). */
+static uint64_t message_bytes(const pb_ctx_t *ctx)
+{
+    uint64_t b = ctx->opt->validate.bytes;
+    if (b != PB_VALIDATE_AUTO_BYTES)
+        return b;
+    return pb_backend_has(&ctx->be, PB_CAP_DEVICE_MEM) ? UINT64_C(256) << 20 : UINT64_C(1) << 20;
+}
+
+typedef struct vrun {
+    int *sizes, *sorted;
+    double *all;
+    void *sbuf, *rbuf;
+    pb_vexpect_rank_t *facts;
+    pb_tourn_t t;
+    pb_vjudge_t j;
+} vrun_t;
+
+/* The schedule, the buffers, the link facts and rank 0's judge: every
+ * rank returns the same code. */
+static int set_up(pb_ctx_t *ctx, vrun_t *v, uint64_t bytes, pb_err_t *err)
+{
+    const pb_nodemap_t *m = &ctx->map;
+    int nn = m->nnodes, pairs = ctx->opt->validate.pairs;
+    v->sizes = calloc((size_t)nn, sizeof *v->sizes);
+    v->sorted = calloc((size_t)nn, sizeof *v->sorted);
+    v->all = ctx->rank == 0 ? calloc((size_t)ctx->size * PB_VALIDATE_VOTES, sizeof *v->all) : NULL;
+    int code = v->sizes && v->sorted && (v->all || ctx->rank != 0)
+                   ? PB_OK
+                   : pb_err_set(err, PB_ERUNTIME, "out of memory for validate's schedule");
+    if (code == PB_OK) {
+        for (int n = 0; n < nn; n++)
+            v->sizes[n] = pb_rankmap_node_size(m, n);
+        pb_tourn_init(&v->t, (pb_tourn_pairs_t)pairs, nn, v->sizes);
+    }
+    if (code == PB_OK && pb_tourn_total(&v->t) == 0)
+        code = pb_err_set(err, PB_EINPUT, "validate --pairs %s: no pair to measure on %d node%s "
+                          "of %d rank%s", pairs == PB_TOURN_LOCAL ? "local" : "rails/leaders",
+                          nn, nn == 1 ? "" : "s", v->sizes[0], v->sizes[0] == 1 ? "" : "s");
+    if (code == PB_OK)
+        code = prepare(ctx, bytes, &v->sbuf, &v->rbuf, err);
+    if (pb_ctx_agree(ctx, code, err) != PB_OK || pb_validate_facts(ctx, &v->facts, err) != PB_OK)
+        return err->code;
+    code = ctx->rank == 0 ? pb_vjudge_init(&v->j, ctx, &v->t, bytes, v->facts, err) : PB_OK;
+    return pb_ctx_agree(ctx, code, err) != PB_OK ? err->code : PB_OK;
+}
+
+static void tear_down(pb_ctx_t *ctx, vrun_t *v)
+{
+    if (v->rbuf)
+        ctx->be.mem->free(&ctx->be, v->rbuf);
+    if (v->sbuf)
+        ctx->be.mem->free(&ctx->be, v->sbuf);
+    if (ctx->rank == 0)
+        pb_vjudge_free(&v->j);
+    free(v->facts);
+    free(v->all);
+    free(v->sizes);
+    free(v->sorted);
+}
+
+/* The whole command: the schedule, every round, the flagged pairs
+ * re-measured, rank 0's verdict, and the verdict's exit code on every
+ * rank. */
 int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
-    uint64_t bytes = o->validate.bytes;
+    uint64_t bytes = message_bytes(ctx);
     int code = check_input(ctx, bytes, err);
     if (code != PB_OK)
         return code;
-    const pb_nodemap_t *m = &ctx->map;
-    int nn = m->nnodes;
-    int *sizes = calloc((size_t)nn, sizeof *sizes), *sorted = calloc((size_t)nn, sizeof *sorted);
-    double *all = ctx->rank == 0 ? calloc((size_t)ctx->size * PB_VALIDATE_VOTES, sizeof *all)
-                                 : NULL;
-    void *sbuf = NULL, *rbuf = NULL;
-    pb_vjudge_t j;
-    memset(&j, 0, sizeof j);
-    pb_tourn_t t;
-    code = sizes && sorted && (all || ctx->rank != 0)
-               ? PB_OK
-               : pb_err_set(err, PB_ERUNTIME, "out of memory for validate's schedule");
-    if (code == PB_OK) {
-        for (int n = 0; n < nn; n++)
-            sizes[n] = pb_rankmap_node_size(m, n);
-        pb_tourn_init(&t, (pb_tourn_pairs_t)o->validate.pairs, nn, sizes);
-        if (ctx->rank == 0)
-            code = pb_vjudge_init(&j, ctx, &t, bytes, err);
-    }
-    if (code == PB_OK && pb_tourn_total(&t) == 0)
-        code = pb_err_set(err, PB_EINPUT, "validate --pairs %s: no pair to measure on %d node%s "
-                          "of %d rank%s", o->validate.pairs == PB_TOURN_LOCAL ? "local" : "rails/leaders",
-                          nn, nn == 1 ? "" : "s", sizes[0], sizes[0] == 1 ? "" : "s");
-    if (code == PB_OK)
-        code = prepare(ctx, bytes, &sbuf, &rbuf, err);
-    if (pb_ctx_agree(ctx, code, err) != PB_OK) {
-        code = err->code;
+    vrun_t v;
+    memset(&v, 0, sizeof v);
+    code = set_up(ctx, &v, bytes, err);
+    if (code != PB_OK)
         goto out;
-    }
-    size_t total = schedule_pairs(&t, sorted), planned = 0;
-    int rounds = rounds_allowed(ctx, &t, &planned), done = 0;
-    done = run_rounds(ctx, &t, rounds, sbuf, rbuf, bytes, all, &j, err);
+    size_t total = schedule_pairs(&v.t, v.sorted), planned = 0;
+    int rounds = rounds_allowed(ctx, &v.t, &planned), done = 0;
+    done = run_rounds(ctx, &v.t, rounds, v.sbuf, v.rbuf, bytes, v.all, &v.j, err);
+    code = pb_validate_confirm(ctx, &v.j, v.sbuf, v.rbuf, bytes, err);
     char stopped[160] = "";
     if (done < rounds)
         snprintf(stopped, sizeof stopped, "--budget %g s spent after %d of %d rounds",
-                 o->validate.budget_s, done, pb_tourn_total(&t));
-    else if (rounds < pb_tourn_total(&t))
+                 o->validate.budget_s, done, pb_tourn_total(&v.t));
+    else if (rounds < pb_tourn_total(&v.t))
         snprintf(stopped, sizeof stopped, "--max-pairs %" PRIu64 " stops after %d of %d rounds",
-                 o->validate.max_pairs, rounds, pb_tourn_total(&t));
-    if (ctx->rank == 0)
-        code = pb_vjudge_report(&j, total, stopped, err);
+                 o->validate.max_pairs, rounds, pb_tourn_total(&v.t));
+    if (ctx->rank == 0 && code == PB_OK)
+        code = pb_vjudge_report(&v.j, total, stopped, err);
     /* rank 0 holds the verdict; every rank exits with its code */
     if (pb_ctl_bcast(ctx->world, &code, sizeof code, 0) != PB_OK) {
         pb_err_set(err, PB_ERUNTIME, "broadcast of the verdict failed");
@@ -272,15 +315,7 @@ int pb_validate_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (ctx->rank != 0 && code != PB_OK)
         pb_err_set(err, code, "validate: see rank 0");
 out:
-    if (rbuf)
-        ctx->be.mem->free(&ctx->be, rbuf);
-    if (sbuf)
-        ctx->be.mem->free(&ctx->be, sbuf);
-    if (ctx->rank == 0)
-        pb_vjudge_free(&j);
-    free(all);
-    free(sizes);
-    free(sorted);
+    tear_down(ctx, &v);
     return code;
 }
 
@@ -301,6 +336,14 @@ static int set_pairs(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
                       "not '%s'", v);
 }
 
+/* --expect CLASS=GB/s[,...]: repeatable, a class given again keeps the last */
+static int set_expect(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                      pb_err_t *err)
+{
+    (void)s, (void)shown;
+    return pb_vexpect_parse(&o->validate.expect, v, err);
+}
+
 static const pb_opt_spec_t validate_specs[] = {
     {"pairs", 0, "P", set_pairs, 0, 0,
      "all (default: intra-node rounds, then cross-node rounds\n"
@@ -315,8 +358,16 @@ static const pb_opt_spec_t validate_specs[] = {
     {"min-ratio", 0, "R", pb_opt_pos, PB_OFF(validate.min_ratio), 0,
      "flag pairs below R x the median of their class in their\nround in most votes (default 0.8)",
      NULL, NULL},
-    {"minbytes", 'b', "S", pb_opt_size, PB_OFF(validate.bytes), 0, "message size (default 1M)", NULL,
-     NULL},
+    {"expect", 0, "CLASS=GB/s", set_expect, 0, 0,
+     "expected GB/s per direction of a link class (NV18, NV,\n"
+     "PIX, NET, CORE, ...; comma-separated or repeated): wins\n"
+     "over the line rate found from the topology", NULL, NULL},
+    {"min-share", 0, "S", pb_opt_pos, PB_OFF(validate.min_share), 0,
+     "flag pairs below S x their expected GB/s in most votes\n(default 0.7)", NULL, NULL},
+    {"confirm", 0, "N", pb_opt_u64, PB_OFF(validate.confirm), 1,
+     "re-measure at most N flagged pairs alone, most suspicious\nfirst (default 64)", NULL, NULL},
+    {"minbytes", 'b', "S", pb_opt_size, PB_OFF(validate.bytes), 0,
+     "message size (default 256M on device memory, 1M on host\nmemory)", NULL, NULL},
 };
 static const pb_opt_group_t validate_group = PB_GROUP("", validate_specs, NULL);
 
@@ -325,7 +376,9 @@ static void validate_defaults(pb_options_t *o)
     pb_run_defaults(o);
     o->validate.max_pairs = 256;
     o->validate.min_ratio = 0.8;
-    o->validate.bytes = UINT64_C(1) << 20;
+    o->validate.min_share = PB_VEXPECT_MIN_SHARE;
+    o->validate.confirm = 64;
+    o->validate.bytes = PB_VALIDATE_AUTO_BYTES;
 }
 
 static int validate_finish(pb_options_t *o, pb_err_t *err)
@@ -333,22 +386,31 @@ static int validate_finish(pb_options_t *o, pb_err_t *err)
     if (o->validate.min_ratio > 1.0)
         return pb_err_set(err, PB_EINPUT, "--min-ratio must be at most 1 (got %g)",
                           o->validate.min_ratio);
+    if (o->validate.min_share > 1.0)
+        return pb_err_set(err, PB_EINPUT, "--min-share must be at most 1 (got %g)",
+                          o->validate.min_share);
     return PB_OK;
 }
 
 const pb_cmd_desc_t pb_cmd_validate = {
-    PB_CMD_VALIDATE, "validate", "send/recv bandwidth of rank pairs, in concurrent rounds, against their class",
+    PB_CMD_VALIDATE, "validate", "send/recv bandwidth of rank pairs, in concurrent rounds, against their class and their link",
     "usage: parbench validate [OPTIONS]\n"
     "\n"
     "Measures send/recv bandwidth of rank pairs in rounds of pairs that run at\n"
     "once: first every node's local pairs (a round-robin of its ranks), then a\n"
     "round-robin of the nodes, rail-aligned (local rank i with local rank i):\n"
-    "N-1 rounds for N nodes.  Each round is timed in 7 votes; a pair below\n"
-    "--min-ratio x the median of the other pairs of its class in its round in\n"
-    "most votes is flagged, and the flags are named as slow ranks (slow with\n"
-    "every partner), NICs, rails (slow on every node pair using it) or pairs.\n"
-    "Exit 1 when any pair is flagged.  --csv appends one row per pair (pattern\n"
-    "validate); --fault slow:A-B slows one pair, slow-rank:R every pair of a\n"
-    "rank (tests the flagging and naming).\n",
+    "N-1 rounds for N nodes.  Each round is timed in 7 votes.  A pair is flagged\n"
+    "when, in most votes, it is below --min-ratio x the median of the other\n"
+    "pairs of its class in its round, or below --min-share x its expected GB/s\n"
+    "(its link's line rate from the topology: NVLinks, PCIe link, NIC; or\n"
+    "--expect CLASS=GB/s).  A flagged pair is re-measured alone, beside a pair\n"
+    "of its class, and only what holds again is called slow; the rest is\n"
+    "cleared as noise.  Slow pairs are named as slow ranks (slow with every\n"
+    "partner), NICs, rails (slow on every node pair using it) or pairs.\n"
+    "Exit 1 when a pair is confirmed slow, 2 when no pair could be judged.\n"
+    "--csv appends one row per pair (pattern validate, with expect_gbps and\n"
+    "verdict); --fault slow:A-B slows one pair, slow-rank:R every pair of a\n"
+    "rank, noisy:A-B one pair in the rounds only (tests the flagging, the\n"
+    "naming and the clearing).\n",
     {{&validate_group, NULL}, {&pb_grp_output, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
     "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0};

@@ -12,12 +12,13 @@
 
 int pb_preflight_faults(const pb_run_opts_t *r, int world, pb_err_t *err)
 {
-    static const char *const kind[] = {"", "corrupt", "stall", "slow", "hang", "slow-rank"};
+    static const char *const kind[] = {"", "corrupt", "stall", "slow", "hang", "slow-rank", "noisy"};
     if (r->fault == PB_FAULT_NONE)
         return PB_OK;
-    if (r->fault == PB_FAULT_SLOW && (r->fault_rank >= world || r->fault_peer >= world))
-        return pb_err_set(err, PB_EINPUT, "--fault slow:%d-%d names a rank outside the %d launched",
-                          r->fault_rank, r->fault_peer, world);
+    if ((r->fault == PB_FAULT_SLOW || r->fault == PB_FAULT_NOISY) &&
+        (r->fault_rank >= world || r->fault_peer >= world))
+        return pb_err_set(err, PB_EINPUT, "--fault %s:%d-%d names a rank outside the %d launched",
+                          kind[r->fault], r->fault_rank, r->fault_peer, world);
     if (r->fault_rank >= world)
         return pb_err_set(err, PB_EINPUT, "--fault %s:%d names a rank outside the %d launched",
                           kind[r->fault], r->fault_rank, world);
