@@ -28,8 +28,9 @@ declare -A allowed=(
     [patterns]="patterns core util"
     [model]="model patterns core util"
     [validate]="validate core util"
+    [tune]="tune core util"
     [reports]="reports core util"
-    [bench]="util core collectives topo patterns model validate reports bench"
+    [bench]="util core collectives topo patterns model validate tune reports bench"
 )
 skip=" tests doc cmake "
 

