@@ -61,6 +61,13 @@ struct pb_comm_ops {
     int (*world)(pb_backend_t *be, pb_group_t **out, pb_err_t *err);
     int (*split)(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err);
     void (*group_free)(pb_group_t *g);
+    /* A communication setting (tune/pb_knob.h) for the groups split after
+     * this call, groups already made keeping theirs: name as the library
+     * spells it, value NULL for the value it had before the first change.
+     * Collective in effect (every rank sets the same before the same
+     * split).  PB_EINPUT with one line when this setting cannot change
+     * in a running process.  NULL: the library has none settable so. */
+    int (*knob)(pb_backend_t *be, const char *name, const char *value, pb_err_t *err);
     /* The group's stream (a cudaStream_t as void *), on which the memory
      * side orders device work; NULL where there is none (host libraries,
      * MPI on device memory): device work then completes on return. */

@@ -75,6 +75,7 @@ static void mpi_finalize(pb_backend_t *be)
     if (st == NULL)
         return;
     pb_mpi_ops_free(st);
+    pb_mpi_knob_fini(st);
     MPI_Comm_free(&st->world);
     free(st->async_groups); /* empty: every group left it when freed */
     free(st);
@@ -243,6 +244,7 @@ const pb_comm_ops_t pb_mpi_comm_ops = {
     .world = mpi_world,
     .split = mpi_split,
     .group_free = mpi_group_free,
+    .knob = pb_mpi_knob,
     .stream = mpi_stream,
     .allreduce = pb_mpi_allreduce,
     .allgather = pb_mpi_allgather,

@@ -13,6 +13,7 @@
  * INT_MAX elements).  1 GiB stays clear of every 2^31-byte limit inside
  * the transports. */
 #define PB_MPI_DEFAULT_CHUNK (UINT64_C(1) << 30)
+#define PB_MPI_KNOBS 16
 
 typedef struct pb_mpi_state {
     MPI_Comm world;
@@ -30,6 +31,13 @@ typedef struct pb_mpi_state {
      * call of this process enters the library. */
     pb_group_t **async_groups;
     int n_async, cap_async;
+    /* MPI_T control variables changed by knob(), with their values
+     * before the first change (pb_mpi_knob.c) */
+    int mpit;
+    struct {
+        int idx, value;
+    } kept[PB_MPI_KNOBS];
+    int nkept;
 } pb_mpi_state_t;
 
 /* What to do once a pending request has completed (fields unused = 0):
@@ -146,5 +154,10 @@ int pb_mpi_reduce(pb_group_t *g, const void *s, void *r, uint64_t count, pb_dtyp
                   pb_redop_t op, int root, pb_err_t *err);
 int pb_mpi_sendrecv(pb_group_t *g, const void *s, int dst, void *r, int src, uint64_t count,
                     pb_dtype_t t, pb_err_t *err);
+
+/* pb_mpi_knob.c: an MPI_T control variable for the groups split after
+ * (the comm ops' knob), and MPI_T's end at finalize */
+int pb_mpi_knob(pb_backend_t *be, const char *name, const char *value, pb_err_t *err);
+void pb_mpi_knob_fini(pb_mpi_state_t *st);
 
 #endif

@@ -16,6 +16,10 @@
  * 6. p2p_batch on a ring, tags keeping the two directions apart when
  *    next == previous (2 ranks), chunked and not, blocking and async.
  * 7. busy() lasts at least what it was asked.
+ * 8. knob(): an Open MPI control variable written through MPI_T reads
+ *    back, a group split after it works, NULL restores the launch's
+ *    value, and what cannot change in a running process is refused with
+ *    the launch setting that would.
  * The backend is opened as a run opens it (pb_backend_open): the mpi
  * communication side with the host memory side, whose busy() drives the
  * MPI side's progress(). */
@@ -56,6 +60,49 @@ static void test_split(pb_backend_t *be, pb_group_t *world)
     CHECK((world_rank == 0) == (none == NULL));
     be->comm->group_free(none);
     be->comm->group_free(g);
+}
+
+/* The value of an integer MPI_T control variable, -1 when unreadable. */
+static int cvar_int(const char *name)
+{
+    int idx = -1, count = 0, v = -1, provided = 0;
+    MPI_T_cvar_handle h;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+        MPI_T_cvar_read(h, &v);
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
+    return v;
+}
+
+static void test_knob(pb_backend_t *be, pb_group_t *world)
+{
+    const char *alg = "coll_tuned_allreduce_algorithm";
+    pb_err_t err;
+    pb_err_clear(&err);
+    int before = cvar_int(alg);
+    CHECK(be->comm->knob != NULL);
+    CHECK(be->comm->knob(be, alg, "4", &err) == PB_OK); /* ring */
+    CHECK(cvar_int(alg) == 4);
+    pb_group_t *g = NULL;
+    CHECK(be->comm->split(world, 0, world_rank, &g, &err) == PB_OK && g != NULL);
+    double mine = (double)world_rank, sum = 0.0;
+    CHECK(be->comm->allreduce(g, &mine, &sum, 1, PB_F64, PB_SUM, &err) == PB_OK);
+    CHECK(sum == (double)world_size * (world_size - 1) / 2.0); /* 0 + 1 + ... + (n-1) */
+    be->comm->group_free(g);
+    CHECK(be->comm->knob(be, alg, NULL, &err) == PB_OK);
+    CHECK(cvar_int(alg) == before);
+    CHECK(be->comm->knob(be, "coll_tuned_use_dynamic_rules", "1", &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "cannot change in a running process: set "
+                          "OMPI_MCA_coll_tuned_use_dynamic_rules at launch") != NULL);
+    pb_err_clear(&err);
+    CHECK(be->comm->knob(be, "no_such_variable", "1", &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "this MPI has no control variable no_such_variable") != NULL);
+    pb_err_clear(&err);
+    CHECK(be->comm->knob(be, alg, "ring", &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "takes an integer, not 'ring'") != NULL);
 }
 
 static int sweep(pb_group_t *g, pb_dtype_t t, pb_redop_t red, uint64_t elems_per_block)
@@ -132,8 +179,10 @@ static void test_collectives(uint64_t chunk, int async, const char *what)
     CHECK(total == 0);
     if (world_rank == 0)
         printf("%s: every collective, dtype and reduction verified\n", what);
-    if (what[0] == 'c' && !async)
+    if (what[0] == 'c' && !async) {
         test_split(&be, g);
+        test_knob(&be, g);
+    }
     be.comm->group_free(g);
     pb_backend_close(&be);
 }
