@@ -122,24 +122,32 @@ int pb_outlier_judge(const double *bw, size_t pairs, size_t rounds, const int *c
         double *v = ratio + i * rounds;
         size_t k = 0;
         for (size_t r = 0; r < rounds && o->peers > 0; r++)
-            if (!isnan(v[r])) {
-                v[k] = v[r];
-                o->slow_rounds += v[k] < min_ratio;
-                k++;
-            }
+            if (!isnan(v[r]))
+                v[k++] = v[r];
         o->rounds = (int)k;
-        if (k == 0)
-            continue;
-        pb_stats_sort(v, k);
-        /* the upper median: with s rounds below min_ratio, sorted v[0 ..
-         * s-1] are the low ones, so v[k/2] < min_ratio exactly when s >
-         * k/2, a strict majority */
-        o->ratio = v[k / 2];
-        o->flagged = 2 * o->slow_rounds > o->rounds;
+        if (k > 0)
+            o->flagged = pb_outlier_majority_below(v, k, min_ratio, &o->ratio, &o->slow_rounds);
     }
     free(order);
     free(sorted);
     free(ratio);
     free(peers);
     return PB_OK;
+}
+
+int pb_outlier_majority_below(double *v, size_t k, double min, double *upper_median, int *below)
+{
+    int n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += v[i] < min;
+    *below = n;
+    if (k == 0) {
+        *upper_median = NAN;
+        return 0;
+    }
+    /* with n values below min, sorted v[0 .. n-1] are the low ones, so
+     * v[k/2] < min exactly when n > k/2, a strict majority */
+    pb_stats_sort(v, k);
+    *upper_median = v[k / 2];
+    return (size_t)n > k / 2;
 }

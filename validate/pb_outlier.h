@@ -56,6 +56,15 @@ typedef struct pb_outlier {
 int pb_outlier_judge(const double *bw, size_t pairs, size_t rounds, const int *cls,
                      double min_ratio, pb_outlier_t *out, pb_err_t *err);
 
+/* The majority rule of every verdict of validate (this file's rounds,
+ * the share of an expectation, the re-measurement alone): of k values,
+ * how many are below `min`, and the upper median (element k/2 of the
+ * sorted values), which is below `min` exactly when a strict majority is.
+ * Returns that verdict (1: below); NAN as the median for k = 0.  v is
+ * sorted in place. */
+int pb_outlier_majority_below(double *v, size_t k, double min, double *upper_median,
+                              int *below);
+
 /* Median of n values (the mean of the two middle ones when n is even:
  * util/pb_stats.h's type-7 quantile at 0.5), sorting v in place; 0 for
  * n = 0. */

@@ -133,24 +133,3 @@ void pb_vexpect_pair(const pb_vexpect_set_t *user, pb_link_t l, const pb_vexpect
         return;
     }
 }
-
-static int cmp_dbl(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-int pb_vexpect_majority_below(double *v, size_t k, double min, double *upper_median, int *below)
-{
-    int n = 0;
-    for (size_t i = 0; i < k; i++)
-        n += v[i] < min;
-    *below = n;
-    if (k == 0) {
-        *upper_median = NAN;
-        return 0;
-    }
-    qsort(v, k, sizeof *v, cmp_dbl);
-    *upper_median = v[k / 2];
-    return (size_t)n > k / 2;
-}

@@ -84,11 +84,4 @@ void pb_vexpect_pair(const pb_vexpect_set_t *user, pb_link_t l, const pb_vexpect
                      const pb_vexpect_rank_t *b, int share_a, int share_b, int device,
                      pb_vexpect_t *out);
 
-/* The majority rule shared by every verdict of validate: of k values,
- * how many are below `min`, and the upper median (element k/2 of the
- * sorted values), which is below `min` exactly when a strict majority
- * is.  Returns that verdict (1 below).  v is sorted in place. */
-int pb_vexpect_majority_below(double *v, size_t k, double min, double *upper_median,
-                              int *below);
-
 #endif

@@ -77,7 +77,7 @@ static void judge_alone(pb_vjudge_t *j, pb_vpair_t *p, const double *all)
         votes_gbps(j, all, 1, p->ref_a, p->ref_b, ref);
         for (int k = 0; k < PB_VALIDATE_VOTES; k++)
             v[k] = ref[k] > 0.0 ? bw[k] / ref[k] : 1.0; /* no reference time: no vote against */
-        rel = pb_vexpect_majority_below(v, PB_VALIDATE_VOTES, o->min_ratio, &p->alone_ratio, &below);
+        rel = pb_outlier_majority_below(v, PB_VALIDATE_VOTES, o->min_ratio, &p->alone_ratio, &below);
         p->alone_ref_gbps = pb_outlier_median(ref, PB_VALIDATE_VOTES);
     }
     pb_vexpect_t alone;
@@ -85,7 +85,7 @@ static void judge_alone(pb_vjudge_t *j, pb_vpair_t *p, const double *all)
     if ((p->flags & PB_VFLAG_ABS) && alone.gbps > 0.0) {
         for (int k = 0; k < PB_VALIDATE_VOTES; k++)
             v[k] = bw[k] / alone.gbps;
-        abs_ = pb_vexpect_majority_below(v, PB_VALIDATE_VOTES, o->min_share, &p->alone_share, &below);
+        abs_ = pb_outlier_majority_below(v, PB_VALIDATE_VOTES, o->min_share, &p->alone_share, &below);
     }
     if (rel || abs_)
         p->state = PB_VS_SLOW;

@@ -121,7 +121,6 @@ int pb_vjudge_settle(pb_vjudge_t *j, pb_vpair_t *p, pb_err_t *err)
     for (size_t i = 0; code == PB_OK && i < j->nkept; i++)
         if (j->kept[i].a == p->a && j->kept[i].b == p->b && j->kept[i].round == p->round)
             j->kept[i] = *p;
-    j->slow += p->state == PB_VS_SLOW;
     j->cleared += p->state == PB_VS_CLEARED;
     j->unconfirmed += p->state == PB_VS_UNCONFIRMED;
     if (code == PB_OK && (j->ctx->csv || j->ctx->json))
@@ -185,7 +184,7 @@ static void pair_stats(pb_vjudge_t *j, pb_vpair_t *p, size_t i, size_t n, const 
     if (p->expect.gbps > 0.0) {
         for (int v = 0; v < PB_VALIDATE_VOTES; v++)
             tmp[v] = bw[(size_t)v * n + i] / p->expect.gbps;
-        if (pb_vexpect_majority_below(tmp, PB_VALIDATE_VOTES, j->ctx->opt->validate.min_share,
+        if (pb_outlier_majority_below(tmp, PB_VALIDATE_VOTES, j->ctx->opt->validate.min_share,
                                       &p->share, &p->share_slow))
             p->flags |= PB_VFLAG_ABS;
     }

@@ -97,7 +97,7 @@ typedef struct pb_vjudge {
     size_t measured;    /* pairs measured */
     size_t judged;      /* of those, judged one way or the other */
     size_t flagged;     /* flagged in their rounds */
-    size_t slow, cleared, unconfirmed;
+    size_t cleared, unconfirmed; /* the slow ones: at.nflagged (settled flagged = slow) */
     int rounds_done;
 } pb_vjudge_t;
 

@@ -119,7 +119,7 @@ static void verdict(const pb_vjudge_t *j, char *buf, size_t len, int print)
     /* Every judged pair slow: only expectations can do that (a class's
      * median cannot be below itself), and then no rank, rail or NIC is
      * to blame more than another: the cause is one they all share. */
-    if (j->slow == j->judged && j->judged > 1) {
+    if (j->at.nflagged == j->judged && j->judged > 1) {
         add(buf, len, &used, "every judged pair, below its expected GB/s together: a cause they "
             "share (firmware, driver, fabric settings, or an expectation that is wrong)");
         if (print)
@@ -194,9 +194,9 @@ static int verdict_of(const pb_vjudge_t *j, int print, pb_err_t *err)
     if (print && j->flagged > 0)
         printf("# %zu flagged pair%s re-measured alone: %zu confirmed slow, %zu cleared (fast "
                "alone: load or contention in its round)%s\n", j->flagged,
-               j->flagged == 1 ? "" : "s", j->slow, j->cleared,
+               j->flagged == 1 ? "" : "s", j->at.nflagged, j->cleared,
                j->unconfirmed ? ", the rest not re-measured (--confirm)" : "");
-    if (j->slow == 0) {
+    if (j->at.nflagged == 0) {
         if (print)
             printf("# every judged pair within %.2f of its class median and %.2f of its "
                    "expected GB/s, or cleared alone\n", o->min_ratio, o->min_share);
@@ -204,7 +204,7 @@ static int verdict_of(const pb_vjudge_t *j, int print, pb_err_t *err)
     }
     char list[640];
     snprintf(list, sizeof list, "validate: %zu of %zu pairs slow, confirmed alone (below %.2f x "
-             "their class median or %.2f x their expected GB/s): ", j->slow, j->measured,
+             "their class median or %.2f x their expected GB/s): ", j->at.nflagged, j->measured,
              o->min_ratio, o->min_share);
     verdict(j, list, sizeof list, print);
     return pb_err_set(err, PB_EVERIFY, "%s", list);

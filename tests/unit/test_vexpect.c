@@ -4,6 +4,7 @@
  *   900 GB/s is both directions); NV18 on B200: 18 x 50 = 900;
  *   NET on two 400 Gb/s NICs (50 GB/s) shared by 2 and 4 ranks: the
  *   slower end, 50 / 4 = 12.5 GB/s. */
+#include "validate/pb_outlier.h"
 #include "validate/pb_vexpect.h"
 
 #include <math.h>
@@ -83,16 +84,16 @@ static void test_majority(void)
     double four_bad[7] = {0.5, 0.9, 0.5, 0.9, 0.5, 0.9, 0.5};
     double med;
     int below;
-    CHECK(pb_vexpect_majority_below(all_low, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 1);
+    CHECK(pb_outlier_majority_below(all_low, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 1);
     CHECK(below == 7 && med == 0.6);
-    CHECK(pb_vexpect_majority_below(healthy, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 0);
+    CHECK(pb_outlier_majority_below(healthy, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 0);
     CHECK(below == 0 && med == 0.84);
-    CHECK(pb_vexpect_majority_below(one_bad, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 0);
+    CHECK(pb_outlier_majority_below(one_bad, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 0);
     CHECK(below == 1);
     /* 4 of 7 below: sorted 0.5 0.5 0.5 0.5 0.9 0.9 0.9, element 3 = 0.5 */
-    CHECK(pb_vexpect_majority_below(four_bad, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 1);
+    CHECK(pb_outlier_majority_below(four_bad, 7, PB_VEXPECT_MIN_SHARE, &med, &below) == 1);
     CHECK(below == 4 && med == 0.5);
-    CHECK(pb_vexpect_majority_below(four_bad, 0, 0.75, &med, &below) == 0 && isnan(med));
+    CHECK(pb_outlier_majority_below(four_bad, 0, 0.75, &med, &below) == 0 && isnan(med));
 }
 
 int main(void)
