@@ -47,6 +47,8 @@ int main(int argc, char **argv)
             if (code == PB_OK && pb_preflight(&opt, np, 0, &err) != PB_OK)
                 return pb_app_refuse(err.code, err.msg); /* before mpirun: one line */
             if (code == PB_OK)
+                code = pb_launch_setenv(c->launch_env, &err);
+            if (code == PB_OK)
                 code = pb_launch_exec(argc, argv, np, &err);
             if (code != PB_OK && err.msg[0])
                 fprintf(stderr, "parbench: %s\n", err.msg);

@@ -211,11 +211,10 @@ static int nccl_world(pb_backend_t *be, pb_group_t **out, pb_err_t *err)
 static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, pb_err_t *err)
 {
     ncclComm_t comm = NULL;
-    const pb_nccl_lib_t *lib = pb_nccl_lib_of(parent);
-    PB_NCCL_OK(lib,
-               lib->CommSplit(pb_nccl_grp(parent)->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color,
-                              key, &comm, NULL),
-               "ncclCommSplit");
+    int code = pb_nccl_split_comm(pb_nccl_state_of(parent), pb_nccl_grp(parent)->comm,
+                                  color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm, err);
+    if (code != PB_OK)
+        return code;
     if (comm == NULL) {
         *out = NULL;
         return PB_OK;
@@ -300,6 +299,7 @@ const pb_comm_ops_t pb_nccl_comm_ops = {
     .world = nccl_world,
     .split = nccl_split,
     .group_free = group_destroy,
+    .knob = pb_nccl_knob,
     .stream = c_stream,
     .allreduce = pb_nccl_allreduce,
     .allgather = pb_nccl_allgather,

@@ -21,6 +21,11 @@ typedef struct pb_nccl_state {
      * through it, none is linked */
     pb_nccl_lib_t lib;
     double timeout_s;
+    /* knob(): the settings of the communicators split next
+     * (pb_nccl_knob.c); "" and 0: the library's own */
+    char algo[64];  /* NCCL_ALGO */
+    char proto[32]; /* NCCL_PROTO */
+    int min_ctas, max_ctas; /* ncclConfig_t: NCCL_MIN/MAX_NCHANNELS */
 } pb_nccl_state_t;
 
 typedef struct pb_nccl_group {
@@ -51,6 +56,12 @@ static inline const pb_nccl_lib_t *pb_nccl_lib_of(const pb_group_t *g)
 {
     return &pb_nccl_state_of(g)->lib;
 }
+
+/* pb_nccl_knob.c: the comm ops' knob, and ncclCommSplit under the
+ * settings it holds */
+int pb_nccl_knob(pb_backend_t *be, const char *name, const char *value, pb_err_t *err);
+int pb_nccl_split_comm(pb_nccl_state_t *st, ncclComm_t parent, int color, int key,
+                       ncclComm_t *out, pb_err_t *err);
 
 /* pb_nccl_backend.c: PB_ERUNTIME naming the failed call and the
  * library's reason. */

@@ -90,3 +90,41 @@ void pb_tcand_format(const pb_tcand_t *c, int label, char *buf, size_t len)
         used = w > 0 && used + (size_t)w < len ? used + (size_t)w : len - 1;
     }
 }
+
+double pb_tcell_ratio(const pb_tcell_t *c)
+{
+    return c->state == PB_TCELL_DONE && c->v.v != PB_TV_SAME ? c->v.ratio : 1.0;
+}
+
+double pb_tplan_score(const pb_tcell_t *row, const double *weight, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    int faster = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (row[i].state == PB_TCELL_WRONG)
+            return 0.0; /* a setting that breaks results is never chosen */
+        faster |= row[i].state == PB_TCELL_DONE && row[i].v.v == PB_TV_FASTER;
+        num += weight[i] * pb_tcell_ratio(&row[i]);
+        den += weight[i];
+    }
+    double s = den > 0.0 ? num / den : 1.0;
+    return faster && s < 1.0 ? s : 0.0;
+}
+
+size_t pb_tplan_choose(pb_knob_lib_t lib, const pb_tcand_t *cands, const double *score,
+                       size_t n, size_t *chosen)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (score[i] <= 0.0)
+            continue;
+        size_t j = 0; /* the chosen one it competes with, if any */
+        while (j < k && lib != PB_KNOB_NCCL && cands[chosen[j]].set[0].knob != cands[i].set[0].knob)
+            j++;
+        if (j == k)
+            chosen[k++] = i;
+        else if (score[i] < score[chosen[j]])
+            chosen[j] = i;
+    }
+    return k;
+}

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "pb_knob.h"
+#include "pb_tverdict.h"
 
 #define PB_TCAND_SET 4 /* knobs set together at most */
 
@@ -60,6 +61,40 @@ int pb_tplan_fits(double budget, double spent, double est);
  * need no combined measurement) are set together.  Returns 1 with the
  * candidate in out when at least two knobs combine, else 0. */
 int pb_tplan_combo(const pb_tcand_t *singles, size_t n, const double *score, pb_tcand_t *out);
+
+/* A candidate on one of the job's cases. */
+typedef enum pb_tcell_state {
+    PB_TCELL_NONE,    /* the candidate cannot change this case's collective */
+    PB_TCELL_SKIPPED, /* not measured: the budget, or the candidate failed */
+    PB_TCELL_DONE,    /* measured: v holds the verdict */
+    PB_TCELL_WRONG    /* measured, and its results failed verification */
+} pb_tcell_state_t;
+
+typedef struct pb_tcell {
+    pb_tcell_state_t state;
+    pb_tverdict_t v;
+} pb_tcell_t;
+
+/* The ratio a candidate brings to a case: its measured median where it
+ * was judged faster or slower, 1 where the pairs saw no change or it was
+ * not measured (what is not known to change is taken as unchanged). */
+double pb_tcell_ratio(const pb_tcell_t *c);
+
+/* A candidate's score over the job: sum(weight x ratio) / sum(weight)
+ * over all n cases (weight: the default's time x count per step), where
+ * it was judged faster in at least one case and the sum comes below 1;
+ * else 0 (never chosen).  A candidate whose results were wrong anywhere
+ * scores 0. */
+double pb_tplan_score(const pb_tcell_t *row, const double *weight, size_t n);
+
+/* The job's setting from the candidates' scores (0: not a winner): for
+ * Open MPI, per knob the value of lowest score (each knob drives its own
+ * collective, so the winners add up); for NCCL, whose knobs act together
+ * on one communicator, the one candidate (single or combined) of lowest
+ * score.  Writes candidate indices to chosen (room for n); returns how
+ * many. */
+size_t pb_tplan_choose(pb_knob_lib_t lib, const pb_tcand_t *cands, const double *score,
+                       size_t n, size_t *chosen);
 
 /* A candidate as text: "NCCL_ALGO=Ring NCCL_PROTO=Simple" ("default" for
  * none); with labels ("ring" for 4) where label is set. */

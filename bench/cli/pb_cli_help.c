@@ -214,25 +214,32 @@ static void comp_words(FILE *f, const char *w)
 static void comp_value(FILE *f, const pb_opt_spec_t *s)
 {
     const char *first = NULL;
-    int differ = 0;
+    int differ = 0, plain = 0;
     for (size_t i = 0; i < pb_ncommands; i++) {
         const pb_cmd_desc_t *c = pb_commands[i];
         for (int k = 0; k < PB_CMD_SECTIONS && c->sections[k].group; k++) {
             const pb_opt_group_t *g = c->sections[k].group;
-            for (size_t j = 0; j < g->n; j++)
-                if (strcmp(g->specs[j].lng, s->lng) == 0 && g->specs[j].words) {
-                    if (first && strcmp(first, g->specs[j].words) != 0)
-                        differ = 1;
-                    if (!first)
-                        first = g->specs[j].words;
+            for (size_t j = 0; j < g->n; j++) {
+                if (strcmp(g->specs[j].lng, s->lng) != 0)
+                    continue;
+                /* a command whose option of this name takes a plain value
+                 * (tune --pairs N beside validate --pairs MODE) gets none */
+                if (!g->specs[j].words) {
+                    plain = 1;
+                    continue;
                 }
+                if (first && strcmp(first, g->specs[j].words) != 0)
+                    differ = 1;
+                if (!first)
+                    first = g->specs[j].words;
+            }
         }
     }
     if (s->shrt)
         fprintf(f, "        -%c|--%s)\n", s->shrt, s->lng);
     else
         fprintf(f, "        --%s)\n", s->lng);
-    if (!differ) {
+    if (!differ && !plain) {
         fputs("            ", f);
         comp_words(f, first);
         return;
@@ -243,9 +250,12 @@ static void comp_value(FILE *f, const pb_opt_spec_t *s)
         for (int k = 0; k < PB_CMD_SECTIONS && c->sections[k].group; k++) {
             const pb_opt_group_t *g = c->sections[k].group;
             for (size_t j = 0; j < g->n; j++)
-                if (c->name[0] && strcmp(g->specs[j].lng, s->lng) == 0 && g->specs[j].words) {
+                if (c->name[0] && strcmp(g->specs[j].lng, s->lng) == 0) {
                     fprintf(f, "                %s) ", c->name);
-                    comp_words(f, g->specs[j].words);
+                    if (g->specs[j].words)
+                        comp_words(f, g->specs[j].words);
+                    else
+                        fputs("return ;;\n", f);
                 }
         }
     }

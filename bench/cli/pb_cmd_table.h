@@ -72,6 +72,10 @@ typedef struct pb_cmd_desc {
     int (*run_alone)(const pb_options_t *o, int rank0, pb_err_t *err);
     int (*run_ranks)(struct pb_ctx *ctx, pb_err_t *err);
     int never_launches; /* started from a shell, runs as one process */
+    /* NAME=VALUE the ranks need from their launch, set for the mpirun
+     * parbench starts itself unless the environment already names NAME
+     * (NULL: none); under someone else's launcher the command checks it */
+    const char *launch_env;
 } pb_cmd_desc_t;
 
 /* The commands, in the order --help lists them (cmd/pb_cmd_registry.c). */

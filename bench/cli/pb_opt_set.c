@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/pb_duration.h"
 #include "../../util/pb_num.h"
 #include "../../util/pb_size.h"
 
@@ -148,6 +149,19 @@ int pb_opt_percent(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const
     if (pb_parse_double(shown, v, 1, d, err) != PB_OK)
         return err->code;
     *d /= 100.0;
+    return PB_OK;
+}
+
+/* a time: "90", "90s", "2m", "1.5h", "250ms" (util/pb_duration.h), in seconds */
+int pb_opt_duration(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err)
+{
+    int rc = pb_duration(v, PB_FIELD(o, s, double));
+    if (rc == PB_DURATION_BAD)
+        return pb_err_set(err, PB_EINPUT, "%s takes a time such as 90s, 2m or 1.5h, not '%s'",
+                          shown, v);
+    if (rc == PB_DURATION_NOT_POS)
+        return pb_err_set(err, PB_EINPUT, "%s must be a time above 0, not '%s'", shown, v);
     return PB_OK;
 }
 

@@ -32,6 +32,9 @@ int pb_opt_percent(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const
                    pb_err_t *err);
 int pb_opt_size(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
                 pb_err_t *err);
+/* seconds from "90s", "2m", "1.5h" (util/pb_duration.h) */
+int pb_opt_duration(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                    pb_err_t *err);
 
 int pb_parse_u64(const char *name, const char *v, uint64_t lo, uint64_t *out, pb_err_t *err);
 int pb_parse_int(const char *name, const char *v, int lo, int *out, pb_err_t *err);

@@ -41,6 +41,7 @@ typedef enum pb_command {
     PB_CMD_REPORT,  /* results.csv [calib.csv] -> report.html; no MPI */
     PB_CMD_COMPARE, /* base.csv new.csv: the regression gate; no MPI */
     PB_CMD_IMPORT,  /* nccl-tests/OSU/IMB logs -> result rows; no MPI */
+    PB_CMD_TUNE,    /* the communication settings fastest for a job's messages */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -275,6 +276,17 @@ typedef struct pb_import_cmd_opts {
     double fit_tol;
 } pb_import_cmd_opts_t;
 
+/* tune: the budget, the pairs per case, the knobs searched, the files
+ * written (strings point into argv) */
+typedef struct pb_tune_opts {
+    double budget_s;    /* --budget: seconds, 0 = none */
+    uint64_t pairs;     /* --pairs: default/candidate pairs per case */
+    const char *knobs;  /* --knobs: comma-separated names (NULL: every one that applies) */
+    const char *env_path; /* --env: the env file (default tune.env) */
+    const char *csv_path; /* --tune-csv: every candidate (default tune.csv) */
+    int list;           /* --list-knobs: print the table, run nothing */
+} pb_tune_opts_t;
+
 /* report and compare: positional files (point into argv), -o, the
  * topology pairs CSV, the regression threshold (a fraction) */
 typedef struct pb_files_opts {
@@ -307,6 +319,7 @@ typedef struct pb_options {
     pb_calibrate_opts_t calibrate;
     pb_files_opts_t files;
     pb_import_cmd_opts_t import;
+    pb_tune_opts_t tune;
     int top; /* plan: layouts printed */
 } pb_options_t;
 

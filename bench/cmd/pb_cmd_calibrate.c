@@ -152,4 +152,4 @@ const pb_cmd_desc_t pb_cmd_calibrate = {
     "Runs no MPI.\n",
     {{&calibrate_group, NULL}, {&pb_grp_help, NULL}},
     "", PB_MAX_INPUTS, calibrate_defaults, calibrate_finish, pb_pure_foreign, calibrate_alone,
-    NULL, 0};
+    NULL, 0, NULL};

@@ -461,4 +461,4 @@ const pb_cmd_desc_t pb_cmd_coll = {
     "for allreduce, broadcast, reduce and sendrecv; the gathered output for\n"
     "allgather; the full input for reducescatter; one rank's send buffer for\n"
     "alltoall(v).  Range sizes are rounded down to what the collective needs.\n",
-    0, coll_defaults, pb_meas_finish, NULL, NULL, pb_coll_cmd, 0};
+    0, coll_defaults, pb_meas_finish, NULL, NULL, pb_coll_cmd, 0, NULL};

@@ -131,4 +131,4 @@ const pb_cmd_desc_t pb_cmd_compare = {
     {{&compare_group, NULL}, {&pb_grp_help, NULL}},
     "exit codes: 0 no regression and no row missing, 1 a regression or a missing\n"
     "row, 2 bad input (a malformed file: file and line named)\n",
-    2, pb_files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0};
+    2, pb_files_defaults, compare_finish, compare_foreign, compare_alone, NULL, 0, NULL};

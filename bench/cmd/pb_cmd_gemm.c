@@ -322,4 +322,4 @@ const pb_cmd_desc_t pb_cmd_gemm = {
     "Runs as one process on the first visible GPU (CUDA_VISIBLE_DEVICES applies);\n"
     "it never launches mpirun itself.  Under mpirun or srun, every rank times its\n"
     "own GPU (local rank -> device) and each row reports the slowest rank.\n",
-    0, gemm_defaults, gemm_finish, gemm_foreign, NULL, pb_gemm_cmd, 1};
+    0, gemm_defaults, gemm_finish, gemm_foreign, NULL, pb_gemm_cmd, 1, NULL};

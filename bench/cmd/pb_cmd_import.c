@@ -155,4 +155,4 @@ const pb_cmd_desc_t pb_cmd_import = {
     "whose banner was cut is known by its table header; a line is never cut\n"
     "(over 1 MiB: an error naming file:line).  Runs no MPI.\n",
     {{&import_group, NULL}, {&pb_grp_help, NULL}},
-    "", PB_MAX_INPUTS, import_defaults, import_finish, pb_pure_foreign, import_alone, NULL, 1};
+    "", PB_MAX_INPUTS, import_defaults, import_finish, pb_pure_foreign, import_alone, NULL, 1, NULL};

@@ -397,4 +397,4 @@ const pb_cmd_desc_t pb_cmd_main = {
      {&pb_grp_help, "help"}},
     "Every command has its own --help.\n"
     "exit codes: 0 ok, 1 verification failure, 2 bad input, 3 runtime failure\n",
-    0, main_defaults, main_finish, NULL, main_alone, main_ranks, 0};
+    0, main_defaults, main_finish, NULL, main_alone, main_ranks, 0, NULL};

@@ -294,4 +294,4 @@ const pb_cmd_desc_t pb_cmd_model = {
      {&pb_grp_layout, NULL},
      {&pb_grp_train, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, pb_model_cmd_defaults, model_finish, pb_pure_foreign, model_alone, NULL, 0};
+    "", 0, pb_model_cmd_defaults, model_finish, pb_pure_foreign, model_alone, NULL, 0, NULL};

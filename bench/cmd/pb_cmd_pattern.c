@@ -50,37 +50,12 @@ static int same_shape(const pb_pat_op_t *a, const pb_pat_op_t *b)
            a->dtype == b->dtype && a->p2p == b->p2p && a->imbalance == b->imbalance;
 }
 
-static void p2p_peers(pb_p2p_t d, int me, int n, int *to, int *from)
-{
-    switch (d) {
-    case PB_P2P_NEXT:
-        *to = me + 1 < n ? me + 1 : -1;
-        *from = me > 0 ? me - 1 : -1;
-        return;
-    case PB_P2P_PREV:
-        *to = me > 0 ? me - 1 : -1;
-        *from = me + 1 < n ? me + 1 : -1;
-        return;
-    case PB_P2P_RING_NEXT:
-        *to = (me + 1) % n;
-        *from = (me + n - 1) % n;
-        return;
-    case PB_P2P_RING_PREV:
-        *to = (me + n - 1) % n;
-        *from = (me + 1) % n;
-        return;
-    case PB_P2P_NONE:
-        break;
-    }
-    *to = *from = -1;
-}
-
 static void map_op(const pb_pat_op_t *r, const pb_group_t *g, meas_t *m)
 {
     m->rounded = pb_pattern_backend_op(r, g, &m->op);
     if (r->p2p != PB_P2P_NONE) {
         m->op.p2p = 1;
-        p2p_peers(r->p2p, g->rank, g->size, &m->op.to, &m->op.from);
+        pb_pattern_peers(r->p2p, g->rank, g->size, &m->op.to, &m->op.from);
     }
     m->rec = r;
     m->wrong = PB_RESULT_WRONG_UNCHECKED;

@@ -218,4 +218,4 @@ const pb_cmd_desc_t pb_cmd_plan = {
      {&pb_grp_model, NULL},
      {&pb_grp_train, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, pb_model_cmd_defaults, plan_finish, plan_foreign, plan_alone, NULL, 0};
+    "", 0, pb_model_cmd_defaults, plan_finish, plan_foreign, plan_alone, NULL, 0, NULL};

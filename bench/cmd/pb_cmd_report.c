@@ -161,4 +161,4 @@ const pb_cmd_desc_t pb_cmd_report = {
     "CALIB.csv columns: collective, group_size, link_class, bytes_lo, bytes_hi,\n"
     "latency_us, bandwidth_gbps, fit_error; a piece predicts\n"
     "time_us = latency_us + size / (bandwidth_gbps * 1e3) for bytes_lo <= size <= bytes_hi.\n",
-    2, pb_files_defaults, report_finish, report_foreign, report_alone, NULL, 0};
+    2, pb_files_defaults, report_finish, report_foreign, report_alone, NULL, 0, NULL};

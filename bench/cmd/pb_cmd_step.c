@@ -279,4 +279,4 @@ const pb_cmd_desc_t pb_cmd_step = {
      {&pb_grp_output, NULL},
      {&pb_grp_launch, NULL},
      {&pb_grp_help, NULL}},
-    "", 0, step_defaults, step_finish, NULL, NULL, pb_step_cmd, 0};
+    "", 0, step_defaults, step_finish, NULL, NULL, pb_step_cmd, 0, NULL};

@@ -229,4 +229,4 @@ const pb_cmd_desc_t pb_cmd_topo = {
     "switch; PXB several switches; PHB one host bridge; NODE one NUMA node;\n"
     "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
     "(one package, several NUMA nodes), SYS, NET.\n",
-    0, topo_defaults, topo_finish, topo_foreign, topo_alone, pb_topo_cmd, 0};
+    0, topo_defaults, topo_finish, topo_foreign, topo_alone, pb_topo_cmd, 0, NULL};

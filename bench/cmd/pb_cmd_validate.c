@@ -349,8 +349,8 @@ static const pb_opt_spec_t validate_specs[] = {
      "all (default: intra-node rounds, then cross-node rounds\n"
      "on every rail), local (within nodes), rails (across nodes,\n"
      "every rail) or leaders (across nodes, rail 0 only)", "all local rails leaders", NULL},
-    {"budget", 0, "S", pb_opt_pos, PB_OFF(validate.budget_s), 0,
-     "start no round after S seconds; report what was measured\n(the first round always runs)",
+    {"budget", 0, "T", pb_opt_duration, PB_OFF(validate.budget_s), 0,
+     "start no round after a time T (90s, 2m, 1h); report\nwhat was measured (the first round always runs)",
      NULL, NULL},
     {"max-pairs", 0, "N", pb_opt_u64, PB_OFF(validate.max_pairs), 1,
      "stop before the round that would pass N pairs (default\n256; the first round always runs)",
@@ -413,4 +413,4 @@ const pb_cmd_desc_t pb_cmd_validate = {
     "rank, noisy:A-B one pair in the rounds only (tests the flagging, the\n"
     "naming and the clearing).\n",
     {{&validate_group, NULL}, {&pb_grp_output, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
-    "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0};
+    "", 0, validate_defaults, validate_finish, NULL, NULL, pb_validate_cmd, 0, NULL};

@@ -194,3 +194,9 @@ void pb_pattern_plan_free(pb_pattern_plan_t *p)
 {
     pb_op_list_free(&p->ops);
 }
+
+int pb_model_opts_given(const pb_model_opts_t *o)
+{
+    return o->preset || o->model_file || o->hf_config || o->megatron_args || o->nmodel_kv > 0 ||
+           o->layout_given != 0;
+}

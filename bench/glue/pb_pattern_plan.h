@@ -28,4 +28,9 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
                     pb_pattern_plan_t *p, pb_err_t *err);
 void pb_pattern_plan_free(pb_pattern_plan_t *p);
 
+/* Whether the options name a model or a layout (a preset, a model or
+ * config file, a launch script, a model flag such as --size, or a layout
+ * dimension): tune takes its workload from them then, else from --op. */
+int pb_model_opts_given(const pb_model_opts_t *o);
+
 #endif

@@ -426,3 +426,28 @@ int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op
     op->imbalance = r->imbalance;
     return op->bytes != r->bytes;
 }
+
+void pb_pattern_peers(pb_p2p_t d, int me, int n, int *to, int *from)
+{
+    switch (d) {
+    case PB_P2P_NEXT:
+        *to = me + 1 < n ? me + 1 : -1;
+        *from = me > 0 ? me - 1 : -1;
+        return;
+    case PB_P2P_PREV:
+        *to = me > 0 ? me - 1 : -1;
+        *from = me + 1 < n ? me + 1 : -1;
+        return;
+    case PB_P2P_RING_NEXT:
+        *to = (me + 1) % n;
+        *from = (me + n - 1) % n;
+        return;
+    case PB_P2P_RING_PREV:
+        *to = (me + n - 1) % n;
+        *from = (me + 1) % n;
+        return;
+    case PB_P2P_NONE:
+        break;
+    }
+    *to = *from = -1;
+}

@@ -78,4 +78,9 @@ int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, ui
  * their records through it. */
 int pb_pattern_backend_op(const pb_pat_op_t *r, const pb_group_t *g, pb_op_t *op);
 
+/* A point-to-point record's partners on a group of n (group ranks, -1 =
+ * none): an open chain for the pipeline's next and previous stages, a
+ * ring for the rest. */
+void pb_pattern_peers(pb_p2p_t d, int me, int n, int *to, int *from);
+
 #endif

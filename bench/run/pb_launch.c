@@ -38,7 +38,8 @@ int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err)
     int gpus = pb_launch_local_gpus();
     int base = o->run.np ? o->run.np : gpus > 0 ? gpus : 2;
     *np = base;
-    if (o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_STEP)
+    if (o->cmd != PB_CMD_PATTERN && o->cmd != PB_CMD_STEP &&
+        !(o->cmd == PB_CMD_TUNE && pb_model_opts_given(&o->model)))
         return PB_OK;
     int given = 0;
     for (int d = 0; d < PB_DIM_COUNT; d++)
@@ -203,6 +204,20 @@ static char **mpirun_argv(const char *mpirun, const char *self, int argc, char *
         av[(*k)++] = argv[i];
     av[*k] = NULL;
     return av;
+}
+
+int pb_launch_setenv(const char *name_value, pb_err_t *err)
+{
+    if (name_value == NULL)
+        return PB_OK;
+    char name[128];
+    size_t n = strcspn(name_value, "=");
+    if (n == 0 || n >= sizeof name || name_value[n] != '=')
+        return pb_err_set(err, PB_ERUNTIME, "launch setting '%s' is not NAME=VALUE", name_value);
+    snprintf(name, sizeof name, "%.*s", (int)n, name_value);
+    if (setenv(name, name_value + n + 1, 0) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "setenv(%s) failed: %s", name, strerror(errno));
+    return PB_OK;
 }
 
 int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)

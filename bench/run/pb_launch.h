@@ -28,6 +28,12 @@ int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
  * naming different counts, more threads than the driver lists GPUs. */
 int pb_launch_threads(const pb_options_t *o, int *n, pb_err_t *err);
 
+/* NAME=VALUE (a command's launch_env) into this process's environment,
+ * for the mpirun it starts next, unless NAME is set already (the
+ * person's choice wins; the command checks it on the ranks).  NULL: none.
+ * PB_ERUNTIME when setenv fails. */
+int pb_launch_setenv(const char *name_value, pb_err_t *err);
+
 /* Runs mpirun with `np` ranks of the same arguments and waits for it,
  * handing SIGINT/SIGTERM to the ranks (they stop with whole rows; mpirun
  * itself would kill them).  Returns mpirun's exit code (128 + signal

@@ -10,8 +10,9 @@
 # are listed with the reason and skipped; any example matching no rule
 # runs.  Sampling is shortened for speed (-n 2
 # -w 1 appended to coll and --pattern runs: two samples after one warm-up
-# operation): that changes how long a measurement samples, never what the
-# command means or accepts.
+# operation; --budget 20s to a tune search that has a budget): that
+# changes how long a measurement samples, never what the command means or
+# accepts.
 set -u
 src=$1 build=$2
 work=$(mktemp -d)
@@ -81,6 +82,8 @@ while IFS=$'\t' read -r file cmd; do
     *" coll "*|*"--pattern "*) case $run in *--dry-run*) ;; *)
       run="$run -n 2 -w 1" ;; esac ;;
   esac
+  # a tuning search is shortened the same way: a later --budget wins
+  case $run in *" tune "*" --budget "*) run="$run --budget 20s" ;; esac
   want=$(want_rc "$cmd")
   timeout 300 bash -c "$run" </dev/null >out.txt 2>&1
   rc=$?

@@ -19,7 +19,7 @@
  * 8. knob(): an Open MPI control variable written through MPI_T reads
  *    back, a group split after it works, NULL restores the launch's
  *    value, and what cannot change in a running process is refused with
- *    the launch setting that would.
+ *    the launch setting that would (its launch value itself passes).
  * The backend is opened as a run opens it (pb_backend_open): the mpi
  * communication side with the host memory side, whose busy() drives the
  * MPI side's progress(). */
@@ -68,9 +68,19 @@ static int cvar_int(const char *name)
     int idx = -1, count = 0, v = -1, provided = 0;
     MPI_T_cvar_handle h;
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    char nm[256], desc[8];
+    int nl = sizeof nm, dl = sizeof desc, verb, bind, scope;
+    MPI_Datatype dt = MPI_INT;
+    MPI_T_enum en;
     if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_get_info(idx, nm, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) ==
+            MPI_SUCCESS &&
         MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
-        MPI_T_cvar_read(h, &v);
+        _Bool b = 0; /* Open MPI's switches are C bools */
+        if (dt == MPI_C_BOOL && MPI_T_cvar_read(h, &b) == MPI_SUCCESS)
+            v = b;
+        else if (dt == MPI_INT)
+            MPI_T_cvar_read(h, &v);
         MPI_T_cvar_handle_free(&h);
     }
     MPI_T_finalize();
@@ -94,9 +104,20 @@ static void test_knob(pb_backend_t *be, pb_group_t *world)
     be->comm->group_free(g);
     CHECK(be->comm->knob(be, alg, NULL, &err) == PB_OK);
     CHECK(cvar_int(alg) == before);
-    CHECK(be->comm->knob(be, "coll_tuned_use_dynamic_rules", "1", &err) == PB_EINPUT);
-    CHECK(strstr(err.msg, "cannot change in a running process: set "
-                          "OMPI_MCA_coll_tuned_use_dynamic_rules at launch") != NULL);
+    /* read-only while running: the value the launch gave passes, another
+     * is refused with the launch setting that gives it */
+    const char *dyn = "coll_tuned_use_dynamic_rules";
+    int launched = cvar_int(dyn);
+    char same[16], other[16];
+    snprintf(same, sizeof same, "%d", launched);
+    snprintf(other, sizeof other, "%d", !launched);
+    CHECK(be->comm->knob(be, dyn, same, &err) == PB_OK);
+    CHECK(be->comm->knob(be, dyn, other, &err) == PB_EINPUT);
+    char want[160];
+    snprintf(want, sizeof want, "cannot change in a running process: set "
+             "OMPI_MCA_coll_tuned_use_dynamic_rules=%d at launch", !launched);
+    CHECK(strstr(err.msg, want) != NULL);
+    CHECK(cvar_int(dyn) == launched);
     pb_err_clear(&err);
     CHECK(be->comm->knob(be, "no_such_variable", "1", &err) == PB_EINPUT);
     CHECK(strstr(err.msg, "this MPI has no control variable no_such_variable") != NULL);

@@ -81,6 +81,49 @@ static void test_budget_and_combo(void)
     CHECK(pb_tplan_combo(s, 5, one, &c) == 0); /* one knob: nothing to combine */
 }
 
+static pb_tcell_t cell(pb_tcell_state_t st, pb_tv_t v, double ratio)
+{
+    pb_tcell_t c = {st, {10, ratio, ratio, ratio, v}};
+    return c;
+}
+
+/* Three cases of weights 8, 1, 1 (the default's time x count): every
+ * score below is sum(weight x ratio) / 10 worked by hand. */
+static void test_score_and_choose(void)
+{
+    const double w[3] = {8.0, 1.0, 1.0};
+    pb_tcell_t a[3] = {cell(PB_TCELL_DONE, PB_TV_FASTER, 0.5), cell(PB_TCELL_DONE, PB_TV_SAME, 0.9),
+                       cell(PB_TCELL_NONE, PB_TV_SAME, 0.0)};
+    CHECK_NEAR(pb_tplan_score(a, w, 3), 0.6, 1e-12); /* (8 x 0.5 + 1 + 1) / 10: no change counts 1 */
+    pb_tcell_t b[3] = {cell(PB_TCELL_DONE, PB_TV_SLOWER, 1.5), cell(PB_TCELL_DONE, PB_TV_FASTER, 0.5),
+                       cell(PB_TCELL_NONE, PB_TV_SAME, 0.0)};
+    CHECK(pb_tplan_score(b, w, 3) == 0.0); /* (12 + 0.5 + 1) / 10 = 1.35: slower overall */
+    pb_tcell_t c[3] = {cell(PB_TCELL_DONE, PB_TV_FASTER, 0.5), cell(PB_TCELL_WRONG, PB_TV_FASTER, 0.1),
+                       cell(PB_TCELL_NONE, PB_TV_SAME, 0.0)};
+    CHECK(pb_tplan_score(c, w, 3) == 0.0); /* wrong results anywhere: never chosen */
+    pb_tcell_t d[3] = {cell(PB_TCELL_DONE, PB_TV_SAME, 0.7), cell(PB_TCELL_SKIPPED, PB_TV_SAME, 0.0),
+                       cell(PB_TCELL_NONE, PB_TV_SAME, 0.0)};
+    CHECK(pb_tplan_score(d, w, 3) == 0.0); /* 0.7 inside the noise is no gain */
+    pb_tcell_t e[3] = {cell(PB_TCELL_NONE, PB_TV_SAME, 0.0), cell(PB_TCELL_NONE, PB_TV_SAME, 0.0),
+                       cell(PB_TCELL_DONE, PB_TV_FASTER, 0.8)};
+    CHECK_NEAR(pb_tplan_score(e, w, 3), 0.98, 1e-12); /* (8 + 1 + 0.8) / 10 */
+    /* Open MPI: per knob its best value; both knobs' winners are kept */
+    const pb_knob_t *ar = pb_knob_find("coll_tuned_allreduce_algorithm");
+    const pb_knob_t *ag = pb_knob_find("coll_tuned_allgather_algorithm");
+    pb_tcand_t m[4] = {{1, {{ar, 0}}}, {1, {{ar, 1}}}, {1, {{ag, 3}}}, {1, {{ar, 3}}}};
+    const double ms[4] = {0.6, 0.0, 0.98, 0.55};
+    size_t chosen[4];
+    CHECK(pb_tplan_choose(PB_KNOB_MPI, m, ms, 4, chosen) == 2);
+    CHECK(chosen[0] == 3 && chosen[1] == 2); /* ring 0.55 beats basic_linear 0.6 */
+    /* NCCL: its knobs act together, one candidate wins (here the combined one) */
+    const pb_knob_t *algo = pb_knob_find("NCCL_ALGO"), *proto = pb_knob_find("NCCL_PROTO");
+    pb_tcand_t nc[3] = {{1, {{algo, 1}}}, {1, {{proto, 2}}}, {2, {{algo, 1}, {proto, 2}}}};
+    const double ns[3] = {0.8, 0.9, 0.75};
+    CHECK(pb_tplan_choose(PB_KNOB_NCCL, nc, ns, 3, chosen) == 1 && chosen[0] == 2);
+    const double none[3] = {0.0, 0.0, 0.0};
+    CHECK(pb_tplan_choose(PB_KNOB_NCCL, nc, none, 3, chosen) == 0);
+}
+
 static void test_env(void)
 {
     pb_tenv_item_t it[2];
@@ -115,6 +158,7 @@ int main(void)
     test_table();
     test_singles();
     test_budget_and_combo();
+    test_score_and_choose();
     test_env();
     PB_TEST_END("unit_tune_plan");
 }
