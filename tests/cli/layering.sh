@@ -30,7 +30,8 @@ declare -A allowed=(
     [validate]="validate core util"
     [tune]="tune core util"
     [reports]="reports core util"
-    [bench]="util core collectives topo patterns model validate tune reports bench"
+    [profiler]="profiler"
+    [bench]="util core collectives topo patterns model validate tune reports profiler bench"
 )
 skip=" tests doc cmake "
 

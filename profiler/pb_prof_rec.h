@@ -1,0 +1,57 @@
+/* pb_prof_rec.h - what parbench's NCCL profiler plugin writes: one file
+ * per communicator and process, a header then fixed-size records, in the
+ * writing machine's byte order (the reader is parbench on the same kind
+ * of machine; the header's magic tells a foreign order apart).
+ *
+ * Times are nanoseconds: CPU times on CLOCK_REALTIME, so that ranks on
+ * different nodes (NTP- or PTP-synchronised) can be joined; GPU times
+ * are the kernel's globaltimer (NCCL's pTimer), 0 where NCCL gave none
+ * (profiler API v3, or no kernel channel event seen). */
+#ifndef PB_PROF_REC_H
+#define PB_PROF_REC_H
+
+#include <stdint.h>
+
+#define PB_PROF_MAGIC "PBPROF01" /* 8 bytes, no NUL */
+#define PB_PROF_VERSION 1
+
+typedef struct pb_prof_head {
+    char magic[8];
+    uint32_t version;
+    uint32_t rec_size;  /* sizeof(pb_prof_rec_t) */
+    uint64_t comm_id;   /* NCCL's commId (v5) or commHash (v3, v4) */
+    int32_t nranks, nnodes, rank; /* -1 where the API gave none (v3) */
+    int32_t pid;
+    int32_t api;        /* the profiler API version NCCL loaded: 3, 4 or 5 */
+    uint32_t every;     /* one operation in `every` recorded (sampling) */
+    uint64_t t0_ns;     /* CLOCK_REALTIME when the file was opened */
+    char comm_name[64]; /* NCCL's commName (may be empty) */
+    char host[64];
+    uint8_t pad[72];
+} pb_prof_head_t;
+
+enum {
+    PB_PROF_REC_COLL = 1,
+    PB_PROF_REC_P2P = 2,
+    PB_PROF_REC_END = 3 /* the last record: counts (seq: records written, count: dropped) */
+};
+
+typedef struct pb_prof_rec {
+    uint32_t kind;
+    int32_t peer;        /* coll: root; p2p: peer (communicator ranks) */
+    uint64_t seq;        /* coll: NCCL's seqNumber; p2p: this plugin's count */
+    uint64_t count;      /* elements */
+    uint64_t t_enq0, t_enq1; /* CPU: the operation's enqueue began, ended */
+    uint64_t t_k0, t_k1;     /* CPU: its first kernel channel seen started, last stopped */
+    uint64_t g0, g1;         /* GPU globaltimer: first channel start, last channel stop */
+    uint8_t nchannels, nwarps, nkch, pad;
+    char func[16];       /* "AllReduce", "Send", ... as NCCL names them */
+    char dtype[16];      /* "ncclFloat32", ... */
+    char algo[12];       /* "RING", "TREE", ... ("" for p2p) */
+    char proto[8];       /* "SIMPLE", "LL", "LL128" */
+} pb_prof_rec_t;
+
+_Static_assert(sizeof(pb_prof_head_t) == 256, "the header is 256 bytes");
+_Static_assert(sizeof(pb_prof_rec_t) == 128, "a record is 128 bytes");
+
+#endif
