@@ -158,6 +158,7 @@ rm -rf "$B"
 mkdir -p "$B"/{bin,libexec,lib/hwloc,lib/plplot/drivers,etc,share/plplot,tests,ctest} \
          "$B/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" "$B/pmix2/lib/pmix" "$B/pmix2/share"
 for p in parbench pb_memcpy_bw; do cp "$BUILD/$p" "$B/libexec/"; done
+cp "$BUILD/libnccl-profiler-parbench.so" "$B/lib/" # loaded by NCCL (NCCL_PROFILER_PLUGIN)
 for p in ${TEST_PROGS[@]+"${TEST_PROGS[@]}"}; do cp "$BUILD/tests/gpu/$p" "$B/libexec/"; done
 for p in orterun orted ompi_info; do cp "$X/usr/bin/$p" "$B/libexec/"; done
 # nccl-tests: stripped (their -g doubles them), RPATH to the bundle's lib/

@@ -225,6 +225,42 @@ ctest_run() {
     return "$rc"
 }
 
+# profiler_run PB - parbench's own NCCL sweep with the NCCL profiler
+# plugin loaded (issue 34): one rank, all-reduce at 1 MiB, 5 warm-up and
+# 20 timed operations, then verification; prints what the plugin's files
+# hold (doc/profiling.md: a 256-byte header, then 128-byte records whose
+# first 4 bytes are their kind: 1 collective, 2 point-to-point, 3 end).
+profiler_run() {
+    local pb=$1 dir=$WORK/nccl-prof
+    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    NCCL_PROFILER_PLUGIN=$B/lib/libnccl-profiler-parbench.so PARBENCH_PROFILE_DIR=$dir \
+        mpirun -np 1 -x NCCL_PROFILER_PLUGIN -x PARBENCH_PROFILE_DIR "$pb" coll --backend nccl \
+        --op allreduce -b 1M -e 1M -n 20 -w 5 --check || return 1
+    python3 - "$dir" <<'PY'
+import glob, struct, sys
+files = glob.glob(sys.argv[1] + "/parbench-prof-*.bin")
+coll = p2p = dropped = gpu = 0
+names = {}
+for f in files:
+    data = open(f, "rb").read()
+    api = struct.unpack_from("<i", data, 40)[0]
+    for off in range(256, len(data) - 127, 128):
+        kind, = struct.unpack_from("<I", data, off)
+        if kind == 1 or kind == 2:
+            g0, g1 = struct.unpack_from("<QQ", data, off + 56)
+            func = data[off + 76:off + 92].split(b"\0")[0].decode()
+            names[func] = names.get(func, 0) + 1
+            coll += kind == 1
+            p2p += kind == 2
+            gpu += g1 > g0 > 0
+        elif kind == 3:
+            dropped += struct.unpack_from("<Q", data, off + 16)[0]
+    print("file %s: API v%d" % (f.rsplit("/", 1)[-1], api))
+print("profiler: %d records (%d collective, %d p2p; %s) in %d files, %d dropped, %d with GPU times"
+      % (coll + p2p, coll, p2p, names, len(files), dropped, gpu))
+PY
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ] && [ $# -gt 0 ]; then
     set -u
     "$@"

@@ -105,6 +105,14 @@ if [ -n "$B" ]; then
     # mpirun is the ctest gpu_step_np1)
     step pattern 45 'no traffic|eff. bw|check' mpirun -np 1 "$PB" --pattern all --preset tiny \
          --backend nccl --check --time-budget 0.1 --csv "$WORK/pattern.csv"
+    # parbench tune on NCCL (issue 33): NCCL's algorithm, protocol and
+    # channels per communicator, one rank, within 40 s
+    step nccl-tune 60 '^# wrote .*tune.env' mpirun -np 1 -x OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+         "$PB" tune --backend nccl --op allreduce --sizes 1M,64M \
+         --knobs NCCL_ALGO,NCCL_PROTO,NCCL_MAX_NCHANNELS --budget 40s \
+         --env "$WORK/tune.env" --tune-csv "$WORK/tune.csv"
+    # the NCCL profiler plugin in parbench's own sweep (issue 34)
+    step nccl-profiler 60 '^profiler: [1-9][0-9]* records' bash "$LIB" profiler_run "$PB"
     # the HTML report (PLplot's svg device from the bundle)
     RCSV=$CSV; [ -s "$RCSV" ] || RCSV=$WORK/mpi.csv # the MPI rows when NCCL wrote none
     step report 30 'report written' "$PB" report "$RCSV" -o "$WORK/report.html"
