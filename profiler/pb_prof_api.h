@@ -60,6 +60,31 @@ enum {
 };
 #define PB_NCCL_PROF_KERNEL_CH_STOP 22 /* ncclProfilerKernelChStop (v4+) */
 
+/* Descriptor members every version lays out alike (the kernel channel's
+ * from v4 on), named once: the same layout as NCCL's anonymous structs. */
+typedef struct {
+    pid_t pid;
+    uint8_t channelId;
+    int peer;
+    int nSteps;
+    int chunkSize;
+    int isSend;
+} pb_nccl_proxy_op_t;
+
+typedef struct {
+    int step;
+} pb_nccl_proxy_step_t;
+
+typedef struct {
+    int64_t id;
+    void *data;
+} pb_nccl_net_plugin_t;
+
+typedef struct {
+    uint8_t channelId;
+    uint64_t pTimer; /* GPU globaltimer at the channel's start */
+} pb_nccl_kernel_ch_t;
+
 /* ---- v3 (NCCL 2.26) ---- */
 typedef struct {
     uint8_t type;
@@ -90,24 +115,12 @@ typedef struct {
             size_t count;
             int peer;
         } p2p;
-        struct {
-            pid_t pid;
-            uint8_t channelId;
-            int peer;
-            int nSteps;
-            int chunkSize;
-            int isSend;
-        } proxyOp;
-        struct {
-            int step;
-        } proxyStep;
+        pb_nccl_proxy_op_t proxyOp;
+        pb_nccl_proxy_step_t proxyStep;
         struct {
             uint8_t channelId;
         } kernelCh;
-        struct {
-            int64_t id;
-            void *data;
-        } netPlugin;
+        pb_nccl_net_plugin_t netPlugin;
     };
 } pb_nccl_descr_v3_t;
 
@@ -158,25 +171,10 @@ typedef struct {
             int peer;
             uint8_t nChannels;
         } p2p;
-        struct {
-            pid_t pid;
-            uint8_t channelId;
-            int peer;
-            int nSteps;
-            int chunkSize;
-            int isSend;
-        } proxyOp;
-        struct {
-            int step;
-        } proxyStep;
-        struct {
-            uint8_t channelId;
-            uint64_t pTimer;
-        } kernelCh;
-        struct {
-            int64_t id;
-            void *data;
-        } netPlugin;
+        pb_nccl_proxy_op_t proxyOp;
+        pb_nccl_proxy_step_t proxyStep;
+        pb_nccl_kernel_ch_t kernelCh;
+        pb_nccl_net_plugin_t netPlugin;
     };
 } pb_nccl_descr_v4_t;
 
@@ -259,25 +257,10 @@ typedef struct {
             uint8_t nChannels;
             void *parentGroup;
         } p2p;
-        struct {
-            pid_t pid;
-            uint8_t channelId;
-            int peer;
-            int nSteps;
-            int chunkSize;
-            int isSend;
-        } proxyOp;
-        struct {
-            int step;
-        } proxyStep;
-        struct {
-            uint8_t channelId;
-            uint64_t pTimer;
-        } kernelCh;
-        struct {
-            int64_t id;
-            void *data;
-        } netPlugin;
+        pb_nccl_proxy_op_t proxyOp;
+        pb_nccl_proxy_step_t proxyStep;
+        pb_nccl_kernel_ch_t kernelCh;
+        pb_nccl_net_plugin_t netPlugin;
     };
 } pb_nccl_descr_v5_t;
 

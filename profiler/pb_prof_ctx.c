@@ -116,8 +116,7 @@ static int open_file(pb_prof_ctx_t *c)
         pb_prof_ctx_fail(c, "creating", errno);
         return -1;
     }
-    snprintf(c->path, sizeof c->path, "%s/parbench-prof-%s-%d-%016llx.bin", dir, c->head.host,
-             (int)c->head.pid, (unsigned long long)c->head.comm_id);
+    pb_prof_path(c->path, sizeof c->path, dir, c->head.host, (int)c->head.pid, c->head.comm_id);
     c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (c->fd < 0 || write_all(c->fd, &c->head, sizeof c->head) != 0) {
         pb_prof_ctx_fail(c, "opening", errno);

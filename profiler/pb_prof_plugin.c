@@ -72,6 +72,36 @@ static pb_ncclResult_t stop(void *handle)
     return PB_NCCL_SUCCESS;
 }
 
+/* v4 and v5 name what parbench reads alike (v5 widens the type and adds
+ * parentGroup): one conversion for both descriptor types. */
+#define EV_FROM_V4_V5(d, ev)                                                                   \
+    do {                                                                                       \
+        memset(&(ev), 0, sizeof(ev));                                                          \
+        (ev).type = (int)(d)->type;                                                            \
+        (ev).parent = (d)->parentObj;                                                          \
+        if ((d)->type == PB_NCCL_PROF_COLL) {                                                  \
+            (ev).seq = (d)->coll.seqNumber, (ev).func = (d)->coll.func;                        \
+            (ev).count = (d)->coll.count, (ev).peer = (d)->coll.root;                          \
+            (ev).dtype = (d)->coll.datatype, (ev).nchannels = (d)->coll.nChannels;             \
+            (ev).nwarps = (d)->coll.nWarps, (ev).algo = (d)->coll.algo;                        \
+            (ev).proto = (d)->coll.proto, (ev).wait_channels = 1;                              \
+        } else if ((d)->type == PB_NCCL_PROF_P2P) {                                            \
+            (ev).func = (d)->p2p.func, (ev).dtype = (d)->p2p.datatype;                         \
+            (ev).count = (d)->p2p.count, (ev).peer = (d)->p2p.peer;                            \
+            (ev).nchannels = (d)->p2p.nChannels, (ev).wait_channels = 1;                       \
+        } else if ((d)->type == PB_NCCL_PROF_KERNEL_CH) {                                      \
+            (ev).ptimer = (d)->kernelCh.pTimer, (ev).has_ptimer = 1;                           \
+        }                                                                                      \
+    } while (0)
+
+/* v4 and v5 share the state arguments' layout */
+static pb_ncclResult_t state_v4(void *handle, int state, pb_nccl_state_args_v4_t *a)
+{
+    if (a != NULL)
+        pb_prof_state(handle, state, a->kernelCh.pTimer, 1);
+    return PB_NCCL_SUCCESS;
+}
+
 /* ---- v5 ---- */
 static pb_ncclResult_t init_v5(void **context, uint64_t comm_id, int *mask, const char *name,
                                int nnodes, int nranks, int rank, pb_nccl_logger_t log)
@@ -82,33 +112,13 @@ static pb_ncclResult_t init_v5(void **context, uint64_t comm_id, int *mask, cons
 static pb_ncclResult_t start_v5(void *context, void **handle, pb_nccl_descr_v5_t *d)
 {
     pb_prof_ev_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = (int)d->type;
-    ev.parent = d->parentObj;
-    if (d->type == PB_NCCL_PROF_COLL) {
-        ev.seq = d->coll.seqNumber, ev.func = d->coll.func, ev.count = d->coll.count;
-        ev.peer = d->coll.root, ev.dtype = d->coll.datatype, ev.nchannels = d->coll.nChannels;
-        ev.nwarps = d->coll.nWarps, ev.algo = d->coll.algo, ev.proto = d->coll.proto;
-        ev.wait_channels = 1;
-    } else if (d->type == PB_NCCL_PROF_P2P) {
-        ev.func = d->p2p.func, ev.dtype = d->p2p.datatype, ev.count = d->p2p.count;
-        ev.peer = d->p2p.peer, ev.nchannels = d->p2p.nChannels, ev.wait_channels = 1;
-    } else if (d->type == PB_NCCL_PROF_KERNEL_CH) {
-        ev.ptimer = d->kernelCh.pTimer, ev.has_ptimer = 1;
-    }
+    EV_FROM_V4_V5(d, ev);
     pb_prof_start(context, handle, &ev);
     return PB_NCCL_SUCCESS;
 }
 
-static pb_ncclResult_t state_v5(void *handle, int state, pb_nccl_state_args_v5_t *a)
-{
-    if (a != NULL)
-        pb_prof_state(handle, state, a->kernelCh.pTimer, 1);
-    return PB_NCCL_SUCCESS;
-}
-
 PB_PROF_EXPORT const pb_nccl_profiler_v5_t ncclProfiler_v5 = {
-    "parbench", init_v5, start_v5, stop, state_v5, fin};
+    "parbench", init_v5, start_v5, stop, state_v4, fin};
 
 /* ---- v4 ---- */
 static pb_ncclResult_t init_v4(void **context, int *mask, const char *name, uint64_t hash,
@@ -120,28 +130,8 @@ static pb_ncclResult_t init_v4(void **context, int *mask, const char *name, uint
 static pb_ncclResult_t start_v4(void *context, void **handle, pb_nccl_descr_v4_t *d)
 {
     pb_prof_ev_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = d->type;
-    ev.parent = d->parentObj;
-    if (d->type == PB_NCCL_PROF_COLL) {
-        ev.seq = d->coll.seqNumber, ev.func = d->coll.func, ev.count = d->coll.count;
-        ev.peer = d->coll.root, ev.dtype = d->coll.datatype, ev.nchannels = d->coll.nChannels;
-        ev.nwarps = d->coll.nWarps, ev.algo = d->coll.algo, ev.proto = d->coll.proto;
-        ev.wait_channels = 1;
-    } else if (d->type == PB_NCCL_PROF_P2P) {
-        ev.func = d->p2p.func, ev.dtype = d->p2p.datatype, ev.count = d->p2p.count;
-        ev.peer = d->p2p.peer, ev.nchannels = d->p2p.nChannels, ev.wait_channels = 1;
-    } else if (d->type == PB_NCCL_PROF_KERNEL_CH) {
-        ev.ptimer = d->kernelCh.pTimer, ev.has_ptimer = 1;
-    }
+    EV_FROM_V4_V5(d, ev);
     pb_prof_start(context, handle, &ev);
-    return PB_NCCL_SUCCESS;
-}
-
-static pb_ncclResult_t state_v4(void *handle, int state, pb_nccl_state_args_v4_t *a)
-{
-    if (a != NULL)
-        pb_prof_state(handle, state, a->kernelCh.pTimer, 1);
     return PB_NCCL_SUCCESS;
 }
 

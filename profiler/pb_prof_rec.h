@@ -10,6 +10,7 @@
 #ifndef PB_PROF_REC_H
 #define PB_PROF_REC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PB_PROF_MAGIC "PBPROF01" /* 8 bytes, no NUL */
@@ -50,6 +51,12 @@ typedef struct pb_prof_rec {
     char algo[12];       /* "RING", "TREE", ... ("" for p2p) */
     char proto[8];       /* "SIMPLE", "LL", "LL128" */
 } pb_prof_rec_t;
+
+/* The file of one communicator in one process:
+ * DIR/parbench-prof-HOST-PID-COMMID.bin (COMMID: 16 hex digits).  What
+ * snprintf returns. */
+int pb_prof_path(char *buf, size_t len, const char *dir, const char *host, int pid,
+                 uint64_t comm_id);
 
 _Static_assert(sizeof(pb_prof_head_t) == 256, "the header is 256 bytes");
 _Static_assert(sizeof(pb_prof_rec_t) == 128, "a record is 128 bytes");

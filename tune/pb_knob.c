@@ -114,6 +114,15 @@ int pb_knob_label(const pb_knob_t *k, size_t i, char *buf, size_t len)
     return item(k->labels ? k->labels : k->values, i, buf, len);
 }
 
+const char *pb_knob_need(const pb_knob_t *k, char *buf, size_t len)
+{
+    if (k->needs == NULL)
+        return NULL;
+    size_t n = strcspn(k->needs, "=");
+    snprintf(buf, len, "%.*s", (int)n, k->needs);
+    return k->needs[n] ? k->needs + n + 1 : "";
+}
+
 void pb_knob_env_name(const pb_knob_t *k, const char *name, char *buf, size_t len)
 {
     (void)k;

@@ -66,6 +66,10 @@ int pb_knob_value(const pb_knob_t *k, size_t i, char *buf, size_t len);
 /* How people read value i ("ring" for 4), or the value itself. */
 int pb_knob_label(const pb_knob_t *k, size_t i, char *buf, size_t len);
 
+/* What knob k needs set with it (its `needs`, "NAME=VALUE"): NAME into
+ * buf, VALUE returned; NULL (buf untouched) when it needs nothing. */
+const char *pb_knob_need(const pb_knob_t *k, char *buf, size_t len);
+
 /* The environment variable a job script sets: NCCL_* as it is, an Open
  * MPI parameter as OMPI_MCA_<name>. */
 void pb_knob_env_name(const pb_knob_t *k, const char *name, char *buf, size_t len);

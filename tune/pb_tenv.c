@@ -5,16 +5,15 @@
 /* "NAME=VALUE" of a knob's prerequisite, exported once. */
 static void export_needs(FILE *f, const pb_knob_t *k, const pb_tenv_item_t *items, size_t upto)
 {
-    if (k->needs == NULL)
+    char name[96], env[128];
+    const char *value = pb_knob_need(k, name, sizeof name);
+    if (value == NULL)
         return;
     for (size_t j = 0; j < upto; j++)
         if (items[j].knob->needs != NULL && strcmp(items[j].knob->needs, k->needs) == 0)
             return; /* already exported for an earlier knob */
-    char name[96], env[128];
-    size_t n = strcspn(k->needs, "=");
-    snprintf(name, sizeof name, "%.*s", (int)n, k->needs);
     pb_knob_env_name(k, name, env, sizeof env);
-    fprintf(f, "export %s=%s\n", env, k->needs[n] ? k->needs + n + 1 : "");
+    fprintf(f, "export %s=%s\n", env, value);
 }
 
 int pb_tenv_write(FILE *f, const char *header, const pb_tenv_item_t *items, size_t n,

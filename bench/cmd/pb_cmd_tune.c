@@ -10,35 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pb_tune.h"
 #include "../cli/pb_cmd_table.h"
 #include "../cli/pb_opt_common.h"
 #include "../cli/pb_opt_set.h"
 #include "../glue/pb_pattern_print.h"
-
-/* Whether knob k is among --knobs (every knob when none was given). */
-static int wanted(const pb_options_t *o, const pb_knob_t *k)
-{
-    if (o->tune.knobs == NULL)
-        return 1;
-    size_t n = strlen(k->name);
-    for (const char *p = o->tune.knobs; p; p = strchr(p, ','), p = p ? p + 1 : NULL)
-        if (strncmp(p, k->name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
-static void note_skipped(pb_tune_t *t, const pb_knob_t *k)
-{
-    size_t used = strlen(t->skipped_knobs);
-    if (strstr(t->skipped_knobs, k->name) != NULL || used + strlen(k->name) + 48 >=
-                                                         sizeof t->skipped_knobs)
-        return;
-    snprintf(t->skipped_knobs + used, sizeof t->skipped_knobs - used, "%s%s", used ? ", " : "",
-             k->name);
-}
+#include "../../util/pb_list.h"
 
 /* The single-knob candidates: the backend's library's knobs that change
  * the job's collectives, heaviest first, as --knobs narrows them; knobs
@@ -48,23 +26,18 @@ static int plan_singles(pb_tune_t *t, pb_err_t *err)
     pb_top_t tops[PB_TUNE_CASES];
     for (size_t i = 0; i < t->ncases; i++)
         tops[i] = (pb_top_t){pb_coll_name(t->cases[i].op.coll),
-                             t->cases[i].def_s * (double)t->cases[i].count};
+                             pb_tune_case_weight(&t->cases[i])};
     pb_tcand_t all[PB_TUNE_CANDS];
     size_t n = pb_tplan_singles(t->lib, tops, t->ncases, all, PB_TUNE_CANDS);
     for (size_t i = 0; i < n && i < PB_TUNE_CANDS; i++) {
         const pb_knob_t *k = all[i].set[0].knob;
-        if (!wanted(t->o, k))
+        if (t->o->tune.knobs && !pb_list_has(t->o->tune.knobs, k->name, ","))
             continue;
         if (k->apply == PB_APPLY_PROCESS_ENV) {
-            note_skipped(t, k);
+            pb_list_add(t->skipped_knobs, sizeof t->skipped_knobs, k->name, ", ");
             continue;
         }
         t->cands[t->ncands++] = all[i];
-    }
-    if (t->skipped_knobs[0]) {
-        size_t used = strlen(t->skipped_knobs);
-        snprintf(t->skipped_knobs + used, sizeof t->skipped_knobs - used,
-                 " (read once per process: each value needs a launch of its own)");
     }
     if (t->ncands == 0)
         return pb_err_set(err, PB_EINPUT, "no %s setting that can change while the job runs "
@@ -81,13 +54,10 @@ static int check_needs(pb_tune_t *t, pb_err_t *err)
 {
     int code = PB_OK;
     for (size_t i = 0; i < t->ncands && code == PB_OK; i++) {
-        const char *need = t->cands[i].set[0].knob->needs;
-        if (need == NULL)
-            continue;
         char name[96];
-        size_t n = strcspn(need, "=");
-        snprintf(name, sizeof name, "%.*s", (int)n, need);
-        code = t->ctx->be.comm->knob(&t->ctx->be, name, need + n + 1, err);
+        const char *value = pb_knob_need(t->cands[i].set[0].knob, name, sizeof name);
+        if (value != NULL)
+            code = t->ctx->be.comm->knob(&t->ctx->be, name, value, err);
     }
     return pb_ctx_agree(t->ctx, code, err);
 }
@@ -117,8 +87,7 @@ static void print_head(const pb_tune_t *t)
 /* Heaviest first: a budget that runs out leaves out what matters least. */
 static int by_weight(const void *a, const void *b)
 {
-    const pb_tune_case_t *x = a, *y = b;
-    double wx = x->def_s * (double)x->count, wy = y->def_s * (double)y->count;
+    double wx = pb_tune_case_weight(a), wy = pb_tune_case_weight(b);
     return wx < wy ? 1 : wx > wy ? -1 : 0;
 }
 
@@ -128,10 +97,10 @@ static void mark_minor(pb_tune_t *t)
 {
     double total = 0.0, run = 0.0;
     for (size_t i = 0; i < t->ncases; i++)
-        total += t->cases[i].def_s * (double)t->cases[i].count;
+        total += pb_tune_case_weight(&t->cases[i]);
     for (size_t i = 0; i < t->ncases; i++) {
         t->cases[i].minor = i > 0 && run >= PB_TUNE_COVER * total;
-        run += t->cases[i].def_s * (double)t->cases[i].count;
+        run += pb_tune_case_weight(&t->cases[i]);
     }
 }
 

@@ -90,6 +90,9 @@ int pb_tune_cases(pb_tune_t *t, pb_err_t *err);
 int pb_tune_split(pb_tune_t *t, int kind, pb_group_t **out, pb_err_t *err);
 int pb_tune_default_pass(pb_tune_t *t, pb_err_t *err);
 void pb_tune_case_name(const pb_tune_t *t, const pb_tune_case_t *c, char *buf, size_t len);
+/* A case's share of the job: the default's time x how often a step
+ * issues it (what orders the cases, the knobs and the job's score). */
+double pb_tune_case_weight(const pb_tune_case_t *c);
 /* The case's group as the results name it: tp, dp, ... or world, split. */
 const char *pb_tune_group_name(const pb_tune_t *t, const pb_tune_case_t *c);
 /* Seconds since the run began, the same number on every rank (the

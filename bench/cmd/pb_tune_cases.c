@@ -6,12 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pb_tune.h"
 #include "../../util/pb_size.h"
 #include "../glue/pb_pattern_print.h"
 #include "../run/pb_harness.h"
+
+double pb_tune_case_weight(const pb_tune_case_t *c)
+{
+    return c->def_s * (double)c->count;
+}
 
 const char *pb_tune_group_name(const pb_tune_t *t, const pb_tune_case_t *c)
 {
@@ -28,21 +32,14 @@ void pb_tune_case_name(const pb_tune_t *t, const pb_tune_case_t *c, char *buf, s
              c->gsize, hb, pb_dtype_name(c->op.dtype));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void pb_tune_clock_start(pb_tune_t *t)
 {
-    t->t0 = now_s();
+    t->t0 = pb_ctl_now();
 }
 
 double pb_tune_clock(pb_tune_t *t)
 {
-    double mine = now_s() - t->t0;
+    double mine = pb_ctl_now() - t->t0;
     if (pb_ctl_allreduce(t->ctx->world, &mine, 1, PB_CTL_DOUBLE, PB_CTL_MAX) != PB_OK)
         pb_ctx_abort(t->ctx, &(pb_err_t){PB_ERUNTIME, "the agreement on the time spent failed"});
     t->spent = mine;
@@ -189,7 +186,7 @@ int pb_tune_time(pb_tune_t *t, pb_group_t *g, const pb_op_t *op, pb_bufs_t *b,
     snprintf(g->doing, sizeof g->doing, "tune: %s of %" PRIu64 " B on %d ranks under %s",
              pb_coll_name(op->coll), op->bytes, g->size, setting);
     pb_watch_begin(ctx->wd, "%s", g->doing);
-    double t0 = now_s();
+    double t0 = pb_ctl_now();
     pb_timing_t tm;
     if (pb_op_setup(&run, g, b, &err) || pb_op_fill(g, &run, b, &err) ||
         pb_harness_time(g, ctx->world_group, ctx->world, &run, b, &cfg, &tm, &err))
@@ -201,7 +198,7 @@ int pb_tune_time(pb_tune_t *t, pb_group_t *g, const pb_op_t *op, pb_bufs_t *b,
         return 1;
     }
     *med = tm.st.median;
-    *wall = now_s() - t0;
+    *wall = pb_ctl_now() - t0;
     return 0;
 }
 

@@ -12,18 +12,11 @@
 #include "../../reports/pb_tune_csv.h"
 #include "../../tune/pb_tenv.h"
 
-/* A case's share of the job: the default's time x how often a step
- * issues it. */
-static double weight(const pb_tune_case_t *c)
-{
-    return c->def_s * (double)c->count;
-}
-
 void pb_tune_print_cases(const pb_tune_t *t)
 {
     double total = 0.0;
     for (size_t i = 0; i < t->ncases; i++)
-        total += weight(&t->cases[i]);
+        total += pb_tune_case_weight(&t->cases[i]);
     printf("#\n# the job's operations under the default (the launch's settings), heaviest "
            "first; share = time x count of the job's communication\n");
     printf("%-40s %12s %14s %8s\n", "#case", "count/step", "default(us)", "share");
@@ -32,7 +25,7 @@ void pb_tune_print_cases(const pb_tune_t *t)
         char nm[96];
         pb_tune_case_name(t, c, nm, sizeof nm);
         printf("%-40s %12" PRIu64 " %14.2f %7.1f%%%s\n", nm, c->count, c->def_s * 1e6,
-               total > 0.0 ? 100.0 * weight(c) / total : 0.0,
+               total > 0.0 ? 100.0 * pb_tune_case_weight(c) / total : 0.0,
                c->minor ? "  not tuned: the cases above make up 99% of the job" : "");
     }
     printf("#\n# each setting timed against the default in alternating pairs on the job's own "
@@ -75,7 +68,7 @@ double pb_tune_score(const pb_tune_t *t, size_t i)
     double w[PB_TUNE_CASES];
     for (size_t ci = 0; ci < t->ncases; ci++) {
         row[ci] = t->res[i][ci].c;
-        w[ci] = weight(&t->cases[ci]);
+        w[ci] = pb_tune_case_weight(&t->cases[ci]);
     }
     return pb_tplan_score(row, w, t->ncases);
 }
@@ -153,11 +146,11 @@ static void print_effect(const pb_tune_t *t, const size_t *chosen, size_t n)
     for (size_t ci = 0; ci < t->ncases; ci++) {
         const pb_tune_case_t *c = &t->cases[ci];
         double r = job_ratio(t, chosen, n, ci);
-        def += weight(c);
-        tuned += weight(c) * r;
+        def += pb_tune_case_weight(c);
+        tuned += pb_tune_case_weight(c) * r;
         if (c->strategy >= 0) {
-            sdef[c->strategy] += weight(c);
-            stuned[c->strategy] += weight(c) * r;
+            sdef[c->strategy] += pb_tune_case_weight(c);
+            stuned[c->strategy] += pb_tune_case_weight(c) * r;
         }
     }
     int ms = def < 10.0; /* milliseconds up to 10 s, seconds past */
@@ -280,7 +273,8 @@ int pb_tune_finish_out(pb_tune_t *t, pb_err_t *err)
                t->nskipped_budget, t->nskipped_budget == 1 ? "" : "s", t->o->tune.budget_s,
                t->o->tune.csv_path);
     if (t->skipped_knobs[0])
-        printf("# not searched: %s\n", t->skipped_knobs);
+        printf("# not searched: %s (read once per process: each value needs a launch of its "
+               "own)\n", t->skipped_knobs);
     int code = write_env(t, items, nitems, err);
     if (code == PB_OK)
         code = write_csv(t, err);

@@ -146,6 +146,14 @@ static int cand_groups(pb_tune_t *t, size_t i, pb_group_t **g, pb_err_t *err)
  * left of the budget at the default's cost (per_pair seconds, this
  * rank's estimate), the same number on every rank; 0 below the least
  * that gives an interval. */
+/* The fewest pairs a candidate starts with: PB_TUNE_MIN_PAIRS, or
+ * --pairs when that asks for fewer. */
+static size_t least_pairs(const pb_tune_t *t)
+{
+    return t->o->tune.pairs < PB_TUNE_MIN_PAIRS ? (size_t)t->o->tune.pairs
+                                                : (size_t)PB_TUNE_MIN_PAIRS;
+}
+
 static size_t pairs_that_fit(pb_tune_t *t, double per_pair)
 {
     double want = (double)t->o->tune.pairs, left = t->o->tune.budget_s - pb_tune_clock(t);
@@ -153,8 +161,7 @@ static size_t pairs_that_fit(pb_tune_t *t, double per_pair)
     fit = fit < want ? fit : want;
     if (pb_ctl_allreduce(t->ctx->world, &fit, 1, PB_CTL_DOUBLE, PB_CTL_MIN) != PB_OK)
         pb_ctx_abort(t->ctx, &(pb_err_t){PB_ERUNTIME, "the agreement on the budget failed"});
-    size_t least = t->o->tune.pairs < PB_TUNE_MIN_PAIRS ? t->o->tune.pairs : PB_TUNE_MIN_PAIRS;
-    return fit >= (double)least ? (size_t)fit : 0;
+    return fit >= (double)least_pairs(t) ? (size_t)fit : 0;
 }
 
 int pb_tune_measure(pb_tune_t *t, size_t i, pb_err_t *err)
@@ -174,8 +181,7 @@ int pb_tune_measure(pb_tune_t *t, size_t i, pb_err_t *err)
     }
     if ((t->cand_pairs[i] = pairs_that_fit(t, per_pair)) == 0) {
         char why[128];
-        size_t least = t->o->tune.pairs < PB_TUNE_MIN_PAIRS ? (size_t)t->o->tune.pairs
-                                                            : (size_t)PB_TUNE_MIN_PAIRS;
+        size_t least = least_pairs(t);
         double left = t->o->tune.budget_s - t->spent;
         snprintf(why, sizeof why, "not measured: %zu pairs take about %.3g s, the budget has "
                  "%.3g s left", least, per_pair * (double)least, left > 0.0 ? left : 0.0);

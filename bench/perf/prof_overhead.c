@@ -84,8 +84,7 @@ static void end_counts(const char *dir, uint64_t id, uint64_t *written, uint64_t
 {
     char path[512], host[64] = "";
     gethostname(host, sizeof host - 1);
-    snprintf(path, sizeof path, "%s/parbench-prof-%s-%d-%016llx.bin", dir, host, (int)getpid(),
-             (unsigned long long)id);
+    pb_prof_path(path, sizeof path, dir, host, (int)getpid(), id);
     FILE *f = fopen(path, "rb");
     pb_prof_rec_t end;
     if (f && fseek(f, -(long)sizeof end, SEEK_END) == 0 && fread(&end, sizeof end, 1, f) == 1 &&

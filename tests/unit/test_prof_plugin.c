@@ -46,8 +46,7 @@ static size_t read_file(uint64_t id, pb_prof_head_t *h, pb_prof_rec_t *rec, size
 {
     char path[512], host[64] = "";
     gethostname(host, sizeof host - 1);
-    snprintf(path, sizeof path, "%s/parbench-prof-%s-%d-%016llx.bin", dir, host, (int)getpid(),
-             (unsigned long long)id);
+    pb_prof_path(path, sizeof path, dir, host, (int)getpid(), id);
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (f == NULL)
