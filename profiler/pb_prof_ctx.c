@@ -125,6 +125,22 @@ static int open_file(pb_prof_ctx_t *c)
     return 0;
 }
 
+/* The first of the launchers' variables that is set and a whole number
+ * >= 0; -1 when none is. */
+static int32_t env_first(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        char *end;
+        if (v == NULL || *v == '\0')
+            continue;
+        long x = strtol(v, &end, 10);
+        if (*end == '\0' && x >= 0 && x <= INT32_MAX)
+            return (int32_t)x;
+    }
+    return -1;
+}
+
 static void fill_head(pb_prof_ctx_t *c, int api, uint64_t comm_id, const char *name, int nnodes,
                       int nranks, int rank)
 {
@@ -140,6 +156,12 @@ static void fill_head(pb_prof_ctx_t *c, int api, uint64_t comm_id, const char *n
     h->api = api;
     h->every = c->every;
     h->t0_ns = pb_prof_now();
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                            "SLURM_PROCID", "PMI_RANK", NULL};
+    static const char *const size_vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",
+                                            "SLURM_NTASKS", "PMI_SIZE", NULL};
+    h->world_rank = env_first(rank_vars);
+    h->world_size = env_first(size_vars);
     snprintf(h->comm_name, sizeof h->comm_name, "%s", name ? name : "");
     if (gethostname(h->host, sizeof h->host - 1) != 0)
         snprintf(h->host, sizeof h->host, "unknown");

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define PB_PROF_MAGIC "PBPROF01" /* 8 bytes, no NUL */
-#define PB_PROF_VERSION 1
+#define PB_PROF_VERSION 2 /* 2: world_rank, world_size */
 
 typedef struct pb_prof_head {
     char magic[8];
@@ -28,7 +28,12 @@ typedef struct pb_prof_head {
     uint64_t t0_ns;     /* CLOCK_REALTIME when the file was opened */
     char comm_name[64]; /* NCCL's commName (may be empty) */
     char host[64];
-    uint8_t pad[72];
+    /* The process's rank and size in the job as its launcher exported
+     * them (RANK/WORLD_SIZE from torchrun, OMPI_COMM_WORLD_*, PMIX_RANK,
+     * SLURM_PROCID/SLURM_NTASKS, PMI_*): how `parbench profile` names a
+     * communicator's members by global rank; -1 where none was set. */
+    int32_t world_rank, world_size;
+    uint8_t pad[64];
 } pb_prof_head_t;
 
 enum {

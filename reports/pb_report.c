@@ -39,14 +39,22 @@ static const char style[] =
     "table.vmatrix td.bad{outline:2px solid #a00;outline-offset:-3px;font-weight:bold}"
     "table.vmatrix td.clr{outline:1px dashed #444;outline-offset:-3px}";
 
-int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
+void pb_report_head(pb_sbuf_t *out, const char *title)
 {
     /* polyglot markup: well-formed XML that browsers also read as HTML */
     pb_sbuf_puts(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-                      "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                      "<title>parbench report</title>\n<style>");
+                      "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>");
+    pb_sbuf_xml(out, title);
+    pb_sbuf_puts(out, "</title>\n<style>");
     pb_sbuf_puts(out, style);
-    pb_sbuf_puts(out, "</style>\n</head>\n<body>\n<h1>parbench report</h1>\n");
+    pb_sbuf_puts(out, "</style>\n</head>\n<body>\n<h1>");
+    pb_sbuf_xml(out, title);
+    pb_sbuf_puts(out, "</h1>\n");
+}
+
+int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
+{
+    pb_report_head(out, "parbench report");
     pb_report_meta(in, out);
     pb_report_topology(in, out);
     int rc = pb_report_validate(in, out, err);
@@ -62,22 +70,26 @@ int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
     return rc;
 }
 
+int pb_report_save(const char *path, const pb_sbuf_t *b, pb_err_t *err)
+{
+    if (b->oom)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory building '%s'", path);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot write report '%s': %s", path, strerror(errno));
+    int ok = fwrite(b->s, 1, b->len, f) == b->len;
+    if (fclose(f) != 0 || !ok)
+        return pb_err_set(err, PB_ERUNTIME, "writing report '%s' failed", path);
+    return PB_OK;
+}
+
 int pb_report_write(const char *path, const pb_report_in_t *in, pb_err_t *err)
 {
     pb_sbuf_t b;
     pb_sbuf_init(&b);
     int rc = pb_report_build(in, &b, err);
-    if (rc == PB_OK) {
-        FILE *f = fopen(path, "w");
-        if (f == NULL) {
-            rc = pb_err_set(err, PB_EINPUT, "cannot write report '%s': %s", path,
-                            strerror(errno));
-        } else {
-            int ok = fwrite(b.s, 1, b.len, f) == b.len;
-            if (fclose(f) != 0 || !ok)
-                rc = pb_err_set(err, PB_ERUNTIME, "writing report '%s' failed", path);
-        }
-    }
+    if (rc == PB_OK)
+        rc = pb_report_save(path, &b, err);
     pb_sbuf_free(&b);
     return rc;
 }

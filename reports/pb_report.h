@@ -45,6 +45,13 @@ typedef struct pb_report_in {
     const char *note;         /* an extra metadata line (backend version); may be NULL */
 } pb_report_in_t;
 
+/* The page's head (doctype, the styles every page shares, <body>, the
+ * title as <h1>): the report's, and parbench profile's page
+ * (jobprof/pb_jp_html.h), which ends it with "</body></html>". */
+void pb_report_head(pb_sbuf_t *out, const char *title);
+/* A built page written to path in one go (PB_EINPUT: not writable). */
+int pb_report_save(const char *path, const pb_sbuf_t *b, pb_err_t *err);
+
 /* The whole page into out. */
 int pb_report_build(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err);
 /* Built, then written to path in one go (PB_EINPUT: path not writable). */

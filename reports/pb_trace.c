@@ -27,7 +27,7 @@ static json_t *event(const pb_trace_event_t *e)
     bad |= json_object_set_new(o, "ts", json_real(e->ts_us));
     bad |= json_object_set_new(o, "dur", json_real(e->dur_us));
     bad |= json_object_set_new(o, "pid", json_integer(e->pid));
-    bad |= json_object_set_new(o, "tid", json_integer(0));
+    bad |= json_object_set_new(o, "tid", json_integer(e->tid));
     bad |= json_object_set_new(o, "args", args);
     if (bad) {
         json_decref(o);

@@ -21,6 +21,8 @@ typedef struct pb_trace_event {
     double dur_us;
     int mb, chunk;    /* -1 where they mean nothing */
     char detail[48];  /* exchange parts, else empty */
+    int tid;          /* the track within the rank (0: the one step draws on; profile: the
+                       * communicator, so that overlapping comms do not share a track) */
 } pb_trace_event_t;
 
 /* Writes the events, naming process p "rank p (<proc_label[p]>)" for p <

@@ -1,15 +1,15 @@
 #include "pb_tune_csv.h"
 
-#include <csv.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "pb_csv_table.h"
+
 /* Strings go through libcsv (always quoted), numbers bare. */
 static int put_str(FILE *f, const char *s, int last)
 {
-    return csv_fwrite(f, s, strlen(s)) == 0 && fputc(last ? '\n' : ',', f) != EOF ? 0 : -1;
+    return pb_csv_put_str(f, s, last ? '\n' : ',');
 }
 
 /* A number that was not measured is an empty field, not a 0 a reader
@@ -19,8 +19,9 @@ static int put_num(FILE *f, double v, int have)
     return (have ? fprintf(f, "%.6g,", v) : fprintf(f, ",")) < 0 ? -1 : 0;
 }
 
-static int put_row(FILE *f, const pb_tune_row_t *r)
+static int put_row(FILE *f, const void *rows, size_t i)
 {
+    const pb_tune_row_t *r = &((const pb_tune_row_t *)rows)[i];
     int m = r->pairs > 0;
     if (put_str(f, r->run_id, 0) || put_str(f, r->backend, 0) || put_str(f, r->setting, 0) ||
         put_str(f, r->group, 0) ||
@@ -40,16 +41,9 @@ static int put_row(FILE *f, const pb_tune_row_t *r)
 
 int pb_tune_csv_write(const char *path, const pb_tune_row_t *rows, size_t n, pb_err_t *err)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot write CSV '%s': %s", path, strerror(errno));
-    int bad = fputs("run_id,backend,setting,group,group_size,collective,bytes,dtype,"
-                    "count_per_step,pairs,default_us,candidate_us,ratio,ratio_lo,ratio_hi,"
-                    "verdict,wrong,note\n",
-                    f) < 0;
-    for (size_t i = 0; i < n && !bad; i++)
-        bad = put_row(f, &rows[i]) != 0;
-    if (fclose(f) != 0 || bad)
-        return pb_err_set(err, PB_ERUNTIME, "writing CSV '%s' failed", path);
-    return PB_OK;
+    return pb_csv_table_write(path,
+                              "run_id,backend,setting,group,group_size,collective,bytes,dtype,"
+                              "count_per_step,pairs,default_us,candidate_us,ratio,ratio_lo,"
+                              "ratio_hi,verdict,wrong,note",
+                              put_row, rows, n, err);
 }

@@ -66,17 +66,31 @@ static int positional(pb_options_t *o, const pb_cmd_desc_t *c, const char *a, pb
         o->import.inputs[o->import.ninputs++] = a;
         return PB_OK;
     }
+    if (o->cmd == PB_CMD_REPLAY && a[0] != '-') {
+        if (o->replay.ninputs == PB_MAX_INPUTS)
+            return pb_err_set(err, PB_EINPUT, "at most %d recording paths", PB_MAX_INPUTS);
+        o->replay.inputs[o->replay.ninputs++] = a;
+        return PB_OK;
+    }
+    if (o->cmd == PB_CMD_PROFILE && a[0] != '-') {
+        if (o->profile.ninputs == PB_MAX_INPUTS)
+            return pb_err_set(err, PB_EINPUT, "at most %d recording paths", PB_MAX_INPUTS);
+        o->profile.inputs[o->profile.ninputs++] = a;
+        return PB_OK;
+    }
     if (o->cmd == PB_CMD_CALIBRATE && a[0] != '-') {
         if (o->calibrate.ninputs == PB_MAX_INPUTS)
             return pb_err_set(err, PB_EINPUT, "at most %d results files", PB_MAX_INPUTS);
         o->calibrate.inputs[o->calibrate.ninputs++] = a;
         return PB_OK;
     }
-    /* report and compare only: import's and calibrate's lists are above
-     * (an import argument starting with '-' must not land here) */
+    /* report and compare only: import's, replay's, profile's and
+     * calibrate's lists are above (an argument of theirs starting with
+     * '-' must not land here) */
     int room = (int)(sizeof o->files.args / sizeof o->files.args[0]);
-    if (o->cmd != PB_CMD_CALIBRATE && o->cmd != PB_CMD_IMPORT && c->positional > o->files.nargs &&
-        o->files.nargs < room) {
+    int listed = o->cmd == PB_CMD_CALIBRATE || o->cmd == PB_CMD_IMPORT || o->cmd == PB_CMD_REPLAY ||
+                 o->cmd == PB_CMD_PROFILE;
+    if (!listed && c->positional > o->files.nargs && o->files.nargs < room) {
         o->files.args[o->files.nargs++] = a; /* report and compare: the files to read */
         return PB_OK;
     }

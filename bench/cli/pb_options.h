@@ -42,6 +42,8 @@ typedef enum pb_command {
     PB_CMD_COMPARE, /* base.csv new.csv: the regression gate; no MPI */
     PB_CMD_IMPORT,  /* nccl-tests/OSU/IMB logs -> result rows; no MPI */
     PB_CMD_TUNE,    /* the communication settings fastest for a job's messages */
+    PB_CMD_PROFILE, /* a recorded job's communication analysed (jobprof/); no MPI */
+    PB_CMD_REPLAY,  /* a recorded job's communication run again (jobprof/) */
     PB_CMD_HELP,
     PB_CMD_VERSION
 } pb_command_t;
@@ -287,6 +289,33 @@ typedef struct pb_tune_opts {
     int list;           /* --list-knobs: print the table, run nothing */
 } pb_tune_opts_t;
 
+/* replay: the recording (positional, pointing into argv), the passes,
+ * the gaps, the sizes' scale, the steps the recording holds */
+typedef struct pb_replay_opts {
+    const char *inputs[PB_MAX_INPUTS];
+    int ninputs;
+    uint64_t iters;  /* timed passes over the recording */
+    uint64_t warmup; /* untimed passes before them (the first verified) */
+    int gaps;        /* --gaps: each rank's recorded idle time before an operation, busy */
+    double scale;    /* --scale F: every size x F */
+    uint64_t steps;  /* --steps K: the recording holds K training steps (0: not said) */
+    const char *csv_path; /* --csv: the per-communicator table (replaced) */
+} pb_replay_opts_t;
+
+/* profile: the recordings (positional: files or folders, pointing into
+ * argv), what to write, the thresholds of its findings */
+typedef struct pb_profile_opts {
+    const char *inputs[PB_MAX_INPUTS];
+    int ninputs;
+    const char *trace_path; /* --trace: every rank's operations, Chrome trace JSON */
+    const char *csv_path;   /* --csv: the ops CSV (jobprof/pb_jp_csv.h) */
+    const char *html_path;  /* --html: the findings as a page */
+    uint64_t steps;         /* --steps: training steps recorded (0: estimated) */
+    double min_eff;         /* --min-eff: rows below this share of the curve are listed */
+    double min_lag_us;      /* --min-lag: a shorter lag makes nobody last */
+    double size_tol;        /* --size-tol: sizes this close (a fraction) match the model's */
+} pb_profile_opts_t;
+
 /* report and compare: positional files (point into argv), -o, the
  * topology pairs CSV, the regression threshold (a fraction) */
 typedef struct pb_files_opts {
@@ -321,6 +350,8 @@ typedef struct pb_options {
     pb_import_cmd_opts_t import;
     pb_tune_opts_t tune;
     int top; /* plan: layouts printed */
+    pb_replay_opts_t replay;
+    pb_profile_opts_t profile;
 } pb_options_t;
 
 /* Fills defaults, then parses argv (argv[0] is the program).  Returns

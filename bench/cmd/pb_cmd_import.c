@@ -2,9 +2,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../util/pb_list.h"
 
+#include "../../jobprof/pb_jobprof.h"
+#include "../../jobprof/pb_jp_csv.h"
 #include "../../reports/pb_csv.h"
 #include "../../reports/pb_import.h"
 #include "pb_cmd_calibrate.h"
@@ -38,10 +41,76 @@ static void summary(const char *path, const pb_import_out_t *out)
     }
 }
 
+/* A PyTorch profiler trace (or a directory of them): JSON, which starts
+ * with '{'; no benchmark log does. */
+static int is_trace(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 1;
+    FILE *f = fopen(path, "r");
+    int c = ' ';
+    while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+        ;
+    if (f)
+        fclose(f);
+    return c == '{';
+}
+
+/* PyTorch traces, one per rank, are one job: read whole, then written as
+ * the ops CSV (replaced, not appended) that profile and replay read. */
+static int import_traces(const pb_options_t *o, pb_err_t *err)
+{
+    if (o->import.output)
+        return pb_err_set(err, PB_EINPUT, "-o fits benchmark logs; PyTorch traces become an "
+                          "ops CSV for parbench profile and replay");
+    pb_jobprof_t jp;
+    pb_jobprof_init(&jp);
+    int code = pb_jp_load(o->import.inputs, (size_t)o->import.ninputs, &jp, err);
+    if (code == PB_OK)
+        code = pb_jp_csv_write(o->run.csv_path, &jp, err);
+    if (code == PB_OK) {
+        printf("# %s: world %d, %zu communicators, %zu operations\n", jp.source, jp.world,
+               jp.ncomms, jp.nops);
+        for (size_t c = 0; c < jp.ncomms; c++) {
+            size_t n = 0;
+            uint64_t bytes = 0;
+            for (size_t i = 0; i < jp.nops; i++)
+                if (jp.ops[i].comm == (int)c) {
+                    n++;
+                    bytes += jp.ops[i].bytes;
+                }
+            const pb_jcomm_t *cm = &jp.comms[c];
+            printf("#   %-24s %3d ranks (%d", cm->name[0] ? cm->name : "(no name)", cm->nranks,
+                   cm->members[0]);
+            for (int r = 1; r < cm->nranks && r < 8; r++)
+                printf(" %d", cm->members[r]);
+            printf("%s): %zu operations, %.4g MB over all ranks\n", cm->nranks > 8 ? " ..." : "",
+                   n, (double)bytes / 1e6);
+        }
+        printf("# written: %zu operations to %s (parbench profile %s)\n", jp.nops,
+               o->run.csv_path, o->run.csv_path);
+    }
+    pb_jobprof_free(&jp);
+    return code;
+}
+
 /* Every file is parsed before a row is written: a bad log leaves no
  * half-written CSV behind. */
 int pb_import_cmd(const pb_options_t *o, pb_err_t *err)
 {
+    int traces = 0;
+    for (int i = 0; i < o->import.ninputs; i++)
+        traces += is_trace(o->import.inputs[i]);
+    int want = o->import.tool && strcmp(o->import.tool, "pytorch") == 0;
+    if (traces && traces < o->import.ninputs)
+        return pb_err_set(err, PB_EINPUT, "import reads PyTorch traces or benchmark logs, "
+                          "not both at once");
+    if (want && !traces)
+        return pb_err_set(err, PB_EINPUT, "--tool pytorch: %s is not a PyTorch profiler trace "
+                          "(JSON) nor a directory of them", o->import.inputs[0]);
+    if (traces)
+        return import_traces(o, err);
     pb_import_opts_t io = {PB_IMPORT_AUTO, o->import.partial, o->run.np};
     if (pb_import_tool_parse(o->import.tool ? o->import.tool : "auto", &io.tool) != 0)
         return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'",
@@ -87,19 +156,23 @@ static int set_tool(pb_options_t *o, const pb_opt_spec_t *s, const char *v, cons
     (void)s;
     (void)shown;
     if (strcmp(v, "auto") != 0 && strcmp(v, "nccl-tests") != 0 && strcmp(v, "osu") != 0 &&
-        strcmp(v, "imb") != 0)
-        return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'", v);
+        strcmp(v, "imb") != 0 && strcmp(v, "pytorch") != 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "--tool takes auto, nccl-tests, osu, imb or pytorch, not '%s'", v);
     o->import.tool = v;
     return PB_OK;
 }
 
 static const pb_opt_spec_t import_specs[] = {
-    {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0, "append the rows here (required)",
+    {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0,
+     "append the rows here (required); of PyTorch traces, the\n"
+     "job's operations (replaced: parbench profile and replay read it)",
      "@file", NULL},
     {"tool", 0, "T", set_tool, 0, 0,
-     "auto (default: from the log's banner or table header),\n"
-     "nccl-tests, osu, imb",
-     "auto nccl-tests osu imb",
+     "auto (default: from the log's banner or table header;\n"
+     "JSON is a PyTorch profiler trace), nccl-tests, osu, imb,\n"
+     "pytorch",
+     "auto nccl-tests osu imb pytorch",
      "--tool and --partial are options of parbench import"},
     {"partial", 0, NULL, pb_opt_flag, PB_OFF(import.partial), 0,
      "keep the rows that parse and count the lines that do not;\n"
@@ -126,7 +199,8 @@ static void import_defaults(pb_options_t *o)
 static int import_finish(pb_options_t *o, pb_err_t *err)
 {
     if (o->import.ninputs == 0)
-        return pb_err_set(err, PB_EINPUT, "parbench import needs at least one log file");
+        return pb_err_set(err, PB_EINPUT, "parbench import needs at least one log file "
+                          "or trace");
     if (o->run.csv_path == NULL)
         return pb_err_set(err, PB_EINPUT, "parbench import needs --csv OUT.csv");
     return PB_OK;
@@ -138,9 +212,11 @@ static int import_alone(const pb_options_t *o, int rank0, pb_err_t *err)
 }
 
 const pb_cmd_desc_t pb_cmd_import = {
-    PB_CMD_IMPORT, "import", "nccl-tests, OSU or IMB logs -> results CSV (parbench import --help)",
+    PB_CMD_IMPORT, "import",
+    "nccl-tests, OSU or IMB logs -> results CSV; PyTorch traces -> ops CSV (parbench import --help)",
     "usage: parbench import LOG [LOG ...] --csv OUT.csv [--tool T] [--partial] [--np N]\n"
     "                       [-o calib.csv] [--fit-tol P]\n"
+    "       parbench import TRACE|DIR [...] --csv OPS.csv\n"
     "\n"
     "Turns benchmark logs into parbench result rows (backend = the tool, label =\n"
     "the file name), so calibrate, report, compare and model --calib read them.\n"
@@ -153,6 +229,11 @@ const pb_cmd_desc_t pb_cmd_import = {
     "multiplied by the process count.  Logs as launchers write them: the prefix\n"
     "of mpirun --tag-output / --output tag and srun --label is taken off, a log\n"
     "whose banner was cut is known by its table header; a line is never cut\n"
-    "(over 1 MiB: an error naming file:line).  Runs no MPI.\n",
+    "(over 1 MiB: an error naming file:line).  Runs no MPI.\n"
+    "\n"
+    "PyTorch profiler traces (torch.profiler's Chrome JSON, one per rank, or a\n"
+    "directory of them; NCCL or gloo runs) are one job: its process groups (by\n"
+    "global rank) and every collective and send/recv each rank issued, written\n"
+    "as the ops CSV that parbench profile and parbench replay read.\n",
     {{&import_group, NULL}, {&pb_grp_help, NULL}},
     "", PB_MAX_INPUTS, import_defaults, import_finish, pb_pure_foreign, import_alone, NULL, 1, NULL};

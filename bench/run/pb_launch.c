@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../glue/pb_pattern_plan.h"
+#include "../glue/pb_replay_plan.h"
 
 int pb_launch_local_gpus(void)
 {
@@ -35,6 +36,9 @@ int pb_launch_local_gpus(void)
 
 int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err)
 {
+    if (o->cmd == PB_CMD_REPLAY) /* one rank per recorded rank */
+        return pb_rp_launch_world(o->replay.inputs, (size_t)o->replay.ninputs, o->run.np, np,
+                                  err);
     int gpus = pb_launch_local_gpus();
     int base = o->run.np ? o->run.np : gpus > 0 ? gpus : 2;
     *np = base;

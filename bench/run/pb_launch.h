@@ -17,7 +17,9 @@ int pb_launch_local_gpus(void);
  * divide: that product), else one per local GPU, else 2.  For --pattern
  * and step the model and layout are built on that world first, so an
  * unknown preset or a layout that does not fit is refused (PB_EINPUT)
- * before anything is launched.  Pure but for the GPU count. */
+ * before anything is launched.  replay: the recording's world, read from
+ * it (--np must be that).  Pure but for the GPU count and replay's
+ * recording. */
 int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
 
 /* The ranks of --gpus N (or, in a build without MPI, of any command that

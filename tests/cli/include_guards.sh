@@ -6,9 +6,13 @@
 # once both used PB_CALIB_H).
 set -u
 src=$1
+# every top-level folder (build trees aside), so a new layer is checked
+# without being named here
 dirs=()
-for d in core util collectives topo patterns model validate reports bench tests; do
-  [ -d "$src/$d" ] && dirs+=("$src/$d")
+for d in "$src"/*/; do
+  d=${d%/}
+  case ${d##*/} in build*|doc|cmake) continue ;; esac
+  [ -L "$d" ] || [ -f "$d/CMakeCache.txt" ] || dirs+=("$d")
 done
 [ ${#dirs[@]} -gt 0 ] || { echo "FAIL: no project folders under $src"; exit 1; }
 fail=0 n=0

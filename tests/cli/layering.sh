@@ -31,7 +31,8 @@ declare -A allowed=(
     [tune]="tune core util"
     [reports]="reports core util"
     [profiler]="profiler"
-    [bench]="util core collectives topo patterns model validate tune reports profiler bench"
+    [jobprof]="jobprof model patterns reports core util profiler"
+    [bench]="util core collectives topo patterns model validate tune reports profiler jobprof bench"
 )
 skip=" tests doc cmake "
 

@@ -29,6 +29,11 @@ mpirun -np 2 build/parbench coll --op all -b 8 -e 1M -f 8 -n 3 -w 1 --quiet --cs
   { echo "FAIL: could not make the seed rows"; exit 1; }
 for f in results.csv more.csv last-week.csv today.csv; do cp seed.csv "$f"; done
 build/parbench topo --topo-xml tests/fixtures/dgx-h100.xml --csv topo-pairs.csv >/dev/null
+# a training job's recording (doc/profiling.md): written as the NCCL
+# profiler plugin writes it (tp2 x pp2, 4 ranks), and a job's PyTorch traces
+mkdir prof && build/tests/pb_jp_synth prof 2 1 1 2 >/dev/null ||
+  { echo "FAIL: could not write the recording"; exit 1; }
+cp tests/fixtures/pytorch/gloo-tp2-dp2/trace-rank*.json .
 
 # skip rules: a substring of the command, and why
 skip_reason() {
@@ -37,6 +42,7 @@ skip_reason() {
     *build-fuzz*) echo "a clang-14 libFuzzer build (CI-only packages; .ci/run runs it)" ;;
     cmake*) echo "the build itself, from the source root (the set-up's step; this test runs from its result)" ;;
     *srun*) echo "needs Slurm" ;;
+    *torchrun*) echo "a training job (PyTorch on GPUs)" ;;
     *" gemm "*) echo "needs a GPU (cuBLAS)" ;;
     *" -G "*) echo "needs a GPU (CUDA graphs)" ;;
     *"--backend nccl"*) echo "needs a GPU (NCCL)" ;;

@@ -126,7 +126,7 @@ static void test_help_version(const pb_cmd_desc_t *c)
 
 int main(void)
 {
-    CHECK(pb_ncommands == 13); /* the main job and twelve commands (import the last) */
+    CHECK(pb_ncommands == 15); /* the main job and fourteen commands (replay the last) */
     for (size_t i = 0; i < pb_ncommands; i++) {
         test_unambiguous(pb_commands[i]);
         test_help_lists(pb_commands[i]);

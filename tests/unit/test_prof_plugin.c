@@ -101,7 +101,15 @@ static void test_v5(void *lib)
     const pb_nccl_profiler_v5_t *p = sym(lib, "ncclProfiler_v5");
     void *ctx = NULL;
     int mask = 0;
+    /* torchrun's variables name the process's global rank in the header;
+     * the first of the launchers' that is set wins */
+    setenv("RANK", "11", 1);
+    setenv("WORLD_SIZE", "32", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "7", 1);
     CHECK(p->init(&ctx, 0x5a, &mask, "tp", 2, 16, 3, logger) == 0 && ctx != NULL);
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    unsetenv("OMPI_COMM_WORLD_RANK");
     CHECK(mask == (PB_NCCL_PROF_COLL | PB_NCCL_PROF_P2P | PB_NCCL_PROF_KERNEL_CH));
     for (uint64_t s = 0; s < 3; s++)
         allreduce_v5(p, ctx, s, s == 2);
@@ -123,6 +131,7 @@ static void test_v5(void *lib)
     size_t n = read_file(0x5a, &hd, r, 8);
     CHECK(memcmp(hd.magic, PB_PROF_MAGIC, 8) == 0 && hd.api == 5 && hd.rank == 3);
     CHECK(hd.nranks == 16 && hd.nnodes == 2 && strcmp(hd.comm_name, "tp") == 0);
+    CHECK(hd.version == 2 && hd.world_rank == 11 && hd.world_size == 32);
     CHECK(n == 5); /* 3 all-reduces, 1 send, the end record */
     for (size_t i = 0; i < 3 && n == 5; i++) {
         CHECK(r[i].kind == PB_PROF_REC_COLL && r[i].seq == i && r[i].count == 1048576);
@@ -185,6 +194,7 @@ static void test_v3(void *lib)
     size_t n = read_file(0, &hd, r, 4); /* named by the id known at open */
     CHECK(n == 2 && hd.api == 3 && hd.comm_id == 0x3c && strcmp(hd.comm_name, "pp") == 0);
     CHECK(n == 2 && r[0].seq == 7 && r[0].peer == 1 && r[0].nchannels == 4 && hd.rank == -1);
+    CHECK(hd.world_rank == -1 && hd.world_size == -1); /* no launcher said */
 }
 
 static void test_overflow_and_failure(void *lib)
@@ -231,6 +241,12 @@ static void test_no_dir(void *lib)
 
 int main(void)
 {
+    /* no launcher's rank variables but the ones a test sets */
+    static const char *const vars[] = {"RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
+                                       "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "SLURM_PROCID",
+                                       "SLURM_NTASKS", "PMI_RANK", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
     CHECK(mkdtemp(dir) != NULL);
     setenv("PARBENCH_PROFILE_DIR", dir, 1);
     void *lib = dlopen(PB_PROFILER_SO, RTLD_NOW | RTLD_LOCAL);

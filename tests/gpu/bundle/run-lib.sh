@@ -229,7 +229,9 @@ ctest_run() {
 # plugin loaded (issue 34): one rank, all-reduce at 1 MiB, 5 warm-up and
 # 20 timed operations, then verification; prints what the plugin's files
 # hold (doc/profiling.md: a 256-byte header, then 128-byte records whose
-# first 4 bytes are their kind: 1 collective, 2 point-to-point, 3 end).
+# first 4 bytes are their kind: 1 collective, 2 point-to-point, 3 end),
+# counted by this script independently of parbench, then what parbench
+# profile makes of them.
 profiler_run() {
     local pb=$1 dir=$WORK/nccl-prof
     rm -rf "$dir" && mkdir -p "$dir" || return 1
@@ -259,6 +261,9 @@ for f in files:
 print("profiler: %d records (%d collective, %d p2p; %s) in %d files, %d dropped, %d with GPU times"
       % (coll + p2p, coll, p2p, names, len(files), dropped, gpu))
 PY
+    # parbench profile on what was recorded: the same operations, joined
+    # (its head line counts records and operations), and the ops CSV
+    "$pb" profile "$dir" --csv "$WORK/nccl-prof.csv" --trace "$WORK/nccl-prof.json" | head -12 || return 1
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ] && [ $# -gt 0 ]; then

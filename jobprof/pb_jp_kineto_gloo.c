@@ -1,0 +1,297 @@
+/* pb_jp_kineto_gloo.c - the gloo form of a PyTorch trace: operations no
+ * record_param_comms describes (ProcessGroupGloo records none), read from
+ * two events each:
+ *
+ *   c10d::<op>   the dispatcher's CPU op on the calling thread: what was
+ *                called, when ("Input Dims", "Input type" with
+ *                record_shapes=True; "Concrete Inputs" holds a broadcast's
+ *                root) - but not on which process group: the group
+ *                argument is recorded as "";
+ *   gloo:<op>    the work's RecordFunction on the group's worker thread,
+ *                begun when a worker takes the work and ended when it
+ *                finishes (ProcessGroupGloo::AsyncWork::execute): when it
+ *                ran.  gloo's reduce_scatter_tensor runs as gloo:all_reduce
+ *                over the whole input (torch 2.15: the library has no
+ *                "gloo:reduce_scatter" title).
+ *
+ * A c10d op is paired with the first unclaimed gloo event that starts
+ * after it, of a matching function (reduce-scatter also matches
+ * all_reduce) and whose input size is one of the op's tensors'.  That is
+ * exact for synchronous calls, the common case; asynchronous calls of one
+ * function and size on two groups issued before either starts may be
+ * paired crosswise.
+ *
+ * Which group a worker thread serves is not in the trace; it is inferred.
+ * ProcessGroupGloo starts 2 worker threads per device in its constructor
+ * (torch/csrc/distributed/c10d/init.cpp: options->threads =
+ * options->devices.size() * 2; one device unless GLOO_SOCKET_IFNAME names
+ * several), and the process makes its groups one after another in the
+ * order distributedInfo.pg_config lists them (_get_all_pg_configs walks
+ * _world.pg_map, which keeps creation order).  Linux thread ids grow with
+ * creation, so the rank's worker threads sorted by id are its gloo groups'
+ * in pg_config order, two each.  Consecutive ids do not mark a group: the
+ * ids are system-wide and the other ranks on the node make their threads
+ * at the same moment (tests/fixtures/pytorch/gloo-tp2-dp2 shows it).  So
+ * every worker thread must appear in the trace - exactly two per gloo
+ * group - or the trace is refused, naming the counts (a trace that also
+ * holds NCCL-form operations keeps them and counts its gloo ones in
+ * jp->dropped: an NCCL job's gloo groups are a side matter, Megatron's
+ * checkpointing ones); and an all-gather's or reduce-scatter's
+ * output-to-input ratio must be its group's size. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_jp_kineto_priv.h"
+
+#define GLOO_THREADS 2 /* worker threads of one gloo group, one device */
+
+/* The function's family: the name folded (namespace, '_' and case gone)
+ * down to the collective it runs, so "c10d::_allgather_base_" and
+ * "gloo:all_gather" meet at "allgather". */
+static void family(const char *name, char *out, size_t len)
+{
+    static const char *const fam[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+                                      "broadcast", "barrier",   "recvanysource", "recv",
+                                      "send",      "reduce",    "gather",        "scatter"};
+    const char *s = strchr(name, ':');
+    s = s ? s + 1 + (s[1] == ':') : name;
+    size_t n = 0;
+    for (; *s && n + 1 < len; s++)
+        if (*s != '_')
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++)
+        if (strncmp(out, fam[i], strlen(fam[i])) == 0) {
+            snprintf(out, len, "%s", fam[i]);
+            return;
+        }
+}
+
+/* Elements of one "Input Dims" entry: a tensor's dims (their product; []
+ * is a 0-d tensor, 1) or a list of such (their sum). */
+static int64_t dims_numel(const json_t *d)
+{
+    int64_t n = 1, sum = 0;
+    for (size_t i = 0; i < json_array_size(d); i++) {
+        const json_t *e = json_array_get(d, i);
+        if (json_is_array(e))
+            sum += dims_numel(e);
+        else
+            n *= json_is_integer(e) ? (int64_t)json_integer_value(e) : 0;
+    }
+    return json_array_size(d) && json_is_array(json_array_get(d, 0)) ? sum : n;
+}
+
+/* Elements of argument i of an event with shapes; -1 not a tensor
+ * argument or not recorded. */
+static int64_t arg_numel(const json_t *args, size_t i)
+{
+    const json_t *d = json_array_get(json_object_get(args, "Input Dims"), i);
+    const char *t = json_string_value(json_array_get(json_object_get(args, "Input type"), i));
+    if (!json_is_array(d) || t == NULL || t[0] == '\0' || strncmp(t, "Scalar", 6) == 0)
+        return -1;
+    return dims_numel(d);
+}
+
+/* Argument i's type when it is one tensor (not a list, not a scalar). */
+static const char *arg_type(const json_t *args, size_t i)
+{
+    const char *t = json_string_value(json_array_get(json_object_get(args, "Input type"), i));
+    return t && t[0] && strstr(t, "List") == NULL && strncmp(t, "Scalar", 6) ? t : NULL;
+}
+
+/* Whether the c10d op at c holds a record_param_comms on its thread (the
+ * NCCL form then describes it). */
+static int has_rpc(const pb_kt_t *kt, const pb_kev_t *c)
+{
+    size_t lo = 0, hi = kt->rpc.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (kt->rpc.v[mid].t0 < c->t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < kt->rpc.n && kt->rpc.v[i].t0 <= c->t1; i++)
+        if (kt->rpc.v[i].tid == c->tid)
+            return 1;
+    return 0;
+}
+
+/* The gloo event that ran the op at c, claimed; NULL when none is in the
+ * trace. */
+static pb_kev_t *worker_event(pb_kt_t *kt, const pb_kev_t *c)
+{
+    char cf[48], gf[48];
+    family(c->name, cf, sizeof cf);
+    int64_t a0 = arg_numel(c->args, 0), a1 = arg_numel(c->args, 1);
+    size_t lo = 0, hi = kt->gloo.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (kt->gloo.v[mid].t0 < c->t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < kt->gloo.n; i++) {
+        pb_kev_t *g = &kt->gloo.v[i];
+        if (g->used)
+            continue;
+        family(g->name, gf, sizeof gf);
+        int rs_as_ar = strcmp(cf, "reducescatter") == 0 && strcmp(gf, "allreduce") == 0;
+        if (strcmp(cf, gf) != 0 && !rs_as_ar)
+            continue;
+        int64_t n = arg_numel(g->args, 0);
+        if (n >= 0 && n != a0 && n != a1)
+            continue;
+        g->used = 1;
+        return g;
+    }
+    return NULL;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rank's worker threads, sorted, one per id; NULL with *n 0 when none. */
+static int64_t *worker_tids(const pb_kt_t *kt, size_t *n)
+{
+    int64_t *t = malloc((kt->gloo.n + 1) * sizeof *t);
+    size_t k = 0;
+    for (size_t i = 0; t && i < kt->gloo.n; i++)
+        t[k++] = kt->gloo.v[i].tid;
+    if (t)
+        qsort(t, k, sizeof *t, by_tid);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || t[u - 1] != t[i])
+            t[u++] = t[i];
+    *n = u;
+    return t;
+}
+
+/* The group whose worker thread is tid (tids: the sorted worker threads,
+ * two per gloo group in pg_config order). */
+static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, size_t ntids, int64_t tid)
+{
+    size_t w = 0;
+    while (w < ntids && tids[w] != tid)
+        w++;
+    size_t k = w / GLOO_THREADS;
+    for (size_t i = 0; i < kt->ngroups; i++)
+        if (kt->groups[i].gloo && k-- == 0)
+            return &kt->groups[i];
+    return NULL;
+}
+
+/* The count by the header's convention - what one rank gives, a
+ * reduce-scatter's what it receives - from the c10d op's arguments:
+ * (output, input) for the gathers, all-to-all and reduce-scatter
+ * (Ops.cpp's schemas), the tensors first for the others. */
+static void gloo_count(const pb_kev_t *c, const char *fam, pb_kgroup_t *g, pb_jop_t *op,
+                       int *ratio_bad)
+{
+    int takes_input = strcmp(fam, "allgather") == 0 || strcmp(fam, "alltoall") == 0 ||
+                      strcmp(fam, "gather") == 0;
+    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
+    int64_t n = takes_input ? in : out;
+    op->count = n > 0 ? (uint64_t)n : 0;
+    /* the one check of the thread-to-group inference the trace allows:
+     * base gathers and scatters are a group's size apart */
+    int base = strstr(c->name, "_base_") != NULL;
+    if (base && strcmp(fam, "allgather") == 0 && in > 0 && out != in * g->size)
+        *ratio_bad = 1;
+    if (base && strcmp(fam, "reducescatter") == 0 && out > 0 && in != out * g->size)
+        *ratio_bad = 1;
+}
+
+/* A broadcast's or reduce's root, a send's or receive's peer: group ranks
+ * in "Concrete Inputs" (Ops.cpp: broadcast_(tensors, pg, root_rank, ...),
+ * reduce_(tensors, pg, op, root_rank, ...), send(tensors, pg, dstRank,
+ * tag), recv_(tensors, pg, srcRank, tag)). */
+static int gloo_peer(const pb_kev_t *c, const char *fam)
+{
+    size_t at = strcmp(fam, "reduce") == 0 ? 3
+                : strcmp(fam, "broadcast") == 0 || strcmp(fam, "send") == 0 ||
+                          strcmp(fam, "recv") == 0
+                    ? 2
+                    : 0;
+    const char *v = at ? json_string_value(json_array_get(
+                             json_object_get(c->args, "Concrete Inputs"), at))
+                       : NULL;
+    char *end;
+    long r = v && v[0] ? strtol(v, &end, 10) : -1;
+    return v && v[0] && *end == '\0' && r >= 0 ? (int)r : -1;
+}
+
+static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_t *g,
+                   pb_err_t *err)
+{
+    char fam[48];
+    family(c->name, fam, sizeof fam);
+    pb_jop_t op = {.rank = kt->rank, .gpu_ns = -1, .t_issue_ns = c->t0, .t_start_ns = w->t0,
+                   .t_end_ns = w->t1};
+    if ((op.comm = pb_kt_comm(kt, g, err)) < 0)
+        return err->code;
+    int bad = 0;
+    gloo_count(c, fam, g, &op, &bad);
+    if (bad)
+        return pb_err_set(err, PB_EINPUT, "%s: %s's sizes say its group is not '%s' (%d ranks), "
+                          "the group its gloo worker thread was taken to serve", kt->name,
+                          c->name, g->name, g->size);
+    op.peer = gloo_peer(c, fam);
+    /* the type: the op's tensor argument, or for a list the worker's */
+    const char *t = arg_type(c->args, strcmp(fam, "allgather") == 0 ? 1 : 0);
+    if (t == NULL)
+        t = arg_type(w->args, 0);
+    return pb_kt_add(kt, &op, c->name, t, err);
+}
+
+int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
+{
+    size_t ngloo = 0, ntids = 0, lone = 0;
+    for (size_t i = 0; i < kt->ngroups; i++)
+        ngloo += kt->groups[i].gloo != 0;
+    for (size_t i = 0; i < kt->c10d.n; i++)
+        lone += !has_rpc(kt, &kt->c10d.v[i]);
+    if (lone == 0 || kt->gloo.n == 0) {
+        kt->jp->dropped += lone; /* issued, but no event says where or when they ran */
+        return PB_OK;
+    }
+    int64_t *tids = worker_tids(kt, &ntids);
+    if (tids == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
+    int rc = PB_OK;
+    if (ntids != GLOO_THREADS * ngloo && kt->nops > 0) {
+        /* an NCCL job's side gloo group (Megatron's checkpointing groups):
+         * its few operations are counted lost rather than the trace refused */
+        kt->jp->dropped += lone;
+        lone = 0;
+    } else if (ntids != GLOO_THREADS * ngloo) {
+        rc = pb_err_set(err, PB_EINPUT, "%s: %zu gloo worker threads ran work for %zu gloo "
+                        "process groups (%d each): which group ran each operation cannot be "
+                        "told; profile a window in which every gloo group communicates",
+                        kt->name, ntids, ngloo, GLOO_THREADS);
+    }
+    for (size_t i = 0; rc == PB_OK && lone && i < kt->c10d.n; i++) {
+        const pb_kev_t *c = &kt->c10d.v[i];
+        if (has_rpc(kt, c))
+            continue;
+        const pb_kev_t *w = worker_event(kt, c);
+        if (w == NULL) {
+            kt->jp->dropped++;
+            continue;
+        }
+        pb_kgroup_t *g = thread_group(kt, tids, ntids, w->tid);
+        rc = g ? gloo_op(kt, c, w, g, err)
+               : pb_err_set(err, PB_EINPUT, "%s: no gloo group for worker thread %lld", kt->name,
+                            (long long)w->tid);
+    }
+    free(tids);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* jp_synth.h - a training job's communication written as parbench's NCCL
+ * profiler plugin writes it, for the tests of profile and replay: a
+ * tp x cp x dp x pp layout in Megatron-Core's rank order (tp fastest,
+ * then cp, dp, pp: megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"),
+ * with known operations, times and, on request, one late rank.
+ *
+ * What every step holds, per rank (the counts the tests work out by hand):
+ *   TP group (tp > 1):  4 x micro AllReduce of tp_bytes (bf16)
+ *   CP group (cp > 1):  2 x micro AllGather of tp_bytes (bf16)
+ *   PP group (pp > 1):  per micro-batch, forward: Send to the next stage
+ *                       and Recv from the previous; backward: Send to the
+ *                       previous and Recv from the next (where that stage
+ *                       exists), pp_bytes bf16
+ *   DP group (dp > 1):  1 ReduceScatter + 1 AllGather of dp_bytes (bf16)
+ *   world:              1 AllReduce of 4 bytes (float, the loss)
+ * Times: operation k of the step is issued by every rank at step start +
+ * k x 1 ms + rank x 1 us, the straggler straggler_ns later; it starts when
+ * its last member issued it and runs bytes / 100 GB/s + 10 us, on the GPU
+ * clock too (offset by 1 s, as a GPU's globaltimer is not the CPU's). */
+#ifndef JP_SYNTH_H
+#define JP_SYNTH_H
+
+#include <stdint.h>
+
+typedef struct jp_synth {
+    int tp, cp, dp, pp;
+    int steps;
+    int micro;
+    uint64_t tp_bytes, dp_bytes, pp_bytes;
+    int straggler;
+    int64_t straggler_ns;
+    int api;
+} jp_synth_t;
+
+void jp_synth_defaults(jp_synth_t *s);
+/* 0, or -1 with errno set. */
+int jp_synth_write(const char *dir, const jp_synth_t *s);
+
+#endif
