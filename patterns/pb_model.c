@@ -87,6 +87,60 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err)
     return pb_err_set(err, PB_EINPUT, "unknown model preset '%s' (known: %s)", name, list);
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int pb_model_family_llama(uint64_t hidden, uint64_t heads, pb_model_t *out, pb_err_t *err)
+{
+    /* hidden's bound (the fields table below), before 7 x hidden is formed */
+    if (hidden == 0 || hidden > UINT64_C(1) << 20)
+        return pb_err_set(err, PB_EINPUT, "hidden %llu is outside 1..1048576",
+                          (unsigned long long)hidden);
+    if (heads == 0 && hidden % PB_FAMILY_HEAD_DIM != 0)
+        return pb_err_set(err, PB_EINPUT, "hidden %llu is not a multiple of the head size %d",
+                          (unsigned long long)hidden, PB_FAMILY_HEAD_DIM);
+    if (heads == 0)
+        heads = hidden / PB_FAMILY_HEAD_DIM;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "llama-style");
+    out->layers = PB_FAMILY_LAYERS;
+    out->hidden = hidden;
+    out->heads = heads;
+    out->kv_heads = gcd_u64(heads, PB_FAMILY_KV_HEADS);
+    /* 3.5 H = 7H / 2, rounded up to 256: (7H + 511) / 512 x 256 */
+    out->ffn = (7 * hidden + 511) / 512 * 256;
+    out->vocab = PB_FAMILY_VOCAB;
+    out->seq = PB_FAMILY_SEQ;
+    out->mbs = 1;
+    out->dtype = PB_BF16;
+    out->gated = 1;
+    out->moe_every = 1; /* as every preset: unused while experts is 0 */
+    return PB_OK;
+}
+
+uint64_t pb_model_family_llama_layers(uint64_t hidden, const char **name)
+{
+    /* Dubey et al. 2024, Table 3 (and the presets above) */
+    static const struct {
+        uint64_t hidden, layers;
+        const char *name;
+    } real[] = {{4096, 32, "Llama 3 8B"}, {8192, 80, "Llama 3 70B"}, {16384, 126, "Llama 3 405B"}};
+    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+        if (real[i].hidden == hidden) {
+            *name = real[i].name;
+            return real[i].layers;
+        }
+    *name = NULL;
+    return 0;
+}
+
 static int parse_u64(const char *key, const char *v, uint64_t lo, uint64_t hi, const char *why,
                      uint64_t *out, pb_err_t *err)
 {
@@ -220,8 +274,8 @@ static long double params_ld(const pb_model_t *m)
 
 int pb_model_check(const pb_model_t *m, pb_err_t *err)
 {
-    /* again here: presets, a model file's derived sizes (the main job's
-     * --size keeps the preset's ratios) and tests set fields directly */
+    /* again here: presets, the --size rule, derived sizes (--size with a
+     * preset keeps its ratios) and tests set fields directly */
     for (size_t i = 0; i < NFIELDS; i++) {
         uint64_t x = field_get(m, &fields[i]);
         if (x < fields[i].lo || x > fields[i].hi)

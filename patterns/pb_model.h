@@ -54,6 +54,34 @@ const char *pb_model_preset_name(int i);
 /* PB_EINPUT naming the presets when `name` is none of them. */
 int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 
+/* The --size rule: the model `--size H` alone stands for, a Llama 3-style
+ * dense decoder at width H (Dubey et al. 2024, "The Llama 3 Herd of
+ * Models", arXiv 2407.21783, Table 3; Meta-Llama-3-8B and -70B
+ * config.json on huggingface.co/meta-llama):
+ *  - heads of 128 (heads = H / 128), as every Llama 3 model;
+ *  - 8 KV heads (GQA), as every Llama 3 model; below 8 heads, or where 8
+ *    does not divide them, gcd(heads, 8), so that the groups stay whole;
+ *  - MLP 3.5 H rounded up to a multiple of 256, SwiGLU (gated): Llama 3's
+ *    own rule (llama/model.py: 8/3 H x ffn_dim_multiplier 1.3 rounded up
+ *    to multiple_of) gives exactly 3.5 H at 8B (14336) and 70B (28672);
+ *  - vocabulary 128256, sequence 8192 (Llama 3's pre-training context,
+ *    Sec. 3.4.1 and the config's max_position_embeddings), bf16;
+ *  - PB_FAMILY_LAYERS layers, for a run of seconds: the per-layer counts
+ *    scale with a real depth (pb_model_family_llama_layers); mbs 1, gbs
+ *    automatic (2 x pp micro-batches), as tiny.
+ * `heads` 0 takes H / 128 and refuses (PB_EINPUT) an H that 128 does not
+ * divide; a given `heads` is kept (the head size is then H / heads). */
+#define PB_FAMILY_HEAD_DIM 128
+#define PB_FAMILY_KV_HEADS 8
+#define PB_FAMILY_VOCAB 128256
+#define PB_FAMILY_SEQ 8192
+#define PB_FAMILY_LAYERS 4
+int pb_model_family_llama(uint64_t hidden, uint64_t heads, pb_model_t *out, pb_err_t *err);
+/* The layers of the Llama 3 model of width `hidden` (32 at 4096, 80 at
+ * 8192, 126 at 16384: Table 3), its name in *name; 0 (and NULL) at any
+ * other width. */
+uint64_t pb_model_family_llama_layers(uint64_t hidden, const char **name);
+
 /* Sets one field by its name (as in a model file: layers, hidden (or
  * size), heads, kv_heads (or kv-heads), ffn, vocab, seq, mbs, gbs, dtype,
  * gated, experts, topk, moe_every, moe_ffn, pp_trim, head_dim, pp_first,

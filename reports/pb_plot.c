@@ -96,22 +96,25 @@ static void fmt_bytes(double v, char *s, size_t n)
     snprintf(s, n, "%.0f %s", v, unit[u]);
 }
 
-/* x values are log2(bytes): tick labels as sizes */
-static void bytes_label(PLINT axis, PLFLT value, PLCHAR_NC_VECTOR label, PLINT length,
-                        PLPointer data)
+/* Tick labels: sizes on a log2(bytes) x axis, the quantity itself (not
+ * its log) on a log10 y axis; data points at {x_log2_bytes, y_log10}. */
+static void axis_label(PLINT axis, PLFLT value, PLCHAR_NC_VECTOR label, PLINT length,
+                       PLPointer data)
 {
-    (void)data;
-    if (axis == PL_X_AXIS)
+    const int *log = data;
+    if (axis == PL_X_AXIS && log[0])
         fmt_bytes(pow(2.0, value), label, (size_t)length);
+    else if (axis == PL_Y_AXIS && log[1]) /* 1000000, not %g's 1e+06 */
+        snprintf(label, (size_t)length, value >= 0.0 ? "%.0f" : "%g", pow(10.0, value));
     else
         snprintf(label, (size_t)length, "%g", value);
 }
 
-static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y1)
+static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y0, double *y1)
 {
+    double ylo = INFINITY, yhi = -INFINITY;
     *x0 = INFINITY;
     *x1 = -INFINITY;
-    *y1 = 0.0;
     for (size_t s = 0; s < p->nseries; s++)
         for (size_t i = 0; i < p->series[s].n; i++) {
             const double x = p->series[s].x[i], y = p->series[s].y[i];
@@ -119,18 +122,113 @@ static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y1)
                 continue;
             *x0 = fmin(*x0, x);
             *x1 = fmax(*x1, x);
-            *y1 = fmax(*y1, y);
+            ylo = fmin(ylo, y);
+            yhi = fmax(yhi, y);
         }
     if (!isfinite(*x0)) {
         *x0 = 0.0;
         *x1 = 1.0;
+        ylo = yhi = 0.0;
     }
     if (*x1 - *x0 < 2.0) { /* one or two sizes: room on both sides */
         *x0 -= 1.0;
         *x1 += 1.0;
     }
-    /* headroom above the highest point for the legend */
-    *y1 = *y1 > 0.0 ? *y1 * 1.35 : 1.0;
+    if (p->y_log10) {
+        /* whole decades, so the top and bottom ticks are labelled, and
+         * room above the data for the legend (top left): a legend entry
+         * takes about 5.5 % of the plot's height (PLplot's at 0.6 x the
+         * default character size in 380 points), its frame 4 % */
+        *y0 = floor(ylo);
+        double span = fmax(1.0, ceil(yhi) - *y0);
+        double legend = fmin(0.7, 0.04 + 0.055 * (double)p->nseries);
+        *y1 = *y0 + ceil(span / (1.0 - legend));
+    } else {
+        /* headroom above the highest point for the legend */
+        *y0 = 0.0;
+        *y1 = yhi > 0.0 ? yhi * 1.35 : 1.0;
+    }
+}
+
+/* The window over the data, the box, its ticks and labels. */
+static void axes(const pb_line_plot_t *p)
+{
+    double x0, x1, y0, y1;
+    bounds(p, &x0, &x1, &y0, &y1);
+    plvpor(0.08, 0.97, 0.12, 0.91);
+    plwind(x0, x1, y0, y1);
+    plcol0(1);
+    double xtick = 0.0, ytick = 0.0;
+    if (p->x_log2_bytes) { /* a tick every x4 or more, labels as sizes */
+        xtick = 2.0;
+        while ((x1 - x0) / xtick > 8.0)
+            xtick *= 2.0;
+    }
+    if (p->y_log10) { /* a tick every decade, or every other one */
+        ytick = 1.0;
+        while ((y1 - y0) / ytick > 8.0)
+            ytick *= 2.0;
+    }
+    int log[2] = {p->x_log2_bytes, p->y_log10};
+    plslabelfunc(axis_label, log);
+    plbox(p->x_log2_bytes ? "bcnsto" : "bcnst", xtick, 0,
+          p->y_log10 ? "bcnstglov" : "bcnstgv", ytick, 0);
+    plslabelfunc(NULL, NULL); /* `log` ends here */
+    pllab(p->xlabel, p->ylabel, p->title);
+}
+
+/* The legend's arrays, one entry per series. */
+typedef struct legend {
+    PLINT *opts, *colors, *styles, *snum;
+    PLFLT *widths, *sscale;
+    const char **names, **syms;
+} legend_t;
+
+static int legend_alloc(legend_t *g, size_t ns)
+{
+    size_t n = ns ? ns : 1;
+    g->opts = calloc(n, sizeof *g->opts);
+    g->colors = calloc(n, sizeof *g->colors);
+    g->styles = calloc(n, sizeof *g->styles);
+    g->snum = calloc(n, sizeof *g->snum);
+    g->widths = calloc(n, sizeof *g->widths);
+    g->sscale = calloc(n, sizeof *g->sscale);
+    g->names = calloc(n, sizeof *g->names);
+    g->syms = calloc(n, sizeof *g->syms);
+    return g->opts && g->colors && g->styles && g->snum && g->widths && g->sscale && g->names &&
+           g->syms;
+}
+
+static void legend_free(legend_t *g)
+{
+    free(g->opts);
+    free(g->colors);
+    free(g->styles);
+    free(g->snum);
+    free(g->widths);
+    free(g->sscale);
+    free(g->names);
+    free(g->syms);
+}
+
+/* Series s drawn, and its legend entry filled. */
+static void draw_series(const pb_series_t *se, legend_t *g, size_t s)
+{
+    g->colors[s] = 2 + se->color % PB_PLOT_COLORS;
+    g->styles[s] = se->dashed ? 2 : 1;
+    g->widths[s] = se->dashed ? 1.0 : 1.5;
+    g->names[s] = se->name;
+    g->syms[s] = "#(728)"; /* a filled circle (Hershey 728) */
+    g->sscale[s] = 0.6;
+    g->snum[s] = 1;
+    g->opts[s] = PL_LEGEND_LINE | (se->dashed ? 0 : PL_LEGEND_SYMBOL);
+    plcol0(g->colors[s]);
+    pllsty(g->styles[s]);
+    plwidth(g->widths[s]);
+    if (se->n > 1)
+        plline((PLINT)se->n, se->x, se->y);
+    if (!se->dashed)
+        plstring((PLINT)se->n, se->x, se->y, g->syms[s]);
 }
 
 int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
@@ -139,69 +237,26 @@ int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
     int rc = begin(&pf, 720, 380, err);
     if (rc != PB_OK)
         return rc;
-    double x0, x1, y1;
-    bounds(p, &x0, &x1, &y1);
-    plvpor(0.08, 0.97, 0.12, 0.91);
-    plwind(x0, x1, 0.0, y1);
-    plcol0(1);
-    double xtick = 0.0;
-    if (p->x_log2_bytes) { /* a tick every x4 or more, labels as sizes */
-        xtick = 2.0;
-        while ((x1 - x0) / xtick > 8.0)
-            xtick *= 2.0;
-        plslabelfunc(bytes_label, NULL);
-    }
-    plbox(p->x_log2_bytes ? "bcnsto" : "bcnst", xtick, 0, "bcnstgv", 0.0, 0);
-    pllab(p->xlabel, p->ylabel, p->title);
-
+    axes(p);
     size_t ns = p->nseries;
-    PLINT *opts = calloc(ns ? ns : 1, sizeof *opts);
-    PLINT *colors = calloc(ns ? ns : 1, sizeof *colors);
-    PLINT *styles = calloc(ns ? ns : 1, sizeof *styles);
-    PLFLT *widths = calloc(ns ? ns : 1, sizeof *widths);
-    PLFLT *sscale = calloc(ns ? ns : 1, sizeof *sscale);
-    PLINT *snum = calloc(ns ? ns : 1, sizeof *snum);
-    const char **names = calloc(ns ? ns : 1, sizeof *names);
-    const char **syms = calloc(ns ? ns : 1, sizeof *syms);
-    if (!opts || !colors || !styles || !widths || !sscale || !snum || !names || !syms)
+    legend_t g;
+    if (!legend_alloc(&g, ns))
         rc = pb_err_set(err, PB_ERUNTIME, "out of memory drawing a plot");
-    for (size_t s = 0; s < ns && rc == PB_OK; s++) {
-        const pb_series_t *se = &p->series[s];
-        colors[s] = 2 + se->color % PB_PLOT_COLORS;
-        styles[s] = se->dashed ? 2 : 1;
-        widths[s] = se->dashed ? 1.0 : 1.5;
-        names[s] = se->name;
-        syms[s] = "#(728)"; /* a filled circle (Hershey 728) */
-        sscale[s] = 0.6;
-        snum[s] = 1;
-        opts[s] = PL_LEGEND_LINE | (se->dashed ? 0 : PL_LEGEND_SYMBOL);
-        plcol0(colors[s]);
-        pllsty(styles[s]);
-        plwidth(widths[s]);
-        if (se->n > 1)
-            plline((PLINT)se->n, se->x, se->y);
-        if (!se->dashed)
-            plstring((PLINT)se->n, se->x, se->y, syms[s]);
-    }
+    for (size_t s = 0; s < ns && rc == PB_OK; s++)
+        draw_series(&p->series[s], &g, s);
     pllsty(1);
     plwidth(1.0);
     if (rc == PB_OK && ns > 0) {
         PLFLT lw, lh;
         plschr(0.0, 0.6);
-        /* inside, top left: bandwidth curves rise to the right */
+        /* inside, top left: bandwidth and latency both rise to the right */
         pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
                  PL_POSITION_LEFT | PL_POSITION_INSIDE | PL_POSITION_TOP, 0.02, 0.02, 0.06, 0,
-                 1, 1, (PLINT)ns, 1, (PLINT)ns, opts, 0.8, 0.6, 2.4, 0.0, colors, names, NULL,
-                 NULL, NULL, NULL, colors, styles, widths, colors, sscale, snum, syms);
+                 1, 1, (PLINT)ns, 1, (PLINT)ns, g.opts, 0.8, 0.6, 2.4, 0.0, g.colors, g.names,
+                 NULL, NULL, NULL, NULL, g.colors, g.styles, g.widths, g.colors, g.sscale,
+                 g.snum, g.syms);
     }
-    free(opts);
-    free(colors);
-    free(styles);
-    free(widths);
-    free(sscale);
-    free(snum);
-    free(names);
-    free(syms);
+    legend_free(&g);
     int rc2 = finish(&pf, out, err);
     return rc != PB_OK ? rc : rc2;
 }

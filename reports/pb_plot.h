@@ -26,6 +26,10 @@ typedef struct pb_series {
 typedef struct pb_line_plot {
     const char *title, *xlabel, *ylabel;
     int x_log2_bytes; /* x values are log2(bytes): ticks labelled 8 B, 1 KiB, ... */
+    /* y values are log10 of the quantity: the axis spans whole decades,
+     * a tick per decade labelled with the quantity (0.1, 1, 10, 100),
+     * PLplot's logarithmic minor ticks between.  0: linear from 0. */
+    int y_log10;
     const pb_series_t *series;
     size_t nseries;
 } pb_line_plot_t;

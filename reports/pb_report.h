@@ -8,7 +8,8 @@
  *   bandwidth plots  every communication row (pattern not gemm, step,
  *                    model, validate), one plot per collective, one line
  *                    per (pattern, group size, link class[, dtype, mode,
- *                    in-place, redop where those vary])
+ *                    in-place, redop where those vary]); under each, the
+ *                    same lines' median time on log-log axes
  *   link validation  pattern validate (parbench validate: group "pair:A-B",
  *                    busbw = the pair's GB/s, expect_gbps, verdict): a rank x
  *                    rank matrix (up to 64 ranks) and the pairs not ok
@@ -43,6 +44,7 @@ typedef struct pb_report_in {
     const char *pairs_source; /* may be NULL */
     const char *generator;    /* e.g. "parbench 0.1.0" */
     const char *note;         /* an extra metadata line (backend version); may be NULL */
+    int log_bw; /* bus bandwidth on a log axis (report --log-bw); 0: linear from 0 */
 } pb_report_in_t;
 
 /* The page's head (doctype, the styles every page shares, <body>, the

@@ -1,6 +1,9 @@
-/* pb_report_bw.c - bus bandwidth vs size, one plot per collective, with
- * the calibrated model's curves over the measured ones when calib.csv is
- * given, and a table of each fitted piece against the measurements. */
+/* pb_report_bw.c - bus bandwidth vs size, one plot per collective, and
+ * under it the same lines' median time on log-log axes (small messages,
+ * flat at zero on a linear bandwidth axis, are read there, as OSU's
+ * latency tables are), with the calibrated model's curves over the
+ * measured ones when calib.csv is given, and a table of each fitted piece
+ * against the measurements. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +73,21 @@ static const pb_calib_row_t *piece_for(const pb_report_in_t *in, const pb_result
     return NULL;
 }
 
+/* One curve of a plot: x = log2(bytes), y as the plot draws it. */
+typedef struct curve {
+    double *x, *y;
+    size_t n;
+} curve_t;
+
 typedef struct line {
     const pb_result_t **pts; /* sorted by bytes, one per size (the last row wins) */
     size_t n;
     char name[96];
     char mname[104];
-    double *x, *y, *my, *mx; /* measured, and the model at the same sizes */
-    size_t nm;
+    /* measured, and the model at the same sizes: bus bandwidth (log10 of
+     * it with --log-bw), and log10 of the median time */
+    curve_t bw, bw_model, lat, lat_model;
+    double *mem; /* the curves' arrays, one block */
 } line_t;
 
 static void add_point(line_t *l, const pb_result_t *r)
@@ -137,34 +148,134 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
         pb_sbuf_puts(out, "</table>\n");
 }
 
-/* Each line's points as a series of bus bandwidth against log2(size),
- * and beside it the calibrated model's where a curve covers the size.
+static void put(curve_t *c, double x, double y)
+{
+    c->x[c->n] = x;
+    c->y[c->n++] = y;
+}
+
+/* The line's curves from its points; a log axis leaves out what is not
+ * above zero (a row without bandwidth, a model piece without time). */
+static void fill_curves(const pb_report_in_t *in, line_t *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const pb_result_t *r = l->pts[i];
+        double x = log2((double)r->bytes);
+        if (!in->log_bw || r->busbw_gbps > 0.0)
+            put(&l->bw, x, in->log_bw ? log10(r->busbw_gbps) : r->busbw_gbps);
+        if (r->time_us_median > 0.0)
+            put(&l->lat, x, log10(r->time_us_median));
+        const pb_calib_row_t *c = in->calib ? piece_for(in, r) : NULL;
+        double t = c ? pb_calib_time_us(c, r->bytes) : 0.0;
+        if (!(t > 0.0))
+            continue;
+        put(&l->lat_model, x, log10(t));
+        /* the model's time as bus bandwidth: this row's own factor */
+        double bw = r->algbw_gbps > 0.0
+                        ? (double)r->bytes / (t * 1e3) * (r->busbw_gbps / r->algbw_gbps)
+                        : -1.0;
+        if (r->algbw_gbps > 0.0 && (!in->log_bw || bw > 0.0))
+            put(&l->bw_model, x, in->log_bw ? log10(bw) : bw);
+    }
+}
+
+/* Each line's measured curve and beside it the calibrated model's where
+ * a curve covers the size: bandwidth's curves, or (latency) the times'.
  * Returns the number of series written (at most 2 per line). */
-static size_t to_series(const pb_report_in_t *in, line_t *lines, size_t nlines,
-                        pb_series_t *series)
+static size_t to_series(line_t *lines, size_t nlines, int latency, pb_series_t *series)
 {
     size_t ns = 0;
     for (size_t k = 0; k < nlines; k++) {
         line_t *l = &lines[k];
-        for (size_t i = 0; i < l->n; i++) {
-            const pb_result_t *r = l->pts[i];
-            l->x[i] = log2((double)r->bytes);
-            l->y[i] = r->busbw_gbps;
-            const pb_calib_row_t *c = in->calib ? piece_for(in, r) : NULL;
-            double t = c ? pb_calib_time_us(c, r->bytes) : 0.0;
-            if (c && t > 0.0 && r->algbw_gbps > 0.0) {
-                /* the model's time as bus bandwidth: this row's own factor */
-                l->mx[l->nm] = l->x[i];
-                l->my[l->nm++] = (double)r->bytes / (t * 1e3) * (r->busbw_gbps / r->algbw_gbps);
-            }
-        }
-        series[ns++] = (pb_series_t){l->name, l->x, l->y, l->n, 0, (int)k};
-        if (l->nm > 0) {
+        const curve_t *m = latency ? &l->lat : &l->bw;
+        const curve_t *mm = latency ? &l->lat_model : &l->bw_model;
+        if (m->n > 0)
+            series[ns++] = (pb_series_t){l->name, m->x, m->y, m->n, 0, (int)k};
+        if (mm->n > 0) {
             snprintf(l->mname, sizeof l->mname, "model %s", l->name);
-            series[ns++] = (pb_series_t){l->mname, l->mx, l->my, l->nm, 1, (int)k};
+            series[ns++] = (pb_series_t){l->mname, mm->x, mm->y, mm->n, 1, (int)k};
         }
     }
     return ns;
+}
+
+/* A new line for row r, with room for every row of the collective. */
+static int new_line(line_t *l, const pb_result_t *r, const varies_t *v, size_t nrows)
+{
+    l->pts = malloc(nrows * sizeof *l->pts);
+    l->mem = malloc(8 * nrows * sizeof *l->mem);
+    if (l->pts == NULL || l->mem == NULL)
+        return -1;
+    curve_t *c[4] = {&l->bw, &l->bw_model, &l->lat, &l->lat_model};
+    for (int i = 0; i < 4; i++) {
+        c[i]->x = l->mem + (size_t)(2 * i) * nrows;
+        c[i]->y = c[i]->x + nrows;
+    }
+    line_name(r, v, l->name, sizeof l->name);
+    return 0;
+}
+
+/* The collective's rows into lines (at most MAX_SERIES; *dropped counts
+ * the rows of further lines).  -1: out of memory. */
+static int to_lines(const pb_result_t *const *rows, size_t nrows, line_t *lines,
+                    size_t *nlines, size_t *dropped)
+{
+    varies_t v;
+    what_varies(rows, nrows, &v);
+    for (size_t i = 0; i < nrows; i++) {
+        size_t k = 0;
+        while (k < *nlines && !same_line(lines[k].pts[0], rows[i]))
+            k++;
+        if (k == *nlines) {
+            if (*nlines == MAX_SERIES) {
+                (*dropped)++;
+                continue;
+            }
+            if (new_line(&lines[(*nlines)++], rows[i], &v, nrows) != 0)
+                return -1;
+        }
+        add_point(&lines[k], rows[i]);
+    }
+    return 0;
+}
+
+/* One plot in its own <div class="plot" id="PREFIX-coll">, under the
+ * collective's heading when `heading`. */
+static int plot_div(const char *prefix, const char *coll, int heading, const pb_line_plot_t *p,
+                    pb_sbuf_t *out, pb_err_t *err)
+{
+    pb_sbuf_printf(out, "<div class=\"plot\" id=\"%s-", prefix);
+    pb_sbuf_xml(out, coll);
+    pb_sbuf_puts(out, "\">\n");
+    if (heading) {
+        pb_sbuf_puts(out, "<h3>");
+        pb_sbuf_xml(out, coll);
+        pb_sbuf_puts(out, "</h3>\n");
+    }
+    int rc = pb_plot_lines(p, out, err);
+    pb_sbuf_puts(out, "</div>\n");
+    return rc;
+}
+
+/* Bus bandwidth, then latency on log-log axes, of the collective's lines
+ * (the two plots share the lines' colours). */
+static int two_plots(const pb_report_in_t *in, const char *coll, line_t *lines, size_t nlines,
+                     pb_series_t *series, pb_sbuf_t *out, pb_err_t *err)
+{
+    for (size_t k = 0; k < nlines; k++)
+        fill_curves(in, &lines[k]);
+    char title[96];
+    const char *xl = "size (largest per-rank buffer)";
+    snprintf(title, sizeof title, "%s: bus bandwidth vs size", coll);
+    pb_line_plot_t bw = {title, xl, "busbw (GB/s)", 1, in->log_bw, series,
+                         to_series(lines, nlines, 0, series)};
+    int rc = plot_div("busbw", coll, 1, &bw, out, err);
+    if (rc != PB_OK)
+        return rc;
+    snprintf(title, sizeof title, "%s: latency vs size", coll);
+    pb_line_plot_t lat = {title, xl, "median time (us)", 1, 1, series,
+                          to_series(lines, nlines, 1, series)};
+    return plot_div("latency", coll, 0, &lat, out, err);
 }
 
 static int one_collective(const pb_report_in_t *in, const char *coll, pb_sbuf_t *out,
@@ -173,63 +284,30 @@ static int one_collective(const pb_report_in_t *in, const char *coll, pb_sbuf_t 
     const pb_result_t **rows = malloc(in->nrows * sizeof *rows);
     line_t *lines = calloc(MAX_SERIES, sizeof *lines);
     pb_series_t *series = calloc(2 * MAX_SERIES, sizeof *series);
+    size_t nrows = 0, nlines = 0, dropped = 0;
     int rc = PB_OK;
     if (rows == NULL || lines == NULL || series == NULL) {
         rc = pb_err_set(err, PB_ERUNTIME, "out of memory building the report");
         goto out;
     }
-    size_t nrows = 0, nlines = 0, dropped = 0;
     for (size_t i = 0; i < in->nrows; i++)
         if (pb_report_is_comm(&in->rows[i]) && strcmp(in->rows[i].collective, coll) == 0 &&
             in->rows[i].bytes > 0)
             rows[nrows++] = &in->rows[i];
-    varies_t v;
-    what_varies(rows, nrows, &v);
-    for (size_t i = 0; i < nrows && rc == PB_OK; i++) {
-        size_t k = 0;
-        while (k < nlines && !same_line(lines[k].pts[0], rows[i]))
-            k++;
-        if (k == nlines) {
-            if (nlines == MAX_SERIES) {
-                dropped++;
-                continue;
-            }
-            line_t *l = &lines[nlines++];
-            l->pts = malloc(nrows * sizeof *l->pts);
-            l->x = malloc(4 * nrows * sizeof *l->x);
-            if (l->pts == NULL || l->x == NULL) {
-                rc = pb_err_set(err, PB_ERUNTIME, "out of memory building the report");
-                break;
-            }
-            l->y = l->x + nrows;
-            l->mx = l->y + nrows;
-            l->my = l->mx + nrows;
-            line_name(rows[i], &v, l->name, sizeof l->name);
-        }
-        add_point(&lines[k], rows[i]);
-    }
-    size_t ns = rc == PB_OK ? to_series(in, lines, nlines, series) : 0;
-    if (rc != PB_OK)
+    if (to_lines(rows, nrows, lines, &nlines, &dropped) != 0) {
+        rc = pb_err_set(err, PB_ERUNTIME, "out of memory building the report");
         goto out;
-    pb_sbuf_puts(out, "<div class=\"plot\" id=\"busbw-");
-    pb_sbuf_xml(out, coll);
-    pb_sbuf_puts(out, "\">\n<h3>");
-    pb_sbuf_xml(out, coll);
-    pb_sbuf_puts(out, "</h3>\n");
-    char title[96];
-    snprintf(title, sizeof title, "%s: bus bandwidth vs size", coll);
-    pb_line_plot_t p = {title, "size (largest per-rank buffer)", "busbw (GB/s)", 1, series, ns};
-    rc = pb_plot_lines(&p, out, err);
+    }
+    rc = two_plots(in, coll, lines, nlines, series, out, err);
     if (dropped)
         pb_sbuf_printf(out, "<p class=\"note\">%zu rows in more than %d lines not drawn.</p>\n",
                        dropped, MAX_SERIES);
     if (in->calib)
         fit_table(in, coll, rows, nrows, out);
-    pb_sbuf_puts(out, "</div>\n");
 out:
     for (size_t k = 0; lines && k < MAX_SERIES; k++) {
         free(lines[k].pts);
-        free(lines[k].x);
+        free(lines[k].mem);
     }
     free(lines);
     free(series);
@@ -242,7 +320,10 @@ int pb_report_bandwidth(const pb_report_in_t *in, pb_sbuf_t *out, pb_err_t *err)
     pb_sbuf_puts(out, "<h2 id=\"bandwidth\">Bus bandwidth vs message size</h2>\n");
     pb_sbuf_puts(out, "<p>One plot per collective, one line per group size and link class "
                       "(and per pattern, type, timing mode, placement or reduction where the "
-                      "file has several); log-scale size axis.");
+                      "file has several); log-scale size axis");
+    pb_sbuf_puts(out, in->log_bw ? ", log-scale bandwidth axis." : ".");
+    pb_sbuf_puts(out, " Under each, the median time of one operation on log-log axes (the "
+                      "latency view: small messages, where bandwidth lies near zero).");
     if (in->calib)
         pb_sbuf_puts(out, " Dashed: the calibrated model (latency + size / bandwidth per "
                           "fitted piece) at the measured sizes, in its line's colour; the "

@@ -224,3 +224,8 @@ pb_link_t pb_ntopo_link(const pb_ntopo_t *t, int a, int b, int nvlink)
         l.cls = (x->depth - c) + (y->depth - c) + 1 == 1 ? PB_LINK_PIX : PB_LINK_PXB;
     return l;
 }
+
+void pb_ntopo_name(const pb_ntopo_t *t, int i, char *buf, size_t len)
+{
+    snprintf(buf, len, t->dev[i].gpu ? "GPU%d" : "NIC%d", t->dev[i].gpu ? i : i - t->ngpus);
+}

@@ -27,6 +27,8 @@
 #ifndef PB_NCCL_TOPO_H
 #define PB_NCCL_TOPO_H
 
+#include <stddef.h>
+
 #include "../core/pb_link.h"
 #include "../util/pb_err.h"
 
@@ -60,5 +62,9 @@ void pb_ntopo_free(pb_ntopo_t *t);
 /* The link between devices a and b (indices into dev).  nvlink > 0: the
  * user's per-pair NVLink count for GPU pairs the file says nothing of. */
 pb_link_t pb_ntopo_link(const pb_ntopo_t *t, int a, int b, int nvlink);
+
+/* Device i's name: GPU0.. then NIC0.., each numbered by bus id.  The
+ * matrix and the pairs CSV both name devices so, so they agree. */
+void pb_ntopo_name(const pb_ntopo_t *t, int i, char *buf, size_t len);
 
 #endif

@@ -390,6 +390,14 @@ static int set_min_iters(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
     return pb_parse_u64(shown, v, 1, &o->meas.min_iters, err);
 }
 
+static int set_warmup(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                      pb_err_t *err)
+{
+    (void)s;
+    o->meas.given |= PB_GIVEN_WARMUP;
+    return pb_parse_u64(shown, v, 0, &o->meas.warmup, err);
+}
+
 static const pb_opt_spec_t timing_specs[] = {
     {"mode", 0, "M", set_mode, 0, 0,
      "latency (barrier, time each op; OSU-like), throughput\n"
@@ -409,7 +417,7 @@ static const pb_opt_spec_t timing_specs[] = {
      NULL, NULL},
     {"iters", 'n', "N", pb_opt_u64, PB_OFF(meas.iters), 1,
      "fixed number of timed samples instead (no adaptation)", NULL, NULL},
-    {"warmup", 'w', "N", pb_opt_u64, PB_OFF(meas.warmup), 0, "untimed operations first (default 5)",
+    {"warmup", 'w', "N", set_warmup, 0, 0, "untimed operations first (default 5)",
      NULL, NULL},
     {"batch", 0, "N", pb_opt_u64, PB_OFF(meas.batch), 1,
      "throughput mode: operations per sample (default: ~1 ms)", NULL, NULL},

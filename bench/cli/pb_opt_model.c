@@ -54,7 +54,10 @@ static const pb_opt_spec_t model_specs[] = {
     {"megatron-args", 0, "F", pb_opt_str, PB_OFF(model.megatron_args), 0,
      "a Megatron-LM launch script (or - for stdin): model,\n"
      "layout, batch, recomputation, precision; flags win", "@file", NULL},
-    FIELD("size", "H", "hidden size; alone it scales the preset's family"),
+    FIELD("size", "H", "hidden size; without --preset a Llama 3-style model\n"
+                       "of that width (heads of 128, 8 KV heads, ffn 3.5 H,\n"
+                       "vocab 128256, seq 8192, 4 layers; flags win); with\n"
+                       "--preset, that preset widened"),
     FIELD("hidden", "H", "hidden size (= --size)"),
     FIELD("layers", "N", "transformer layers"),
     FIELD("seq", "S", "sequence length"),

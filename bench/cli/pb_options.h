@@ -80,7 +80,8 @@ enum {
     PB_GIVEN_FACTOR = 1u << 3,
     PB_GIVEN_CHECK = 1u << 4,
     PB_GIVEN_MODE = 1u << 5,
-    PB_GIVEN_DTYPE = 1u << 6
+    PB_GIVEN_DTYPE = 1u << 6,
+    PB_GIVEN_WARMUP = 1u << 7
 };
 
 /* Layout sizes in Megatron order, indexed like topo/pb_place.h's kinds. */
@@ -132,6 +133,10 @@ typedef struct pb_meas_opts {
     /* iterations */
     uint64_t iters;  /* -n: fixed count; 0 = adaptive */
     uint64_t warmup; /* -w */
+    /* seconds: fewer warm-up operations (at least one) where -w of them
+     * would take longer, by the slowest rank's first; 0 = -w exactly
+     * (the main job's default: a tenth of its time budget) */
+    double warmup_cap;
     uint64_t min_iters, max_iters;
     double precision;   /* relative half-width of the median's 95 % CI */
     double time_budget; /* seconds per measurement */
@@ -328,6 +333,7 @@ typedef struct pb_files_opts {
     int ignore_noise;  /* compare --ignore-noise: the threshold without the rows' noise */
     const char *run_id; /* report --run ID: the run to show (NULL: the newest) */
     int all_runs;       /* report --all-runs: every run of the file on one page */
+    int log_bw;         /* report --log-bw: bus bandwidth on a log axis */
 } pb_files_opts_t;
 
 typedef struct pb_options {

@@ -7,6 +7,7 @@
 
 #include "../../reports/pb_table.h"
 #include "../run/pb_harness.h"
+#include "../run/pb_wall.h"
 #include "../glue/pb_pattern_print.h"
 #include "../run/pb_progress.h"
 #include "../../util/pb_size.h"
@@ -27,6 +28,7 @@ typedef struct sweep {
     int64_t wrong_total;
     int stalled; /* the stall fault fires once */
     pb_progress_t progress;
+    pb_wall_t ph; /* where the wall time goes (PARBENCH_PHASES prints it) */
 } sweep_t;
 
 /* Sizes for one collective on this group: a range is rounded down to the
@@ -172,14 +174,19 @@ static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const 
     else
         printf("#   timing: barrier, then %" PRIu64 " replays of a graph of back-to-back operations, / operations; slowest rank\n",
                o->meas.graph_replays);
+    char warm[112]; /* the main job caps the warm-up's time (pb_harness.h) */
+    int w = snprintf(warm, sizeof warm, "%s%" PRIu64 " warm-up operations",
+                     o->meas.warmup_cap > 0.0 ? "up to " : "", o->meas.warmup);
+    if (o->meas.warmup_cap > 0.0 && w > 0 && (size_t)w < sizeof warm)
+        snprintf(warm + w, sizeof warm - (size_t)w, " (as many as fit in %.3g s, at least 1)",
+                 o->meas.warmup_cap);
     if (o->meas.iters)
-        printf("#   samples: %" PRIu64 " fixed, after %" PRIu64 " warm-up operations\n", o->meas.iters,
-               o->meas.warmup);
+        printf("#   samples: %" PRIu64 " fixed, after %s\n", o->meas.iters, warm);
     else
         printf("#   samples: at least %" PRIu64 ", then until the median's 95%% CI is within "
-               "+-%.3g%%, %.3g s are spent or %" PRIu64 " are taken; %" PRIu64
-               " warm-up operations\n",
-               o->meas.min_iters, o->meas.precision * 100.0, o->meas.time_budget, o->meas.max_iters, o->meas.warmup);
+               "+-%.3g%%, %.3g s are spent or %" PRIu64 " are taken; %s\n",
+               o->meas.min_iters, o->meas.precision * 100.0, o->meas.time_budget, o->meas.max_iters,
+               warm);
     printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
            pb_coll_desc(c)->size_is, pb_busbw_factor_text(c));
     if (rounded)
@@ -219,6 +226,31 @@ static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const 
     r->slowest_rank = tm->slowest_rank;
 }
 
+/* Verification, outside the timed region: this rank's wrong elements,
+ * then their sum over all ranks (every rank returns the same count). */
+static int64_t verify(sweep_t *s, pb_op_t *op, double *t)
+{
+    pb_ctx_t *ctx = s->ctx;
+    pb_err_t err;
+    pb_err_clear(&err);
+    uint64_t w = 0;
+    pb_watch_begin(ctx->wd, "verification of %s", s->g->doing);
+    int corrupt = ctx->opt->run.fault == PB_FAULT_CORRUPT && ctx->opt->run.fault_rank == ctx->rank;
+    /* a repeatable operation's last timed run is checked as it is (its
+     * outputs were poisoned before timing); the others run once more */
+    if (pb_op_repeatable(op) ? pb_op_check(s->g, op, &s->bufs, corrupt, &w, &err)
+                             : pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
+        pb_ctx_abort(ctx, &err);
+    pb_wall_lap(&s->ph, PB_WALL_VERIFY, t);
+    int64_t wrong = (int64_t)w;
+    if (pb_ctl_allreduce(ctx->world, &wrong, 1, PB_CTL_I64, PB_CTL_SUM) != PB_OK)
+        pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the sum of the wrong counts failed"});
+    pb_watch_end(ctx->wd);
+    pb_wall_lap(&s->ph, PB_WALL_AGREE, t);
+    s->wrong_total += wrong;
+    return wrong;
+}
+
 /* One measurement: time, then verify outside the timed region.  Returns
  * 1 with a row, 0 when a signal cut it short (no row). */
 static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
@@ -229,7 +261,7 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_err_clear(&err);
     pb_harness_cfg_t cfg = {mode, o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters, o->meas.batch,
                             o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd,
-                            o->meas.samples_path != NULL};
+                            o->meas.samples_path != NULL, o->meas.warmup_cap};
     if (o->run.fault == PB_FAULT_HANG && o->run.fault_rank == ctx->rank)
         pb_watchdog_hang_forever(); /* the others' watchdogs must name this rank */
     snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
@@ -242,33 +274,29 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         if (s->g->be->comm->inject_stall(s->g, 3600.0, &err))
             pb_ctx_abort(ctx, &err);
     }
-    if (pb_op_setup(op, s->g, &s->bufs, &err) || pb_op_fill(s->g, op, &s->bufs, &err) ||
-        pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
+    double t = pb_ctl_now();
+    int checked_as_left = o->meas.check && pb_op_repeatable(op);
+    if (pb_op_setup(op, s->g, &s->bufs, &err) ||
+        (checked_as_left ? pb_op_prepare(s->g, op, &s->bufs, &err)
+                         : pb_op_fill(s->g, op, &s->bufs, &err)))
         pb_ctx_abort(ctx, &err);
+    pb_wall_lap(&s->ph, PB_WALL_SETUP, &t);
+    if (pb_harness_time(s->g, ctx->world_group, ctx->world, op, &s->bufs, &cfg, &tm, &err))
+        pb_ctx_abort(ctx, &err);
+    pb_wall_add_harness(&s->ph, &tm, &t);
     pb_watch_end(ctx->wd);
     if (tm.abandoned) { /* a signal: no row for a measurement cut short */
         ctx->stopped_by = tm.abandoned;
         free(tm.per_rank);
         return 0;
     }
-    int64_t wrong = PB_RESULT_WRONG_UNCHECKED;
-    if (o->meas.check) {
-        uint64_t w = 0;
-        pb_watch_begin(ctx->wd, "verification of %s", s->g->doing);
-        int corrupt = o->run.fault == PB_FAULT_CORRUPT && o->run.fault_rank == ctx->rank;
-        if (pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
-            pb_ctx_abort(ctx, &err);
-        wrong = (int64_t)w;
-        if (pb_ctl_allreduce(ctx->world, &wrong, 1, PB_CTL_I64, PB_CTL_SUM) != PB_OK)
-            pb_ctx_abort(ctx, &(pb_err_t){PB_ERUNTIME, "the sum of the wrong counts failed"});
-        pb_watch_end(ctx->wd);
-        s->wrong_total += wrong;
-    }
+    int64_t wrong = o->meas.check ? verify(s, op, &t) : PB_RESULT_WRONG_UNCHECKED;
     fill_row(s, op, mode, &tm, wrong, r);
     if (pb_ctx_emit(ctx, r, &err) != PB_OK ||
         pb_ctx_emit_samples(ctx, r, tm.per_rank, tm.samples, &err) != PB_OK)
         pb_ctx_abort(ctx, &err);
     free(tm.per_rank);
+    pb_wall_row(&s->ph, tm.st.median * (double)tm.iters, &t);
     return 1;
 }
 
@@ -307,7 +335,10 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
                      place ? " in-place" : "", pb_mode_name(mode));
             pb_progress_step(&s->progress, what);
             /* SIGINT/SIGTERM: stop between measurements, all ranks alike */
-            if (pb_ctx_stopping(s->ctx) || !measure(s, &op, mode, &res[place]))
+            double tw = pb_ctl_now();
+            int stop = pb_ctx_stopping(s->ctx);
+            pb_wall_lap(&s->ph, PB_WALL_STOP, &tw);
+            if (stop || !measure(s, &op, mode, &res[place]))
                 break;
             shown[place] = &res[place];
             pb_table_account(&sum, &res[place]);
@@ -392,6 +423,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     sweep_t s;
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
+    double t_start = pb_ctl_now();
     int code = make_group(&s, err);
     if (code == PB_OK)
         code = build_sizes(&s, err);
@@ -424,6 +456,9 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
         }
     }
     pb_progress_clear(&s.progress);
+    s.ph.total = pb_ctl_now() - t_start;
+    if (ctx->rank == 0 && pb_wall_wanted())
+        pb_wall_print(stdout, "sweep", &s.ph);
     code = PB_OK;
     if (s.wrong_total > 0)
         code = pb_err_set(err, PB_EVERIFY, "verification failed: %" PRId64 " wrong elements",

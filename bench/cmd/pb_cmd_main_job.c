@@ -16,6 +16,7 @@
 #include "../../topo/pb_topo_print.h"
 #include "../glue/pb_topo_pairs.h"
 #include "../cli/pb_opt_common.h"
+#include "../run/pb_wall.h"
 
 static int make_dir(const char *d, int exist_ok, pb_err_t *err)
 {
@@ -195,7 +196,7 @@ static int step_report(pb_ctx_t *ctx, const pb_main_paths_t *p, pb_err_t *err)
         char note[320];
         snprintf(note, sizeof note, "backend %s: %s", ctx->be.comm->name, ctx->version);
         const char *calib = access(p->calib, R_OK) == 0 ? p->calib : NULL;
-        pb_report_req_t q = {p->results, calib, p->pairs, p->report, ctx->run_id, 0, note, ""};
+        pb_report_req_t q = {p->results, calib, p->pairs, p->report, ctx->run_id, 0, note, "", 0};
         code = pb_report_files(&q, err);
     }
     return pb_ctx_agree(ctx, code, err);
@@ -227,7 +228,9 @@ int pb_main_job_run(pb_ctx_t *ctx, pb_err_t *err)
             return err->code;
     }
     int stopped = 0;
+    double took[sizeof steps / sizeof steps[0]] = {0}; /* PARBENCH_PHASES */
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        double t0 = pb_ctl_now();
         if (stopped && steps[i].measures)
             continue;
         if (ctx->rank == 0 && !ctx->opt->run.quiet) {
@@ -241,6 +244,17 @@ int pb_main_job_run(pb_ctx_t *ctx, pb_err_t *err)
             return code;
         /* SIGINT/SIGTERM: no more measurements; the files still get made */
         stopped = stopped || pb_ctx_stopping(ctx);
+        took[i] = pb_ctl_now() - t0;
+    }
+    if (ctx->rank == 0 && pb_wall_wanted()) {
+        printf("# phases main job:");
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            putchar(' '); /* one word per name, for a script's awk */
+            for (const char *c = steps[i].name; *c; c++)
+                putchar(*c == ' ' ? '_' : *c);
+            printf(" %.3f", took[i]);
+        }
+        printf("\n");
     }
     if (ctx->rank == 0) {
         printf("#\n# parbench: %s %s/\n", stopped ? "stopped early; what finished is in" : "everything is in",
@@ -340,6 +354,10 @@ static void main_job_defaults(pb_meas_opts_t *m)
         m->check = 1;
     if (!(m->given & PB_GIVEN_BUDGET))
         m->time_budget = 0.25;
+    /* a 64 MiB operation warms up once or twice, not for as long as it is
+     * timed (issue 35: the warm-up was a fifth of the sweep) */
+    if (!(m->given & PB_GIVEN_WARMUP))
+        m->warmup_cap = 0.1 * m->time_budget;
     if (!(m->given & PB_GIVEN_MIN_ITERS) && m->max_iters >= 5)
         m->min_iters = 5;
 }

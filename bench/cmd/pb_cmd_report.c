@@ -75,7 +75,7 @@ int pb_report_files(pb_report_req_t *q, pb_err_t *err)
         pb_report_in_t in = {rows,     nrows,    cal,      ncal,
                              pr,       npr,      q->results, q->calib,
                              q->pairs, "parbench " PB_VERSION,
-                             q->said[0] ? q->said : q->note};
+                             q->said[0] ? q->said : q->note, q->log_bw};
         rc = pb_report_write(q->out, &in, err);
     }
     free(rows);
@@ -88,7 +88,7 @@ static int report_cmd(const pb_options_t *o, pb_err_t *err)
 {
     pb_report_req_t q = {o->files.args[0], o->files.nargs > 1 ? o->files.args[1] : NULL,
                          o->files.pairs_path, o->files.output, o->files.run_id,
-                         !o->files.all_runs, NULL, ""};
+                         !o->files.all_runs, NULL, "", o->files.log_bw};
     int rc = pb_report_files(&q, err);
     if (rc == PB_OK && !o->run.quiet) {
         if (q.said[0])
@@ -120,6 +120,10 @@ static const pb_opt_spec_t report_specs[] = {
     {"all-runs", 0, NULL, pb_opt_flag, PB_OFF(files.all_runs), 0,
      "every run of the file on one page (a step breakdown then\nadds up the runs)", NULL,
      "--all-runs is an option of parbench report"},
+    {"log-bw", 0, NULL, pb_opt_flag, PB_OFF(files.log_bw), 0,
+     "bus bandwidth on a log axis (default linear from 0, where\n"
+     "small messages lie flat); latency is always log-log", NULL,
+     "--log-bw is an option of parbench report"},
 };
 static const pb_opt_group_t report_group = PB_GROUP("", report_specs, NULL);
 
@@ -139,21 +143,23 @@ static const char *report_foreign(const pb_opt_spec_t *s, const pb_opt_group_t *
 {
     (void)g;
     return pb_files_foreign(s, "--csv and --json are not options of parbench report",
-                            "parbench report takes files, -o, --pairs, --run and --all-runs only");
+                            "parbench report takes files, -o, --pairs, --run, --all-runs "
+                            "and --log-bw only");
 }
 
 const pb_cmd_desc_t pb_cmd_report = {
     PB_CMD_REPORT, "report", "results.csv [calib.csv] -o report.html (parbench report --help)",
     "usage: parbench report RESULTS.csv [CALIB.csv] [-o report.html] [--pairs PAIRS.csv]\n"
-    "                       [--run ID | --all-runs]\n"
+    "                       [--run ID | --all-runs] [--log-bw]\n"
     "\n"
     "Writes one self-contained XHTML page (no scripts, no network; plots drawn\n"
     "by PLplot as inline SVG): run metadata, the topology matrix (from --pairs,\n"
     "written by parbench topo --csv), parbench validate's pairs as a rank x rank\n"
     "matrix coloured by share of expectation with the pairs not ok listed, bus\n"
-    "bandwidth vs size per collective (one\n"
-    "line per group size and link class), the calibrated model's curves and fit\n"
-    "error when CALIB.csv is given, pattern tables per strategy, and the step\n"
+    "bandwidth vs size per collective (one line per group size and link class;\n"
+    "a log bandwidth axis with --log-bw) and under it the median time on\n"
+    "log-log axes, the calibrated model's curves and fit error when CALIB.csv\n"
+    "is given, pattern tables per strategy, and the step\n"
     "breakdown (rows with pattern step or model).  A file that holds several\n"
     "runs (appended --csv runs) is shown one run at a time: the newest unless\n"
     "--run names another, all together with --all-runs.  Runs no MPI.\n",

@@ -18,6 +18,7 @@ typedef struct pb_report_req {
     int newest;
     const char *note; /* a line for the page's head (NULL: none) */
     char said[PB_RESULT_STR + 160]; /* out: "FILE holds N runs: ..." or "" */
+    int log_bw; /* bus bandwidth on a log axis (--log-bw); 0: linear */
 } pb_report_req_t;
 
 /* The report of a results file, with the calibration and the topology

@@ -120,6 +120,11 @@ int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
     pb_ntopo_t t;
     if (pb_ntopo_load(o->topo.nccl, &t, err) != PB_OK)
         return err->code;
+    const char *csv = o->run.csv_path;
+    if (csv && pb_ntopo_write_pairs(csv, &t, o->topo.nvlink, err) != PB_OK) {
+        pb_ntopo_free(&t);
+        return err->code;
+    }
     printf("# NCCL topology %s: %d GPU%s, %d NIC%s, %d CPU%s\n", o->topo.nccl, t.ngpus,
            t.ngpus == 1 ? "" : "s", t.nnics, t.nnics == 1 ? "" : "s", t.ncpus,
            t.ncpus == 1 ? "" : "s");
@@ -134,15 +139,13 @@ int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
     printf("%-7s", "");
     for (int a = 0; a < t.n; a++) {
         char name[16];
-        snprintf(name, sizeof name, t.dev[a].gpu ? "GPU%d" : "NIC%d",
-                 t.dev[a].gpu ? a : a - t.ngpus);
+        pb_ntopo_name(&t, a, name, sizeof name);
         printf(" %-6s", name);
     }
     printf(" %-5s %s\n", "NUMA", "bus id");
     for (int a = 0; a < t.n; a++) {
         char name[16], cell[16];
-        snprintf(name, sizeof name, t.dev[a].gpu ? "GPU%d" : "NIC%d",
-                 t.dev[a].gpu ? a : a - t.ngpus);
+        pb_ntopo_name(&t, a, name, sizeof name);
         printf("%-7s", name);
         for (int b = 0; b < t.n; b++) {
             pb_link_format(pb_ntopo_link(&t, a, b, o->topo.nvlink), cell, sizeof cell);
@@ -152,6 +155,8 @@ int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
     }
     printf("\n# PIX one PCIe switch; PXB several; PHB through the CPU (NCCL's host bridge);\n"
            "# NODE another <cpu> of the same NUMA node; SYS another NUMA node; NV# NVLinks\n");
+    if (o->run.csv_path)
+        printf("# pairs written to %s\n", o->run.csv_path);
     pb_ntopo_free(&t);
     return PB_OK;
 }
@@ -178,7 +183,8 @@ static const pb_opt_spec_t topo_specs[] = {
      "one rank per GPU (per core without GPUs)",
      NULL, "--nodes is an option of parbench topo (with --topo-xml)"},
     {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0,
-     "write every pair: a, b, class, links (replaces FILE)", "@file", NULL},
+     "write every pair: a, b, class, links (replaces FILE);\n"
+     "live, or from --topo-xml or --nccl-topo", "@file", NULL},
     {"nccl-topo", 0, "FILE", pb_opt_file, PB_OFF(topo.nccl), 0,
      "describe an NCCL topology file (NCCL_TOPO_FILE, e.g. Azure\n"
      "ND v4/v5): PCI classes from its <cpu>/<pci> tree, NVLink\n"
@@ -198,8 +204,9 @@ static void topo_defaults(pb_options_t *o)
 
 static int topo_finish(pb_options_t *o, pb_err_t *err)
 {
-    if (o->topo.nccl && (o->topo.xml || o->run.csv_path || o->topo.nodes))
-        return pb_err_set(err, PB_EINPUT, "--nccl-topo takes no --topo-xml, --nodes or --csv");
+    /* a file describes one node: no second description, no cluster of it */
+    if (o->topo.nccl && (o->topo.xml || o->topo.nodes))
+        return pb_err_set(err, PB_EINPUT, "--nccl-topo takes no --topo-xml or --nodes");
     if (o->topo.nvlink && o->topo.nccl == NULL)
         return pb_err_set(err, PB_EINPUT, "--nvlink needs --nccl-topo");
     if (o->topo.nodes && o->topo.xml == NULL)

@@ -13,9 +13,10 @@ static int flag_given(const pb_model_opts_t *o, const char *key)
     return 0;
 }
 
-/* --size (--hidden) alone scales the preset's family: the MLP keeps its
- * ratio to the hidden size (tiny's 4h, Llama 3's 3.5h), the heads their
- * dimension and the GQA groups their size, unless given too.  A user who
+/* --size (--hidden) with a preset (or a model or config file) scales that
+ * model's family: the MLP keeps its ratio to the hidden size (tiny's 4h,
+ * Llama 3's 3.5h), the heads their dimension and the GQA groups their
+ * size, unless given too.  A user who
  * types `--preset tiny --size 8192` means a bigger tiny, not hidden 8192
  * with tiny's 4096-wide MLP. */
 static void keep_family(const pb_model_opts_t *o, const pb_model_t *base, pb_model_t *m)
@@ -35,9 +36,56 @@ static void keep_family(const pb_model_opts_t *o, const pb_model_t *base, pb_mod
     }
 }
 
-static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
+static int apply_flags(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
 {
-    if (pb_model_preset(o->preset ? o->preset : "tiny", m, err))
+    for (int i = 0; i < o->nmodel_kv; i++) {
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
+    }
+    return PB_OK;
+}
+
+/* The name the hidden size was last given by (--size or --hidden), NULL
+ * when neither was given. */
+static const char *hidden_flag(const pb_model_opts_t *o)
+{
+    const char *k = NULL;
+    for (int i = 0; i < o->nmodel_kv; i++)
+        if (strcmp(o->model_kv[i][0], "size") == 0 || strcmp(o->model_kv[i][0], "hidden") == 0)
+            k = o->model_kv[i][0];
+    return k;
+}
+
+/* `--size H` with nothing else that names a model (no preset, model file,
+ * config or launch script) means a model of width H, not the tiny default
+ * widened: the --size rule (pb_model_family_llama), under the flags given
+ * (--seq, --layers, --heads ... win; --heads also sets the KV heads' rule).
+ * The flags are applied to a scratch model first to learn H and --heads
+ * as typed, with their own errors. */
+static int size_rule_model(const pb_model_opts_t *o, const char *flag, pb_model_t *m,
+                           pb_err_t *err)
+{
+    pb_model_t typed;
+    if (pb_model_preset("tiny", &typed, err) || apply_flags(o, &typed, err))
+        return err->code;
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (pb_model_family_llama(typed.hidden, flag_given(o, "heads") ? typed.heads : 0, m, &e))
+        return pb_err_set(err, PB_EINPUT,
+                          "--%s %llu: %s (the --size rule: a Llama-style model); give "
+                          "--heads too, or --preset NAME to widen a preset",
+                          flag, (unsigned long long)typed.hidden, e.msg);
+    return PB_OK;
+}
+
+static int build_model(const pb_model_opts_t *o, pb_model_t *m, int *size_rule, pb_err_t *err)
+{
+    const char *hflag = hidden_flag(o);
+    *size_rule = hflag && !o->preset && !o->model_file && !o->hf_config && !o->megatron_args;
+    if (*size_rule ? size_rule_model(o, hflag, m, err)
+                   : pb_model_preset(o->preset ? o->preset : "tiny", m, err))
         return err->code;
     if (o->hf_config) { /* over the preset, under the model file and flags */
         pb_hf_config_t hf;
@@ -58,13 +106,9 @@ static int build_model(const pb_model_opts_t *o, pb_model_t *m, pb_err_t *err)
         snprintf(m->name, sizeof m->name, "%.47s",
                  strcmp(o->megatron_args, "-") ? o->megatron_args : "megatron-args");
     pb_model_t base = *m;
-    for (int i = 0; i < o->nmodel_kv; i++) {
-        pb_err_t e;
-        pb_err_clear(&e);
-        if (pb_model_set(m, o->model_kv[i][0], o->model_kv[i][1], &e) != PB_OK)
-            return pb_err_set(err, PB_EINPUT, "--%s: %s", o->model_kv[i][0], e.msg);
-    }
-    keep_family(o, &base, m);
+    if (apply_flags(o, m, err))
+        return err->code;
+    keep_family(o, &base, m); /* the size rule's model is already of width H */
     /* the model's type: --dtype with --pattern, model and plan (the main
      * job's --dtype is its sweep's list, and leaves this NULL) */
     if (o->dtype && pb_model_set(m, "dtype", o->dtype, err))
@@ -173,7 +217,7 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
 {
     memset(p, 0, sizeof *p);
     p->mask = mask ? mask : ((1u << PB_STRAT_COUNT) - 1) & ~(1u << PB_STRAT_SP);
-    if (build_model(o, &p->model, err) ||
+    if (build_model(o, &p->model, &p->size_rule, err) ||
         build_layout(o, p->mask, world, np, &p->model, &p->layout, err))
         return err->code;
     if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))

@@ -16,6 +16,7 @@ typedef struct pb_pattern_plan {
     pb_traffic_cfg_t cfg;
     unsigned mask; /* strategies asked for */
     int world;
+    int size_rule; /* the model is the --size rule's (pb_model_family_llama) */
     pb_op_list_t ops;
 } pb_pattern_plan_t;
 

@@ -1,6 +1,7 @@
 #include "pb_pattern_print.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 void pb_fmt_bytes(char *buf, size_t len, double b)
 {
@@ -14,6 +15,105 @@ void pb_fmt_bytes(char *buf, size_t len, double b)
         snprintf(buf, len, "%.0f B", b);
     else
         snprintf(buf, len, "%.1f %s", b, unit[u]);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+/* What the --size rule chose and how far its short model is from a real
+ * one of that width: the counts of the layer-wise operations (TP, SP, CP,
+ * EP) grow with the layers, so a reader scales them. */
+static void print_size_rule(FILE *f, const pb_model_t *m)
+{
+    const char *real = NULL;
+    uint64_t layers = pb_model_family_llama_layers(m->hidden, &real);
+    fprintf(f,
+            "# the --size rule (--size without --preset): Llama 3-style at width h: heads of %d, "
+            "%d KV heads, ffn 3.5 h (rounded up to 256), vocab %d, seq %d, gated MLP, bf16; "
+            "the flags given win\n",
+            PB_FAMILY_HEAD_DIM, PB_FAMILY_KV_HEADS, PB_FAMILY_VOCAB, PB_FAMILY_SEQ);
+    if (layers)
+        fprintf(f, "# layers: %llu of the %llu %s has at %llu", U(m->layers), U(layers), real,
+                U(m->hidden));
+    else
+        fprintf(f, "# layers: %llu (Llama 3 has 32 at 4096, 80 at 8192, 126 at 16384)",
+                U(m->layers));
+    fprintf(f, "; the per-layer counts (tp, sp, cp, ep) scale with them\n");
+}
+
+/* The product that makes strategy s's message o (patterns/pb_traffic_*.c),
+ * symbolic in sym and in numbers in num; returns it, or 0 where there is
+ * none to show. */
+static uint64_t msg_formula(const pb_pattern_plan_t *p, pb_strategy_t s, const pb_pat_op_t *o,
+                            char *sym, char *num, size_t n)
+{
+    const pb_model_t *m = &p->model;
+    const pb_layout_t *l = &p->layout;
+    uint64_t e = pb_dtype_size(o->dtype), tp = (uint64_t)l->size[PB_DIM_TP];
+    uint64_t cp = (uint64_t)l->size[PB_DIM_CP], sc = m->seq / cp;
+    const char *sq = cp > 1 ? "s/cp" : "s";
+    uint64_t split = l->sp ? tp : 1; /* sequence parallelism: 1/tp of the tokens */
+    switch (s) {
+    case PB_STRAT_TP:
+    case PB_STRAT_SP:
+        snprintf(sym, n, "b x %s x h x %llu B", sq, U(e));
+        snprintf(num, n, "%llu x %llu x %llu x %llu", U(m->mbs), U(sc), U(m->hidden), U(e));
+        return m->mbs * sc * m->hidden * e;
+    case PB_STRAT_PP:
+        snprintf(sym, n, "b x %s x h x %llu B%s", sq, U(e), l->sp ? " / tp" : "");
+        snprintf(num, n, "%llu x %llu x %llu x %llu%s", U(m->mbs), U(sc), U(m->hidden), U(e),
+                 l->sp ? " / tp" : "");
+        return m->mbs * sc * m->hidden * e / split;
+    case PB_STRAT_EP:
+        snprintf(sym, n, "b x %s%s x topk x h x %llu B", sq, l->sp ? "/tp" : "", U(e));
+        snprintf(num, n, "%llu x %llu x %llu x %llu x %llu", U(m->mbs), U(sc / split),
+                 U(m->topk), U(m->hidden), U(e));
+        return m->mbs * sc / split * m->topk * m->hidden * e;
+    case PB_STRAT_CP: {
+        uint64_t kv = m->kv_heads / tp, hd = pb_model_head_dim(m);
+        snprintf(sym, n, "K and V: 2 x b x %s x kv_heads/tp x head x %llu B", sq, U(e));
+        snprintf(num, n, "2 x %llu x %llu x %llu x %llu x %llu", U(m->mbs), U(sc), U(kv), U(hd),
+                 U(e));
+        return 2 * m->mbs * sc * kv * hd * e;
+    }
+    default: /* DP: a bucket of gradients or parameters, in elements */
+        sym[0] = '\0';
+        snprintf(num, n, "%llu elements x %llu B", U(o->bytes / e), U(e));
+        return o->bytes % e == 0 ? o->bytes : 0;
+    }
+}
+
+/* Each strategy's largest message, the product it is made of, and its
+ * collectives: what a reader checks the sizes of the tables against. */
+static void print_messages(FILE *f, const pb_pattern_plan_t *p)
+{
+    for (int s = 0; s < PB_STRAT_COUNT; s++) {
+        const pb_pat_op_t *big = NULL;
+        int several = 0;
+        for (size_t i = 0; i < p->ops.n; i++) {
+            const pb_pat_op_t *o = &p->ops.ops[i];
+            if ((int)o->strategy != s)
+                continue;
+            several |= big && o->bytes != big->bytes;
+            if (!big || o->bytes > big->bytes)
+                big = o;
+        }
+        if (!big)
+            continue;
+        char colls[64] = "", hb[32], sym[96], num[96];
+        for (size_t i = 0; i < p->ops.n; i++) { /* the collectives at that size, once each */
+            const pb_pat_op_t *o = &p->ops.ops[i];
+            const char *c = pb_coll_name(o->coll);
+            if ((int)o->strategy == s && o->bytes == big->bytes && !strstr(colls, c))
+                snprintf(colls + strlen(colls), sizeof colls - strlen(colls), "%s%s",
+                         colls[0] ? ", " : "", c);
+        }
+        pb_fmt_bytes(hb, sizeof hb, (double)big->bytes);
+        fprintf(f, "# %s message: %s %s%s", pb_strategy_name((pb_strategy_t)s), colls,
+                several ? "up to " : "", hb);
+        if (msg_formula(p, (pb_strategy_t)s, big, sym, num, sizeof sym) == big->bytes)
+            fprintf(f, " = %s%s%s", sym, sym[0] ? " = " : "", num);
+        fprintf(f, " (%s)\n", big->what);
+    }
 }
 
 void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what)
@@ -33,7 +133,10 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
     if (m->experts)
         fprintf(f, ", %" PRIu64 " experts top %" PRIu64 " every %" PRIu64 " layer(s)",
                 m->experts, m->topk, m->moe_every);
-    fprintf(f, "\n# layout tp %d, cp %d, ep %d, dp %d, pp %d, vp %d, sp %s, order %s: %d ranks\n",
+    fprintf(f, "\n");
+    if (p->size_rule)
+        print_size_rule(f, m);
+    fprintf(f, "# layout tp %d, cp %d, ep %d, dp %d, pp %d, vp %d, sp %s, order %s: %d ranks\n",
             l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_EP], l->size[PB_DIM_DP],
             l->size[PB_DIM_PP], l->vp, l->sp ? "on" : "off", order, p->world);
     fprintf(f,
@@ -43,6 +146,7 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
             p->cfg.bucket == PB_BUCKET_DDP ? "DDP 25 MiB" : "Megatron max(40M, 1M x dp) params",
             p->cfg.zero, pb_dtype_name(p->cfg.grad_dtype),
             p->cfg.recompute ? "; full recomputation" : "");
+    print_messages(f, p);
 }
 
 void pb_pattern_print_ops(FILE *f, const pb_pattern_plan_t *p)

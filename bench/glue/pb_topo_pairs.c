@@ -51,3 +51,28 @@ int pb_topo_write_pairs(const char *path, const pb_topo_t *tp, pb_err_t *err)
     pb_cluster_free(&c);
     return code;
 }
+
+int pb_ntopo_write_pairs(const char *path, const pb_ntopo_t *t, int nvlink, pb_err_t *err)
+{
+    /* GPU pairs, then GPU x NIC: the order of the hwloc file's rows */
+    size_t cap = (size_t)t->ngpus * (size_t)t->n, n = 0;
+    pb_pair_row_t *rows = calloc(cap + 1, sizeof *rows);
+    if (rows == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory writing pairs");
+    char na[16], nb[16];
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = a + 1; b < t->ngpus; b++) {
+            pb_ntopo_name(t, a, na, sizeof na);
+            pb_ntopo_name(t, b, nb, sizeof nb);
+            pair_row(&rows[n++], na, nb, pb_ntopo_link(t, a, b, nvlink));
+        }
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = t->ngpus; b < t->n; b++) {
+            pb_ntopo_name(t, a, na, sizeof na);
+            pb_ntopo_name(t, b, nb, sizeof nb);
+            pair_row(&rows[n++], na, nb, pb_ntopo_link(t, a, b, nvlink));
+        }
+    int code = pb_pairs_csv_write(path, rows, n, err);
+    free(rows);
+    return code;
+}

@@ -90,8 +90,24 @@ if [ -n "${FROM:-}" ]; then
   exit 0
 fi
 
+# SAME_LIBS=1: the loop runs with every shared library parbench links and
+# it does not preloaded (LD_PRELOAD), so that both processes map the same
+# code and data and differ in what they run only.  Why: at 16 MiB the
+# plain loop is slower than parbench by what the libraries' mapping
+# changes in Open MPI's single-copy path (doc/benchmarks.md, issue 35).
+# TOUCH_MB=N: the loop writes N MiB before MPI_Init (pb_ref_allreduce's
+# PB_REF_TOUCH_MB), what loading those libraries does to its memory,
+# without the libraries.
+preload=()
+[ -n "${TOUCH_MB:-}" ] && preload=(-x "PB_REF_TOUCH_MB=$TOUCH_MB")
+if [ "${SAME_LIBS:-0}" = 1 ]; then
+  libs() { ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u; }
+  extra=$(comm -23 <(libs "$build/parbench") <(libs "$build/pb_ref_allreduce") | paste -sd: -)
+  [ -n "$extra" ] && preload+=(-x "LD_PRELOAD=$extra")
+fi
+
 # "median iqm" in us
-loop() { mpirun "${root[@]}" -np 2 "$build/pb_ref_allreduce" "$1" "$2" 20 | awk '{ print $2, $3 }'; }
+loop() { mpirun "${root[@]}" "${preload[@]}" -np 2 "$build/pb_ref_allreduce" "$1" "$2" 20 | awk '{ print $2, $3 }'; }
 # the same two statistics of parbench's samples: per sample, the slowest
 # rank's time (the row marked slowest)
 pb() {

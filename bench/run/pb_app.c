@@ -6,6 +6,7 @@
 #include "../cli/pb_cmd_table.h"
 #include "pb_ctx.h"
 #include "pb_launch.h"
+#include "pb_wall.h"
 #include "../cmd/pb_cmd_main_job.h"
 
 /* The main job's output folder, made by rank 0 before the context opens
@@ -28,6 +29,7 @@ int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt)
     pb_err_t err;
     pb_err_clear(&err);
     pb_watchdog_t *wd = NULL;
+    double t0 = pb_ctl_now();
     if (pb_watchdog_start(&wd, world, opt->run.timeout_s, &err) != PB_OK) {
         fprintf(stderr, "parbench: %s\n", err.msg);
         pb_ctl_abort(world, PB_ERUNTIME);
@@ -42,6 +44,9 @@ int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt)
     const char *csv = paths.results[0] ? paths.results : opt->run.csv_path;
     int code = pb_ctx_init(&ctx, opt, csv, wd, world, &err);
     ctx.out_dir = paths.dir[0] ? paths.dir : NULL;
+    if (code == PB_OK && ctx.rank == 0 && pb_wall_wanted())
+        printf("# phases set-up: watchdog, output folder, topology, node map, backend %.3f\n",
+               pb_ctl_now() - t0);
     if (code == PB_OK)
         code = pb_cmd_find(opt->cmd)->run_ranks(&ctx, &err);
     /* every rank holds the same code here; rank 0 says why, once */

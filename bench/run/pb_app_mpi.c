@@ -6,6 +6,7 @@
 
 #include "../../collectives/pb_ctl_mpi.h"
 #include "../../topo/pb_topo.h"
+#include "pb_wall.h"
 #include "pb_watchdog.h"
 
 int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
@@ -25,11 +26,16 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
      * thread makes no MPI call, which is what SINGLE requires in
      * practice (Open MPI and its PMIx client run threads of their own in
      * every process anyway). */
-    int provided = MPI_THREAD_SINGLE;
+    int provided = MPI_THREAD_SINGLE, rank = 0;
+    double t0 = pb_ctl_now();
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "parbench: MPI_Init_thread failed\n");
         return PB_ERUNTIME;
     }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int phases = rank == 0 && pb_wall_wanted();
+    if (phases)
+        printf("# phases mpi: init %.3f\n", pb_ctl_now() - t0);
     pb_ctl_t *world = pb_ctl_mpi_new(MPI_COMM_WORLD);
     if (world == NULL) {
         fprintf(stderr, "parbench: MPI_Comm_dup of the world failed\n");
@@ -37,6 +43,9 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
         return PB_ERUNTIME;
     }
     int code = pb_app_rank(world, opt);
+    t0 = pb_ctl_now();
     MPI_Finalize();
+    if (phases)
+        printf("# phases mpi: finalize %.3f\n", pb_ctl_now() - t0);
     return code;
 }

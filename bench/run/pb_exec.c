@@ -384,10 +384,25 @@ static int corrupt_one(pb_group_t *g, const pb_op_t *op, const region_t *out, in
     return PB_OK;
 }
 
+/* This rank's wrong elements in the outputs as they are now. */
+static int check_outputs(pb_group_t *g, const pb_op_t *op, const region_t *out, int k,
+                         int corrupt, uint64_t *wrong, pb_err_t *err)
+{
+    *wrong = 0;
+    if (g->be->comm->sync(g, err) || (corrupt && corrupt_one(g, op, out, k, err)))
+        return err->code;
+    for (int i = 0; i < k; i++) {
+        uint64_t w = 0;
+        if (g->be->mem->check(g, out[i].buf, out[i].count, op->dtype, &out[i].e, &w, err))
+            return err->code;
+        *wrong += w;
+    }
+    return PB_OK;
+}
+
 int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,
                  pb_err_t *err)
 {
-    const pb_mem_ops_t *ops = g->be->mem;
     int k = 0;
     region_t *out = side(g, op, b, 0, &k, err);
     if (out == NULL)
@@ -395,20 +410,38 @@ int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, ui
     *wrong = 0;
     int code = PB_OK;
     if (poison_outputs(g, op, out, k, err) || pb_op_fill(g, op, b, err) ||
-        pb_op_run(g, op, b, err) || g->be->comm->sync(g, err) ||
-        (corrupt && corrupt_one(g, op, out, k, err))) {
+        pb_op_run(g, op, b, err) || check_outputs(g, op, out, k, corrupt, wrong, err))
         code = err->code;
-        goto out;
-    }
-    for (int i = 0; i < k; i++) {
-        uint64_t w = 0;
-        if (ops->check(g, out[i].buf, out[i].count, op->dtype, &out[i].e, &w, err)) {
-            code = err->code;
-            goto out;
-        }
-        *wrong += w;
-    }
-out:
+    free(out);
+    return code;
+}
+
+int pb_op_repeatable(const pb_op_t *op)
+{
+    /* in place, a reduction or an all-to-all rewrites its own input; a
+     * broadcast's root and an all-gather's own block are only read */
+    return !op->in_place || op->coll == PB_BROADCAST || op->coll == PB_ALLGATHER;
+}
+
+int pb_op_prepare(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err)
+{
+    int k = 0;
+    region_t *out = side(g, op, b, 0, &k, err);
+    if (out == NULL)
+        return err->code;
+    int code = poison_outputs(g, op, out, k, err) || pb_op_fill(g, op, b, err) ? err->code : PB_OK;
+    free(out);
+    return code;
+}
+
+int pb_op_check(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,
+                pb_err_t *err)
+{
+    int k = 0;
+    region_t *out = side(g, op, b, 0, &k, err);
+    if (out == NULL)
+        return err->code;
+    int code = check_outputs(g, op, out, k, corrupt, wrong, err);
     free(out);
     return code;
 }

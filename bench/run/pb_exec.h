@@ -71,6 +71,22 @@ int pb_op_fill(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err);
 int pb_op_verify(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,
                  pb_err_t *err);
 
+/* Does a second run leave the outputs as one run does (no input is
+ * rewritten: out of place, or an in-place broadcast or all-gather)?
+ * Then what the last timed run left can be checked as it is. */
+int pb_op_repeatable(const pb_op_t *op);
+
+/* Poisons the outputs (as pb_op_verify does), then fills the inputs: the
+ * set-up before timing a repeatable operation, checked afterwards with
+ * pb_op_check and no run of its own. */
+int pb_op_prepare(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, pb_err_t *err);
+
+/* Counts this rank's wrong elements in the outputs as they are (after
+ * pb_op_prepare and any number of runs of a repeatable operation);
+ * corrupt as in pb_op_verify. */
+int pb_op_check(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, int corrupt, uint64_t *wrong,
+                pb_err_t *err);
+
 /* The backend operation of a pattern record on group g: its collective
  * and type, bytes rounded down to what the group can split (never below
  * one granule).  Returns 1 when it rounded, 0 when not.  Partners (p2p)

@@ -171,14 +171,18 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
     const pb_harness_cfg_t *cfg = sp->cfg;
     dbl_int_t *round = sp->round;
     double t0 = pb_ctl_now(), elapsed = 0.0;
+    /* operations per sample: a sample is the time per operation */
+    uint64_t per_sample = sp->batch * (sp->replays ? sp->replays : 1);
     *n = 0;
     memset(st, 0, sizeof *st);
     while (!done(cfg, st, *n, elapsed)) {
         uint64_t r = round_size(cfg, *n, elapsed);
+        double lap = pb_ctl_now(); /* two clock reads a round: the phase split */
         for (uint64_t i = 0; i < r; i++)
             if (sample(sp->g, sp->world, sp->op, sp->b, sp->batch, sp->replays, sp->tight,
                        &sp->taken[i], cfg->wd, err) != PB_OK)
                 return err->code;
+        out->sampling_s += pb_ctl_now() - lap;
         /* after the round's samples, so the copies cost them nothing */
         for (uint64_t i = 0; i < r; i++)
             round[i] = (dbl_int_t){sp->taken[i], sp->rank};
@@ -200,6 +204,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
         for (uint64_t i = 0; i < r; i++) {
             sp->samples[*n + i] = round[i].v;
             sp->slow[round[i].rank]++;
+            out->timed_s += round[i].v * (double)per_sample;
         }
         *n += r;
         elapsed = round[r].v;
@@ -208,6 +213,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
         if (!cfg->iters || *n >= cfg->iters)
             pb_stats_compute(sp->samples, *n, sp->scratch, st);
     }
+    out->rounds_s = pb_ctl_now() - t0 - out->sampling_s;
     return PB_OK;
 }
 
@@ -237,13 +243,35 @@ static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_e
     return PB_OK;
 }
 
+/* The warm-up count under cfg->warmup_cap: as many operations as fit in
+ * the cap at the pace of the first (its time on the slowest rank,
+ * synchronised so that a device's queue is drained), between 1 and
+ * cfg->warmup. */
+static int warmup_count(sampler_t *sp, double t_first, uint64_t *total, pb_err_t *err)
+{
+    const pb_harness_cfg_t *cfg = sp->cfg;
+    if (sp->g->be->comm->sync(sp->g, err) != PB_OK)
+        return err->code;
+    dbl_int_t slowest = {pb_ctl_now() - t_first, sp->rank};
+    if (reduce_round(sp->ctrl, &slowest, 1, err) != PB_OK)
+        return err->code;
+    double fit = cfg->warmup_cap / (slowest.v > 1e-9 ? slowest.v : 1e-9);
+    *total = fit >= (double)cfg->warmup ? cfg->warmup : fit < 1.0 ? 1u : (uint64_t)fit;
+    return PB_OK;
+}
+
 /* Warm-up, then the batch size, then a graph capture where asked. */
 static int prepare(sampler_t *sp, pb_err_t *err)
 {
     const pb_harness_cfg_t *cfg = sp->cfg;
-    for (uint64_t i = 0; i < cfg->warmup; i++) {
+    uint64_t total = cfg->warmup;
+    for (uint64_t i = 0; i < total; i++) {
         pb_watch_tick(cfg->wd);
+        double t = pb_ctl_now();
         if (pb_op_run(sp->g, sp->op, sp->b, err) != PB_OK)
+            return err->code;
+        if (i == 0 && cfg->warmup_cap > 0.0 && total > 1 &&
+            warmup_count(sp, t, &total, err) != PB_OK)
             return err->code;
     }
     if (sp->g->be->comm->sync(sp->g, err) != PB_OK ||
@@ -280,8 +308,10 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_o
         goto out;
     }
     memset(sp.taken, 0, cap * sizeof *sp.taken); /* resident before timing */
+    double t_prep = pb_ctl_now();
     if ((code = prepare(&sp, err)) != PB_OK)
         goto out;
+    out->warmup_s = pb_ctl_now() - t_prep;
     /* one operation per sample: the backend reads the clock around the
      * library call itself where it can (a plain loop's timed region) */
     sp.tight = cfg->mode == PB_MODE_LATENCY && sp.batch == 1 &&

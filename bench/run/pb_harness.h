@@ -37,6 +37,11 @@ typedef struct pb_harness_cfg {
     /* keep every rank's own samples and gather them to rank 0
      * (pb_timing_t.per_rank): --samples */
     int keep;
+    /* seconds (0: none): after the first warm-up operation, only as many
+     * more as fit in this time at the slowest rank's pace (at least
+     * one in all), so a 64 MiB operation does not warm up for as long as
+     * it is timed; all ranks take the count from one reduction */
+    double warmup_cap;
 } pb_harness_cfg_t;
 
 typedef struct pb_timing {
@@ -47,6 +52,11 @@ typedef struct pb_timing {
     int slowest_rank; /* world rank slowest in most samples */
     int converged;    /* precision reached */
     int abandoned;    /* SIGINT/SIGTERM seen by some rank: no result */
+    /* where this rank's wall time went (bench/run/pb_phase.h): warm-up
+     * and batch choice, the sample loops, the exchange and stop rule
+     * between rounds; timed_s is the slowest rank's samples x batch,
+     * summed (the time inside the timed operations) */
+    double warmup_s, sampling_s, rounds_s, timed_s;
     /* cfg.keep, rank 0 only: per_rank[r * samples + i] is rank r's
      * seconds per operation in sample i; free() it (NULL elsewhere) */
     double *per_rank;

@@ -625,6 +625,59 @@ static void test_avg(void)
     CHECK(pb_check_host(&i3, 1, PB_I32, &e3) == 1);
 }
 
+/* The host checker walks runs where the expected value rises by a fixed
+ * step and jumps at the wraps of (base + j) mod q (issue 35: no division
+ * per element).  Against the definition, element by element: a buffer
+ * written from pb_expect_value is all right, and each planted error is
+ * counted exactly once - planted on every element where a run starts
+ * (s = 0, the last linear element, the first wrapped one), so a run cut
+ * one element too long or too short shows.  q = 7 and 8 make runs short;
+ * 3 and 5 ranks with q = 7 give sums and maxima with wrap zones. */
+static void test_check_runs(void)
+{
+    enum { COUNT = 400 };
+    unsigned char *buf = malloc(COUNT * 8);
+    CHECK(buf != NULL);
+    if (buf == NULL)
+        return;
+    static const pb_redop_t ops[] = {PB_SUM, PB_MAX, PB_MIN};
+    static const int ranks[] = {1, 2, 3, 5, 7, 9};
+    int bad = 0;
+    for (size_t ti = 0; ti < NTYPES; ti++)
+        for (uint64_t q = 7; q <= 8; q++)
+            for (int kind = 0; kind < 1 + 3 * 6; kind++) {
+                pb_dtype_t t = all_types[ti];
+                pb_expect_t e = {PB_EXPECT_PATTERN, 11, q, PB_SUM, 0, 0};
+                if (kind > 0) { /* 9 ranks, 7 active: MIN's zero ranks; sums <= 49 fit every type */
+                    int n = ranks[(kind - 1) % 6];
+                    e = (pb_expect_t){PB_EXPECT_REDUCED, 11, q, ops[(kind - 1) / 6], n,
+                                      n > 7 ? 7 : n};
+                }
+                uint64_t planted = 0;
+                for (uint64_t j = 0; j < COUNT; j++)
+                    pb_store_int(buf, j, t, pb_expect_value(&e, j));
+                bad += pb_check_host(buf, COUNT, t, &e) != 0;
+                for (uint64_t j = 0; j < COUNT; j++) {
+                    uint64_t s = (e.base + j) % q;
+                    if (s != 0 && s != q - 1 && s != q - (uint64_t)e.active &&
+                        s != q - (uint64_t)e.active + 1 && j % 37 != 0)
+                        continue;
+                    uint64_t v = pb_expect_value(&e, j);
+                    pb_store_int(buf, j, t, v ? v - 1 : 1);
+                    planted++;
+                }
+                bad += pb_check_host(buf, COUNT, t, &e) != planted;
+            }
+    /* -0.0 where 0 is expected is wrong in the fast float paths too */
+    float z[3] = {0.0f, 1.0f, -0.0f};
+    pb_expect_t e0 = {PB_EXPECT_PATTERN, 0, 2, PB_SUM, 0, 0};
+    bad += pb_check_host(z, 3, PB_F32, &e0) != 1;
+    double zd[3] = {-0.0, 1.0, 0.0};
+    bad += pb_check_host(zd, 3, PB_F64, &e0) != 1;
+    CHECK(bad == 0);
+    free(buf);
+}
+
 int main(void)
 {
     test_fp8();
@@ -636,5 +689,6 @@ int main(void)
     test_expect_brute_force();
     test_fill_check();
     test_simulated_reduction();
+    test_check_runs();
     PB_TEST_END("unit_check");
 }

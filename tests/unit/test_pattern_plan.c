@@ -89,9 +89,66 @@ static void test_cli_refusals(void)
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--tp", "0") == PB_EINPUT);
 }
 
+/* --size alone: the --size rule (patterns/pb_model.h; its shapes against
+ * Llama 3's configs are in test_patterns_model.c).  At 8192: 64 heads of
+ * 128, 8 KV heads, ffn 3.5 x 8192 = 28672, vocab 128256, seq 8192, gated;
+ * on tp 2 each TP all-reduce is b x s x h x 2 B = 1 x 8192 x 8192 x 2 =
+ * 134217728 B (128 MiB), 2 per layer x 4 layers x 2 micro-batches (gbs
+ * unset: 2 x pp) = 16 each way. */
+static void test_size_rule(void)
+{
+    pb_pattern_plan_t p;
+    pb_err_t err;
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "8192") == PB_OK);
+    CHECK(p.size_rule == 1 && strcmp(p.model.name, "llama-style") == 0);
+    CHECK(p.model.hidden == 8192 && p.model.heads == 64 && p.model.kv_heads == 8 &&
+          p.model.ffn == 28672 && p.model.vocab == 128256 && p.model.seq == 8192 &&
+          p.model.layers == 4 && p.model.gated == 1 && p.model.dtype == PB_BF16);
+    CHECK(p.ops.n == 2 && p.ops.ops[0].bytes == UINT64_C(134217728) &&
+          p.ops.ops[0].count == 16 && p.ops.ops[1].bytes == UINT64_C(134217728));
+    pb_pattern_plan_free(&p);
+    /* --hidden is the same flag */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--hidden", "4096") == PB_OK);
+    CHECK(p.size_rule == 1 && p.model.heads == 32 && p.model.kv_heads == 8 &&
+          p.model.ffn == 14336);
+    pb_pattern_plan_free(&p);
+    /* flags given win: seq 4096 halves the message (64 MiB = 67108864 B),
+     * 8 layers double the count (32); --heads 16 keeps 8 KV heads
+     * (gcd(16, 8)) */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "8192", "--seq", "4096", "--layers",
+               "8", "--heads", "16") == PB_OK);
+    CHECK(p.model.seq == 4096 && p.model.layers == 8 && p.model.heads == 16 &&
+          p.model.kv_heads == 8 && p.model.ffn == 28672);
+    CHECK(p.ops.ops[0].bytes == UINT64_C(67108864) && p.ops.ops[0].count == 32);
+    pb_pattern_plan_free(&p);
+    /* with a preset, --size widens that preset, as before: tiny's 16 heads
+     * of 64 and 4h MLP at 8192 are 128 heads and 32768; its seq 512 */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--preset", "tiny", "--size", "8192") == PB_OK);
+    CHECK(p.size_rule == 0 && strcmp(p.model.name, "tiny") == 0 && p.model.heads == 128 &&
+          p.model.ffn == 32768 && p.model.seq == 512);
+    pb_pattern_plan_free(&p);
+    /* a config file names the model: the rule stays out of it */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--hf-config",
+               PB_SOURCE_DIR "/tests/fixtures/hf/llama3-70b.json", "--size", "4096") == PB_OK);
+    CHECK(p.size_rule == 0 && p.model.layers == 80);
+    pb_pattern_plan_free(&p);
+    /* no flag naming the width: tiny, as before */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--seq", "1024") == PB_OK);
+    CHECK(p.size_rule == 0 && strcmp(p.model.name, "tiny") == 0 && p.model.hidden == 1024);
+    pb_pattern_plan_free(&p);
+    /* a width 128 does not divide: refused, unless the heads are given */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "1000") == PB_EINPUT);
+    CHECK(strncmp(err.msg, "--size 1000: hidden 1000 is not a multiple of the head size 128 ",
+                  63) == 0);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "1000", "--heads", "8") == PB_OK);
+    CHECK(p.model.heads == 8 && p.model.kv_heads == 8 && p.model.ffn == 3584);
+    pb_pattern_plan_free(&p);
+}
+
 int main(void)
 {
     test_parse_and_layout();
     test_cli_refusals();
+    test_size_rule();
     PB_TEST_END("unit_pattern_plan");
 }

@@ -1,6 +1,7 @@
 /* test_patterns_model.c - patterns/pb_model: presets against their
- * published sizes, overrides by name, and model files with errors that
- * name the file and line. */
+ * published sizes, overrides by name, the --size rule against the Llama 3
+ * models it is drawn from, and model files with errors that name the file
+ * and line. */
 #include "patterns/pb_model.h"
 
 #include <stdio.h>
@@ -128,6 +129,64 @@ static void test_bounds(void)
     CHECK(strncmp(err.msg, "heads 65536 x head_dim 32 = 2097152 is above the bound 1048576", 62) == 0);
 }
 
+/* The --size rule against the models it is drawn from.  Meta-Llama-3-8B's
+ * config.json (huggingface.co/meta-llama/Meta-Llama-3-8B): hidden_size
+ * 4096, num_attention_heads 32, num_key_value_heads 8, intermediate_size
+ * 14336, vocab_size 128256, max_position_embeddings 8192, 32 layers;
+ * Meta-Llama-3-70B's: 8192, 64, 8, 28672, 128256, 8192, 80 layers (also
+ * Dubey et al. 2024, arXiv 2407.21783, Table 3). */
+static void test_family(void)
+{
+    pb_model_t m, preset;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_model_family_llama(4096, 0, &m, &err) == PB_OK);
+    CHECK(m.hidden == 4096 && m.heads == 32 && m.kv_heads == 8 && m.ffn == 14336);
+    CHECK(m.vocab == 128256 && m.seq == 8192 && m.gated == 1 && m.dtype == PB_BF16);
+    CHECK(m.layers == 4 && m.mbs == 1 && m.gbs == 0 && m.experts == 0);
+    CHECK(strcmp(m.name, "llama-style") == 0 && pb_model_check(&m, &err) == PB_OK);
+    /* at the real depth it is Llama 3 8B: 8,030,261,248 parameters, the
+     * published count test_presets checks for the preset */
+    m.layers = 32;
+    CHECK(pb_model_params(&m) == UINT64_C(8030261248));
+    CHECK(pb_model_family_llama(8192, 0, &m, &err) == PB_OK);
+    CHECK(m.hidden == 8192 && m.heads == 64 && m.kv_heads == 8 && m.ffn == 28672);
+    CHECK(m.vocab == 128256 && m.seq == 8192 && m.gated == 1);
+    /* Llama 3 70B at 80 layers, by hand: a layer 2h^2 + 2h x 8 x 128 +
+     * 3 h ffn + 2h = 134217728 + 16777216 + 704643072 + 16384 =
+     * 855654400; x 80 = 68452352000; embeddings 2 x 128256 x 8192 =
+     * 2101346304; final norm 8192: 70553706496 (the 70.6 B of the model
+     * card), the preset's count too */
+    m.layers = 80;
+    CHECK(pb_model_params(&m) == UINT64_C(70553706496));
+    CHECK(pb_model_preset("llama3-70b", &preset, &err) == PB_OK);
+    CHECK(pb_model_params(&preset) == pb_model_params(&m));
+    /* 405B is not on the rule: 3.5 x 16384 = 57344, its ffn 53248 (3.25 h) */
+    CHECK(pb_model_family_llama(16384, 0, &m, &err) == PB_OK);
+    CHECK(m.heads == 128 && m.kv_heads == 8 && m.ffn == 57344);
+    /* an odd multiple of 128: 3 heads, gcd(3, 8) = 1 KV head, 3.5 x 384 =
+     * 1344 rounded up to 1536; 10 heads: gcd 2, 4480 up to 4608 */
+    CHECK(pb_model_family_llama(384, 0, &m, &err) == PB_OK);
+    CHECK(m.heads == 3 && m.kv_heads == 1 && m.ffn == 1536);
+    CHECK(pb_model_family_llama(1280, 0, &m, &err) == PB_OK);
+    CHECK(m.heads == 10 && m.kv_heads == 2 && m.ffn == 4608);
+    /* not a multiple of 128: refused, unless the heads are given (3.5 x
+     * 1000 = 3500, up to 3584; gcd(8, 8) = 8 KV heads) */
+    CHECK(pb_model_family_llama(1000, 0, &m, &err) == PB_EINPUT);
+    CHECK(strcmp(err.msg, "hidden 1000 is not a multiple of the head size 128") == 0);
+    pb_err_clear(&err);
+    CHECK(pb_model_family_llama(1000, 8, &m, &err) == PB_OK);
+    CHECK(m.heads == 8 && m.kv_heads == 8 && m.ffn == 3584 && pb_model_check(&m, &err) == PB_OK);
+    CHECK(pb_model_family_llama(0, 0, &m, &err) == PB_EINPUT);
+    pb_err_clear(&err);
+    /* the real depths the header names (Table 3) */
+    const char *name = "x";
+    CHECK(pb_model_family_llama_layers(8192, &name) == 80 && strcmp(name, "Llama 3 70B") == 0);
+    CHECK(pb_model_family_llama_layers(4096, &name) == 32 && strcmp(name, "Llama 3 8B") == 0);
+    CHECK(pb_model_family_llama_layers(16384, &name) == 126);
+    CHECK(pb_model_family_llama_layers(1024, &name) == 0 && name == NULL);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -187,6 +246,7 @@ int main(void)
     test_presets();
     test_set();
     test_bounds();
+    test_family();
     test_file();
     PB_TEST_END("unit_patterns_model");
 }
