@@ -102,19 +102,25 @@ static const char *arg_type(const json_t *args, size_t i)
     return t && t[0] && strstr(t, "List") == NULL && strncmp(t, "Scalar", 6) ? t : NULL;
 }
 
-/* Whether the c10d op at c holds a record_param_comms on its thread (the
- * NCCL form then describes it). */
-static int has_rpc(const pb_kt_t *kt, const pb_kev_t *c)
+/* The first event of s (sorted by start) starting at t or later. */
+static size_t first_from(const pb_kevs_t *s, int64_t t)
 {
-    size_t lo = 0, hi = kt->rpc.n;
+    size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (kt->rpc.v[mid].t0 < c->t0)
+        if (s->v[mid].t0 < t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t i = lo; i < kt->rpc.n && kt->rpc.v[i].t0 <= c->t1; i++)
+    return lo;
+}
+
+/* Whether the c10d op at c holds a record_param_comms on its thread (the
+ * NCCL form then describes it). */
+static int has_rpc(const pb_kt_t *kt, const pb_kev_t *c)
+{
+    for (size_t i = first_from(&kt->rpc, c->t0); i < kt->rpc.n && kt->rpc.v[i].t0 <= c->t1; i++)
         if (kt->rpc.v[i].tid == c->tid)
             return 1;
     return 0;
@@ -127,15 +133,7 @@ static pb_kev_t *worker_event(pb_kt_t *kt, const pb_kev_t *c)
     char cf[48], gf[48];
     family(c->name, cf, sizeof cf);
     int64_t a0 = arg_numel(c->args, 0), a1 = arg_numel(c->args, 1);
-    size_t lo = 0, hi = kt->gloo.n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (kt->gloo.v[mid].t0 < c->t0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < kt->gloo.n; i++) {
+    for (size_t i = first_from(&kt->gloo, c->t0); i < kt->gloo.n; i++) {
         pb_kev_t *g = &kt->gloo.v[i];
         if (g->used)
             continue;

@@ -1,6 +1,7 @@
 #include "pb_cmd_import.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -72,22 +73,24 @@ static int import_traces(const pb_options_t *o, pb_err_t *err)
     if (code == PB_OK) {
         printf("# %s: world %d, %zu communicators, %zu operations\n", jp.source, jp.world,
                jp.ncomms, jp.nops);
-        for (size_t c = 0; c < jp.ncomms; c++) {
-            size_t n = 0;
-            uint64_t bytes = 0;
-            for (size_t i = 0; i < jp.nops; i++)
-                if (jp.ops[i].comm == (int)c) {
-                    n++;
-                    bytes += jp.ops[i].bytes;
-                }
+        /* one pass over the operations, not one per communicator */
+        size_t *n = calloc(jp.ncomms, sizeof *n);
+        uint64_t *bytes = calloc(jp.ncomms, sizeof *bytes);
+        for (size_t i = 0; n && bytes && i < jp.nops; i++) {
+            n[jp.ops[i].comm]++;
+            bytes[jp.ops[i].comm] += jp.ops[i].bytes;
+        }
+        for (size_t c = 0; n && bytes && c < jp.ncomms; c++) {
             const pb_jcomm_t *cm = &jp.comms[c];
             printf("#   %-24s %3d ranks (%d", cm->name[0] ? cm->name : "(no name)", cm->nranks,
                    cm->members[0]);
             for (int r = 1; r < cm->nranks && r < 8; r++)
                 printf(" %d", cm->members[r]);
             printf("%s): %zu operations, %.4g MB over all ranks\n", cm->nranks > 8 ? " ..." : "",
-                   n, (double)bytes / 1e6);
+                   n[c], (double)bytes[c] / 1e6);
         }
+        free(n);
+        free(bytes);
         printf("# written: %zu operations to %s (parbench profile %s)\n", jp.nops,
                o->run.csv_path, o->run.csv_path);
     }

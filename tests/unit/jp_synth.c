@@ -1,10 +1,12 @@
 /* jp_synth.c - synthetic plugin record files (jp_synth.h). */
 #include "jp_synth.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profiler/pb_prof_rec.h"
 
@@ -230,4 +232,19 @@ int jp_synth_write(const char *dir, const jp_synth_t *s)
         free(g.f[i].rec);
     free(g.f);
     return rc;
+}
+
+void jp_synth_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[4096];
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }

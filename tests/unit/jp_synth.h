@@ -35,5 +35,7 @@ typedef struct jp_synth {
 void jp_synth_defaults(jp_synth_t *s);
 /* 0, or -1 with errno set. */
 int jp_synth_write(const char *dir, const jp_synth_t *s);
+/* Removes dir and the files in it (what a test wrote there). */
+void jp_synth_remove(const char *dir);
 
 #endif

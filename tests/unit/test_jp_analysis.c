@@ -26,7 +26,6 @@
  * Stragglers: rank 5 is last in every collective it is in: on TP {4,5}
  * 2 ms + 1 us after rank 4 (16 times), on DP {5,7} and the world 2 ms -
  * 2 us after rank 7 (4 + 2 times). */
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,17 +55,7 @@ static int load(int straggler, pb_jobprof_t *jp)
     pb_err_t err = {0, ""};
     pb_jobprof_init(jp);
     int rc = jp_synth_write(dir, &s) == 0 ? pb_jp_load(paths, 1, jp, &err) : -1;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (d && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    rmdir(dir);
+    jp_synth_remove(dir);
     return rc;
 }
 

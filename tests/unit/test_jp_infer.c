@@ -10,7 +10,6 @@
  *  - tp2 cp2 dp2: TP stride 1, CP stride 2 ({0,2}), DP ('dp') stride 4
  *    ({0,4}), DP with CP ('dp-cp') {0,2,4,6};
  *  - tp4 pp2: TP {0..3} {4..7}, PP {0,4} ... {3,7}. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +19,6 @@
 #include "jobprof/pb_jp_infer.h"
 #include "unit/jp_synth.h"
 
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (d && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
 
 /* The synthetic job of that layout, loaded. */
 static int load(int tp, int cp, int dp, int pp, pb_jobprof_t *jp)
@@ -50,7 +35,7 @@ static int load(int tp, int cp, int dp, int pp, pb_jobprof_t *jp)
     int rc = jp_synth_write(dir, &s) == 0 ? pb_jp_load(paths, 1, jp, &err) : -1;
     if (rc != 0)
         fprintf(stderr, "load: %s\n", err.msg);
-    rm_dir(dir);
+    jp_synth_remove(dir);
     return rc;
 }
 

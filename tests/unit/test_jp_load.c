@@ -210,8 +210,7 @@ int main(void)
     pb_jobprof_free(&jp);
     refusals(dir, csv);
     remove(csv);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, dir3);
-    CHECK(system(cmd) == 0);
+    jp_synth_remove(dir);
+    jp_synth_remove(dir3);
     PB_TEST_END("test_jp_load");
 }
