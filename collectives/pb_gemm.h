@@ -2,7 +2,7 @@
  *
  * The compute-rate probe of `parbench gemm`: the model (a later issue)
  * divides a layer's FLOPs by what this measures.  One implementation per
- * build: pb_gemm_cublas.c (cuBLAS, built with CUDA) or pb_gemm_none.c
+ * build: pb_gemm_cublas.c (cuBLAS, opened with the device: pb_cublas.h) or pb_gemm_none.c
  * (every call says the build has no CUDA), so callers need no #ifdef.
  *
  * Shapes are row-major Y[M, N] = X[M, K] . W[K, N]; the multiply is the

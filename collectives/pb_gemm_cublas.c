@@ -1,4 +1,5 @@
-/* pb_gemm_cublas.c - the GEMM probe on cuBLAS (built with CUDA only).
+/* pb_gemm_cublas.c - the GEMM probe on cuBLAS (built with CUDA only;
+ * cuBLAS itself is opened when a device is, pb_cublas.h says why).
  *
  * cublasGemmEx_64: 64-bit sizes, inputs and output of one type (bf16,
  * fp16 or fp32), CUBLAS_COMPUTE_32F (fp32 accumulation; for fp32 inputs
@@ -7,7 +8,6 @@
  * message (pb_err_set keeps the first), later ones are its consequences. */
 #include "pb_gemm.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <inttypes.h>
@@ -16,12 +16,14 @@
 #include <string.h>
 
 #include "pb_busy_plan.h"
+#include "pb_cublas.h"
 #include "pb_cuda_kernels.h"
 #include "pb_half.h"
 
 struct pb_gemm_dev {
     int device;
     cudaStream_t stream;
+    pb_cublas_t cublas; /* the library's entry points, opened with the device */
     cublasHandle_t handle;
     uint64_t busy_wave; /* the hold kernel's wave (pb_cuda_busy), asked once */
     char desc[160];
@@ -39,12 +41,12 @@ static int cuda_ok(cudaError_t e, const char *what, pb_err_t *err)
                       cudaGetErrorString(e), cudaGetErrorName(e), (int)e);
 }
 
-static int cublas_ok(cublasStatus_t s, const char *what, pb_err_t *err)
+static int cublas_ok(const pb_cublas_t *c, cublasStatus_t s, const char *what, pb_err_t *err)
 {
     if (s == CUBLAS_STATUS_SUCCESS)
         return PB_OK;
     return pb_err_set(err, PB_ERUNTIME, "cuBLAS: %s failed: %s (%s, %d)", what,
-                      cublasGetStatusString(s), cublasGetStatusName(s), (int)s);
+                      c->status_string(s), c->status_name(s), (int)s);
 }
 
 int pb_gemm_device_count(int *count, pb_err_t *err)
@@ -98,11 +100,14 @@ int pb_gemm_open(int device, pb_gemm_dev_t **out, pb_err_t *err)
     if (cuda_ok(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
                 "cudaStreamCreateWithFlags", err) != PB_OK)
         goto fail;
-    if (cublas_ok(cublasCreate(&d->handle), "cublasCreate", err) != PB_OK) {
+    if (pb_cublas_open(&d->cublas, err) != PB_OK)
+        goto fail;
+    if (cublas_ok(&d->cublas, d->cublas.create(&d->handle), "cublasCreate", err) != PB_OK) {
         d->handle = NULL;
         goto fail;
     }
-    if (cublas_ok(cublasSetStream(d->handle, d->stream), "cublasSetStream", err) != PB_OK)
+    if (cublas_ok(&d->cublas, d->cublas.set_stream(d->handle, d->stream), "cublasSetStream",
+                  err) != PB_OK)
         goto fail;
     *out = d;
     return PB_OK;
@@ -122,9 +127,10 @@ void pb_gemm_close(pb_gemm_dev_t *d)
         return;
     /* teardown after a failure: its codes would only repeat that failure */
     if (d->handle)
-        (void)cublasDestroy(d->handle);
+        (void)d->cublas.destroy(d->handle);
     if (d->stream)
         (void)cudaStreamDestroy(d->stream);
+    pb_cublas_close(&d->cublas);
     free(d);
 }
 
@@ -193,10 +199,11 @@ static int gemm_once(pb_gemm_dev_t *d, cudaDataType_t ty, uint64_t m, uint64_t n
                      const void *x, const void *w, void *y, pb_err_t *err)
 {
     const float alpha = 1.0f, beta = 0.0f; /* COMPUTE_32F takes float scalars */
-    return cublas_ok(cublasGemmEx_64(d->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int64_t)n,
-                                     (int64_t)m, (int64_t)k, &alpha, w, ty, (int64_t)k, x, ty,
-                                     (int64_t)k, &beta, y, ty, (int64_t)n, CUBLAS_COMPUTE_32F,
-                                     CUBLAS_GEMM_DEFAULT),
+    return cublas_ok(&d->cublas,
+                     d->cublas.gemm_ex_64(d->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int64_t)n,
+                                          (int64_t)m, (int64_t)k, &alpha, w, ty, (int64_t)k, x,
+                                          ty, (int64_t)k, &beta, y, ty, (int64_t)n,
+                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx_64", err);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pb_dl.h"
 #include "pb_nccl_ver.h"
 
 /* The required entry points: the member each fills and NCCL's name. */
@@ -109,24 +110,12 @@ void pb_nccl_lib_close(pb_nccl_lib_t *lib)
     memset(lib, 0, sizeof *lib);
 }
 
-/* A symbol as a function pointer into `slot`, or 0 when the library lacks
- * it.  POSIX guarantees that a dlsym result converts to a function
- * pointer; memcpy says so to ISO C. */
-static int resolve(void *handle, const char *name, void *slot)
-{
-    void *sym = dlsym(handle, name);
-    if (sym == NULL)
-        return 0;
-    memcpy(slot, &sym, sizeof sym);
-    return 1;
-}
-
 /* After dlopen: the version first (an old library lacks newer symbols,
  * and "too old" is the better reason), then every required entry.  The
  * reason in `why` names no file: load() puts the file before it. */
 static int check(pb_nccl_lib_t *lib, const char *name, char *why, size_t len)
 {
-    if (!resolve(lib->handle, "ncclGetVersion", &lib->GetVersion)) {
+    if (!pb_dl_sym(lib->handle, "ncclGetVersion", &lib->GetVersion)) {
         snprintf(lib->path, sizeof lib->path, "%s", name);
         snprintf(why, len, "not an NCCL library (no ncclGetVersion)");
         return -1;
@@ -145,13 +134,13 @@ static int check(pb_nccl_lib_t *lib, const char *name, char *why, size_t len)
         return -1;
     pb_nccl_ver_t v = pb_nccl_version_decode(lib->version);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!resolve(lib->handle, required[i].name, (char *)lib + required[i].off)) {
+        if (!pb_dl_sym(lib->handle, required[i].name, (char *)lib + required[i].off)) {
             snprintf(why, len, "NCCL %d.%d.%d has no %s, which the nccl backend calls", v.major,
                      v.minor, v.patch, required[i].name);
             return -1;
         }
     if (pb_nccl_version_at_least(lib->version, 2, 28))
-        (void)resolve(lib->handle, "ncclAlltoAll", &lib->AlltoAll); /* optional */
+        (void)pb_dl_sym(lib->handle, "ncclAlltoAll", &lib->AlltoAll); /* optional */
     return 0;
 }
 

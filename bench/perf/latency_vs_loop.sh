@@ -93,11 +93,12 @@ fi
 # SAME_LIBS=1: the loop runs with every shared library parbench links and
 # it does not preloaded (LD_PRELOAD), so that both processes map the same
 # code and data and differ in what they run only.  Why: at 16 MiB the
-# plain loop is slower than parbench by what the libraries' mapping
-# changes in Open MPI's single-copy path (doc/benchmarks.md, issue 35).
+# plain loop was slower than parbench, while parbench linked cuBLAS, by
+# what that library's ~100 MB written before main changes in Open MPI's
+# single-copy path (doc/benchmarks.md, issue 35; gemm opens it now).
 # TOUCH_MB=N: the loop writes N MiB before MPI_Init (pb_ref_allreduce's
-# PB_REF_TOUCH_MB), what loading those libraries does to its memory,
-# without the libraries.
+# PB_REF_TOUCH_MB), what loading such a library does to its memory,
+# without the library.
 preload=()
 [ -n "${TOUCH_MB:-}" ] && preload=(-x "PB_REF_TOUCH_MB=$TOUCH_MB")
 if [ "${SAME_LIBS:-0}" = 1 ]; then

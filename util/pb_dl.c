@@ -6,7 +6,6 @@
 int pb_dl_sym(void *lib, const char *name, void *fp)
 {
     void *p = dlsym(lib, name);
-    /* object and function pointers share a representation on POSIX */
     memcpy(fp, &p, sizeof p);
     return p != NULL;
 }
