@@ -17,8 +17,9 @@
 #
 # OSU is not part of this repository: build it outside the checkout and
 # point OSU at its c/mpi folder, e.g. OSU Micro-Benchmarks 7.4
-#   ./configure CC=mpicc CXX=mpicxx && make -C c/util && \
+#   ./configure CC=mpicc CXX=mpicxx && \
 #   make -C c/mpi/collective/blocking && make -C c/mpi/pt2pt/standard
+# (c/util has no Makefile of its own; each benchmark folder builds it)
 #   OSU=/path/to/osu-micro-benchmarks-7.4/c/mpi bench/perf/main_vs_osu.sh build 7
 # OSU_SIZES (default 8:67108864, the main job's range) is OSU's -m.
 #
