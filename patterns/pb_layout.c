@@ -82,7 +82,9 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
                           "(--etp 1 folds them out of tp x cp x dp)",
                           ep, dp * cp);
     if (ep > 1 && m->experts == 0)
-        return pb_err_set(err, PB_EINPUT, "--ep %d needs a mixture-of-experts model (--experts)",
+        return pb_err_set(err, PB_EINPUT,
+                          "--ep %d needs a mixture-of-experts model: give --experts E --topk K "
+                          "(Mixtral 8x7B: 8 and 2), or --preset mixtral-8x7b or deepseek-v3",
                           ep);
     if (m->experts > 0 && m->experts % (uint64_t)ep != 0)
         return pb_err_set(err, PB_EINPUT, "experts %llu are not divisible by --ep %d",

@@ -11,8 +11,10 @@
  * SC'15, section 3.1.3; bench/perf/latency_vs_loop.sh uses the same).  A
  * candidate is faster only when the whole interval is below 1, slower
  * when it is above 1, and otherwise "no change": a gain inside the noise
- * is never reported as a gain.  Fewer than 6 pairs give the full range of
- * the ratios as the interval. */
+ * is never reported as a gain.  Up to 10 pairs the interval is the full
+ * range of the ratios (below 6 by rule, from 6 to 10 because the order
+ * statistics' ranks fall outside 1..n): faster or slower then needs every
+ * pair on that side. */
 #ifndef PB_TVERDICT_H
 #define PB_TVERDICT_H
 

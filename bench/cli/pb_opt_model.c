@@ -59,7 +59,8 @@ static const pb_opt_spec_t model_specs[] = {
                        "vocab 128256, seq 8192, 4 layers; flags win); with\n"
                        "--preset, that preset widened"),
     FIELD("hidden", "H", "hidden size (= --size)"),
-    FIELD("layers", "N", "transformer layers"),
+    FIELD("layers", "N", "transformer layers (default: the preset's; tiny's and\n"
+                         "the --size rule's 4 rise to a multiple of pp x vp)"),
     FIELD("seq", "S", "sequence length"),
     FIELD("mbs", "B", "micro-batch size"),
     FIELD("gbs", "B", "global batch size"),

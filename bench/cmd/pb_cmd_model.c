@@ -12,6 +12,7 @@
 #include "../cli/pb_opt_common.h"
 #include "../glue/pb_against.h"
 #include "../glue/pb_pattern_plan.h"
+#include "../glue/pb_pattern_print.h"
 #include "../glue/pb_predict.h"
 
 /* What was predicted: the model, the layout and its settings, uneven
@@ -169,6 +170,11 @@ static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
     if (code == PB_OK) {
         e->job.model = p.model;
         e->job.layout = p.layout;
+    }
+    if (code == PB_OK && p.layers_from) { /* on stderr: stdout is the prediction */
+        char why[160];
+        pb_pattern_raised_str(&p, why, sizeof why);
+        fprintf(stderr, "note: layers %llu: %s\n", (unsigned long long)p.model.layers, why);
     }
     pb_pattern_plan_free(&p);
     return code;

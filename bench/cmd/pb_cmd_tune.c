@@ -207,8 +207,9 @@ static const pb_opt_spec_t tune_specs[] = {
      "time for the whole search (90s, 2m, 1h; default 10m): a\n"
      "setting starts only when its pairs fit in what is left", NULL, NULL},
     {"pairs", 0, "N", pb_opt_u64, PB_OFF(tune.pairs), 2,
-     "default/setting pairs per case (default 10; 6 or more\n"
-     "for a 95% interval narrower than the pairs' range)", NULL, NULL},
+     "default/setting pairs per case (default 10; at least 6,\n"
+     "the fewest that can exclude 1 at 95%; up to 10 the\n"
+     "interval is the pairs' whole range, from 11 narrower)", NULL, NULL},
     {"knobs", 0, "LIST", pb_opt_str, PB_OFF(tune.knobs), 0,
      "search only these knobs (comma-separated; --list-knobs)", NULL, NULL},
     {"env", 0, "FILE", pb_opt_file, PB_OFF(tune.env_path), 0,

@@ -46,9 +46,10 @@ typedef struct pb_tune_case {
  * cases that matter (a DP bucket issued once a step beside a TP
  * all-reduce issued 131,072 times). */
 #define PB_TUNE_COVER 0.99
-/* Pairs below which a candidate is not started: the sign test's 95 %
- * interval needs 6 to be narrower than the pairs' whole range
- * (tune/pb_tverdict.h). */
+/* Pairs below which a candidate is not started: 6 is the fewest whose
+ * 95 % interval can lie wholly on one side of 1 (five pairs all one way
+ * happen by chance 2/32 = 6.25 % of the time when nothing changed);
+ * up to 10 the interval is the pairs' whole range (tune/pb_tverdict.h). */
 #define PB_TUNE_MIN_PAIRS 6
 
 /* One candidate on one case: its state and verdict (tune/pb_tplan.h),

@@ -212,6 +212,37 @@ static int build_layout(const pb_model_opts_t *o, unsigned mask, int world, int 
     return PB_OK;
 }
 
+/* The depth of the tiny preset and of the --size rule (4) is a quick
+ * run's, not a model's: no layer count is right for it, and a pipeline it
+ * does not split (--pattern pp on 3 or 8 ranks) would refuse the user's
+ * command for a number they never typed.  So where no flag, file or
+ * script set the layers (or the stages' split), they rise to the next
+ * multiple of pp x vp, every stage holding whole layers; the header says
+ * so.  A depth the user gave is theirs: a pipeline it does not fit is
+ * refused, as Megatron-Core refuses it. */
+static void quick_depth(const pb_model_opts_t *o, const pb_layout_t *l, pb_pattern_plan_t *p)
+{
+    pb_model_t *m = &p->model;
+    static const char *const split[] = {"layers", "pp-first", "pp-last", "pp-trim"};
+    for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
+        if (flag_given(o, split[i]))
+            return;
+    if (o->model_file || o->hf_config || o->megatron_args ||
+        (o->preset && strcmp(o->preset, "tiny") != 0))
+        return;
+    uint64_t chunks = (uint64_t)l->size[PB_DIM_PP] * (uint64_t)(l->vp > 1 ? l->vp : 1);
+    if (chunks < 2 || m->layers % chunks == 0)
+        return;
+    pb_model_t up = *m;
+    up.layers = (m->layers / chunks + 1) * chunks;
+    pb_err_t e;
+    pb_err_clear(&e);
+    if (pb_model_check(&up, &e) != PB_OK)
+        return; /* past the layers' bound: the stages' check refuses it */
+    p->layers_from = m->layers;
+    *m = up;
+}
+
 int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
                     pb_pattern_plan_t *p, pb_err_t *err)
 {
@@ -220,6 +251,7 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
     if (build_model(o, &p->model, &p->size_rule, err) ||
         build_layout(o, p->mask, world, np, &p->model, &p->layout, err))
         return err->code;
+    quick_depth(o, &p->layout, p);
     if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))
         return err->code;
     p->world = (int)pb_layout_world(&p->layout);

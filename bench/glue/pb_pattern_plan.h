@@ -17,6 +17,7 @@ typedef struct pb_pattern_plan {
     unsigned mask; /* strategies asked for */
     int world;
     int size_rule; /* the model is the --size rule's (pb_model_family_llama) */
+    uint64_t layers_from; /* the quick depth raised to fit pp x vp: what it was; 0: kept */
     pb_op_list_t ops;
 } pb_pattern_plan_t;
 

@@ -19,11 +19,21 @@ void pb_fmt_bytes(char *buf, size_t len, double b)
 
 #define U(x) ((unsigned long long)(x))
 
+void pb_pattern_raised_str(const pb_pattern_plan_t *p, char *buf, size_t len)
+{
+    const pb_layout_t *l = &p->layout;
+    snprintf(buf, len,
+             "the quick run's %llu raised to a multiple of pp %d x vp %d so that every stage "
+             "holds whole layers; --layers N sets them",
+             U(p->layers_from), l->size[PB_DIM_PP], l->vp > 1 ? l->vp : 1);
+}
+
 /* What the --size rule chose and how far its short model is from a real
  * one of that width: the counts of the layer-wise operations (TP, SP, CP,
  * EP) grow with the layers, so a reader scales them. */
-static void print_size_rule(FILE *f, const pb_model_t *m)
+static void print_size_rule(FILE *f, const pb_pattern_plan_t *p)
 {
+    const pb_model_t *m = &p->model;
     const char *real = NULL;
     uint64_t layers = pb_model_family_llama_layers(m->hidden, &real);
     fprintf(f,
@@ -37,6 +47,11 @@ static void print_size_rule(FILE *f, const pb_model_t *m)
     else
         fprintf(f, "# layers: %llu (Llama 3 has 32 at 4096, 80 at 8192, 126 at 16384)",
                 U(m->layers));
+    if (p->layers_from) {
+        char why[160];
+        pb_pattern_raised_str(p, why, sizeof why);
+        fprintf(f, " (%s)", why);
+    }
     fprintf(f, "; the per-layer counts (tp, sp, cp, ep) scale with them\n");
 }
 
@@ -135,7 +150,12 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
                 m->experts, m->topk, m->moe_every);
     fprintf(f, "\n");
     if (p->size_rule)
-        print_size_rule(f, m);
+        print_size_rule(f, p);
+    else if (p->layers_from) {
+        char why[160];
+        pb_pattern_raised_str(p, why, sizeof why);
+        fprintf(f, "# layers: %llu, %s\n", U(m->layers), why);
+    }
     fprintf(f, "# layout tp %d, cp %d, ep %d, dp %d, pp %d, vp %d, sp %s, order %s: %d ranks\n",
             l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_EP], l->size[PB_DIM_DP],
             l->size[PB_DIM_PP], l->vp, l->sp ? "on" : "off", order, p->world);

@@ -37,6 +37,20 @@ has '^# dp message: allreduce up to 152\.6 MiB = 40000000 elements x 4 B '
 has '^dp +bwd +allreduce +dp +2 +160000000 .* 34 +float '
 has '^dp +bwd +allreduce +dp +2 +83972096 .* 1 +float '
 
+# --pattern pp on the dry run's 8 ranks: 4 layers do not split over 8
+# stages, and no flag set them, so the quick depth rises to 8 (one layer
+# a stage); parameters 855654400 x 8 + 2101346304 + 8192 = 8946589696 =
+# 8.95 B; micro-batches 2 x pp = 16, one 128 MiB send each way per
+# micro-batch
+out=$("$pb" --pattern pp --size 8192 --dry-run) || fail "exit $?"
+has '^# model llama-style: layers 8, hidden 8192, .* 8\.95 B parameters$'
+has '^# layers: 8 of the 80 Llama 3 70B has at 8192 \(the quick run.s 4 raised to a multiple of pp 8 x vp 1 so that every stage holds whole layers; --layers N sets them\); '
+has '^# per step: 16 micro-batches per replica, 1 layers on the busiest stage;'
+has '^pp +fwd +sendrecv +pp +8 +134217728 +128\.0 MiB +16 +bfloat16 '
+# a depth the user typed is theirs: refused where it does not split
+out=$("$pb" --pattern pp --size 8192 --layers 4 --dry-run 2>&1) && fail "exit 0 with --layers 4 on pp 8"
+has '^parbench: layers 4 are not divisible by pp x vp = 8$'
+
 # a preset keeps today's meaning (tiny widened) and no rule line
 out=$("$pb" --pattern tp --preset tiny --size 8192 --dry-run) || fail "exit $?"
 has '^# model tiny: layers 4, hidden 8192, heads 128 \(kv 128\), ffn 32768, vocab 32000, seq 512,'

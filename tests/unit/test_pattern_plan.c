@@ -145,10 +145,47 @@ static void test_size_rule(void)
     pb_pattern_plan_free(&p);
 }
 
+/* The quick depth (tiny's 4 layers, the --size rule's 4) rises to the
+ * next multiple of pp x vp where nothing set it: 3 stages -> 6, 4 stages
+ * of 3 chunks -> 12, 2 stages keep 4; a depth given by flag, preset or
+ * file is kept and refused where it does not split. */
+static void test_quick_depth(void)
+{
+    pb_pattern_plan_t p;
+    pb_err_t err;
+    CHECK(PLAN(&p, &err, 3, "--pattern", "pp") == PB_OK);
+    CHECK(p.model.layers == 6 && p.layers_from == 4 && p.layout.size[PB_DIM_PP] == 3);
+    /* 2 x pp = 6 micro-batches, one send of 1 x 512 x 1024 x 2 B each way */
+    CHECK(p.ops.n == 2 && p.ops.ops[0].bytes == 1048576 && p.ops.ops[0].count == 6);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 4, "--pattern", "pp", "--vp", "3") == PB_OK);
+    CHECK(p.model.layers == 12 && p.layers_from == 4);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 8, "--pattern", "pp", "--size", "8192") == PB_OK);
+    CHECK(p.size_rule == 1 && p.model.layers == 8 && p.layers_from == 4);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 2, "--pattern", "pp") == PB_OK);
+    CHECK(p.model.layers == 4 && p.layers_from == 0);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--preset", "tiny") == PB_OK);
+    CHECK(p.model.layers == 6 && p.layers_from == 4);
+    pb_pattern_plan_free(&p);
+    CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--layers", "4") == PB_EINPUT);
+    CHECK(strcmp(err.msg, "layers 4 are not divisible by pp x vp = 3") == 0);
+    CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--preset", "llama3-70b") == PB_EINPUT);
+    CHECK(strcmp(err.msg, "layers 80 are not divisible by pp x vp = 3") == 0);
+    /* --pp-trim 2 sets the split: (4 + 2) / 3 = 2 a stage, one fewer at
+     * each end, and the 4 layers stay */
+    CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--pp-trim", "2") == PB_OK);
+    CHECK(p.model.layers == 4 && p.layers_from == 0);
+    pb_pattern_plan_free(&p);
+}
+
 int main(void)
 {
     test_parse_and_layout();
     test_cli_refusals();
     test_size_rule();
+    test_quick_depth();
     PB_TEST_END("unit_pattern_plan");
 }
