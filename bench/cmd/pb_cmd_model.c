@@ -171,11 +171,8 @@ static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
         e->job.model = p.model;
         e->job.layout = p.layout;
     }
-    if (code == PB_OK && p.layers_from) { /* on stderr: stdout is the prediction */
-        char why[160];
-        pb_pattern_raised_str(&p, why, sizeof why);
-        fprintf(stderr, "note: layers %llu: %s\n", (unsigned long long)p.model.layers, why);
-    }
+    if (code == PB_OK) /* on stderr: stdout is the prediction */
+        pb_pattern_print_raised(stderr, &p, "note: ");
     pb_pattern_plan_free(&p);
     return code;
 }

@@ -96,11 +96,7 @@ static void header(const pb_step_exec_t *s, int n, int slowest)
         printf("%d chunks of %d layer%s per stage\n", s->v, s->layers, s->layers == 1 ? "" : "s");
     else
         printf("%d layers per stage\n", s->layers);
-    if (s->plan.layers_from) {
-        char why[160];
-        pb_pattern_raised_str(&s->plan, why, sizeof why);
-        printf("# layers: %" PRIu64 ", %s\n", m->layers, why);
-    }
+    pb_pattern_print_raised(stdout, &s->plan, "# ");
     printf("# compute stand-in: %.3g ms forward, %.3g ms backward per layer and micro-batch "
            "(the model's busiest stage at %.4g TFLOP/s x compute scale %g)%s\n",
            s->t_fwd * 1e3, s->t_bwd * 1e3, pb_step_tflops(o), o->step.compute_scale,

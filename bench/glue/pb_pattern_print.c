@@ -55,6 +55,15 @@ static void print_size_rule(FILE *f, const pb_pattern_plan_t *p)
     fprintf(f, "; the per-layer counts (tp, sp, cp, ep) scale with them\n");
 }
 
+void pb_pattern_print_raised(FILE *f, const pb_pattern_plan_t *p, const char *prefix)
+{
+    if (!p->layers_from)
+        return;
+    char why[160];
+    pb_pattern_raised_str(p, why, sizeof why);
+    fprintf(f, "%slayers: %llu, %s\n", prefix, U(p->model.layers), why);
+}
+
 /* The product that makes strategy s's message o (patterns/pb_traffic_*.c),
  * symbolic in sym and in numbers in num; returns it, or 0 where there is
  * none to show. */
@@ -150,12 +159,9 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
                 m->experts, m->topk, m->moe_every);
     fprintf(f, "\n");
     if (p->size_rule)
-        print_size_rule(f, p);
-    else if (p->layers_from) {
-        char why[160];
-        pb_pattern_raised_str(p, why, sizeof why);
-        fprintf(f, "# layers: %llu, %s\n", U(m->layers), why);
-    }
+        print_size_rule(f, p); /* says it beside the real model's depth */
+    else
+        pb_pattern_print_raised(f, p, "# ");
     fprintf(f, "# layout tp %d, cp %d, ep %d, dp %d, pp %d, vp %d, sp %s, order %s: %d ranks\n",
             l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_EP], l->size[PB_DIM_DP],
             l->size[PB_DIM_PP], l->vp, l->sp ? "on" : "off", order, p->world);
