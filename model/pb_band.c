@@ -93,3 +93,13 @@ void pb_band_range(const pb_band_t *b, double lo_s, double hi_s, double *likely_
     *likely_lo = lo_s / (1.0 + b->err_hi);
     *likely_hi = hi_s / (1.0 + elo);
 }
+
+int pb_mem_band(const pb_band_run_t *runs, size_t n, unsigned mech, const pb_step_t *st,
+                pb_mem_band_t *out, pb_err_t *err)
+{
+    if (pb_band_from_runs(runs, n, mech, &out->band, err) != PB_OK)
+        return err->code;
+    out->fit = pb_mem_fit(pb_mem_needed(st->mem.total), st->capacity, out->band.err_lo, out->band.err_hi,
+                          &out->lo, &out->hi);
+    return PB_OK;
+}

@@ -77,4 +77,18 @@ int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_ban
 void pb_band_range(const pb_band_t *b, double lo_s, double hi_s, double *likely_lo,
                    double *likely_hi);
 
+/* The memory band and verdict of a step: the band of the model's memory
+ * errors on the measured runs most like it (runs: predicted / measured -
+ * 1 of model/memory_runs.csv, like with like), applied to what the
+ * allocator reserves, against what it can reserve (pb_mem_cap.h). */
+typedef struct pb_mem_band {
+    pb_band_t band;
+    double lo, hi;    /* bytes reserved, likely */
+    pb_mem_fit_t fit; /* fits, tight, does not fit */
+} pb_mem_band_t;
+
+/* PB_EINPUT when there are no runs. */
+int pb_mem_band(const pb_band_run_t *runs, size_t n, unsigned mech, const pb_step_t *st,
+                pb_mem_band_t *out, pb_err_t *err);
+
 #endif

@@ -25,6 +25,16 @@
     {4.0, 6.0, 1.0, 2.0}, {4.0, 6.0, 1.0, 2.0}, {5.0, 2.0, 0.5, 0.0}, {6.0, 10.0, 1.0, 1.0},     \
         {4.0, 6.0, 1.0, 1.0}, {4.0, 4.0, 1.0, 1.0}
 
+/* Memory (pb_fw_mem_t): Megatron-Core's vocab-parallel cross-entropy
+ * (megatron/core/tensor_parallel/cross_entropy.py: the logits made fp32
+ * and exponentiated, normalised and turned into their gradient in place,
+ * saved for the backward: 4 B a logit beside the output layer's 2 B);
+ * fp32 main gradients (arguments.py: accumulate_allreduce_grads_in_fp32
+ * with --bf16 unless --grad-reduce-in-bf16); its ZeRO-3 (Megatron FSDP)
+ * a 16-bit shard beside the distributed optimizer's fp32 master, two
+ * layers gathered, a reduce-scatter every micro-batch. */
+#define PB_FW_MEGATRON_MEM {6.0, 4, 0, 2, 0, 0, 0.06, 0.0}
+
 /* The table: one row per stack.  Sources (doc/MODEL.md, "Stacks and FP8"):
  *
  * megatron: Megatron-LM arguments.py defaults - --overlap-grad-reduce,
@@ -36,7 +46,10 @@
  *   update_ws = is_first_microbatch is None or is_first_microbatch), the
  *   norm writes the fp8 input (TE pytorch/csrc/extensions/normalization.cpp:
  *   Float8Quantizer -> FULLY_FUSED).
- * nemo: Megatron-Core plus NeMo's performance recipes: MegatronCommOverlap
+ * nemo: Megatron-Core plus NeMo's performance recipes: its fp8 recipes keep
+ *   the weights in fp8 (NeMo and Megatron-Bridge bf16_with_fp8_mixed and
+ *   bf16_with_fp8_current_scaling_mixed: fp8_param_gather = True);
+ *   MegatronCommOverlap
  *   Callback(tp_comm_overlap=True) (NVIDIA/NeMo nemo/collections/llm/
  *   recipes/llama3_70b.py pretrain_performance_optimizations), DDP with
  *   overlap_grad_reduce and overlap_param_gather (same file); fp8 only in
@@ -94,11 +107,11 @@
  *   fusion). */
 static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
     [PB_FW_MEGATRON] = {"megatron", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 0.0, 0.0, 0,
-                        {1, 1, 0}},
+                        {1, 1, 0, 0}, PB_FW_MEGATRON_MEM},
     [PB_FW_NEMO] = {"nemo", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 1.0, 0.0, 0,
-                    {1, 1, 0}},
+                    {1, 1, 0, 1}, PB_FW_MEGATRON_MEM},
     [PB_FW_DEEPSPEED] = {"deepspeed", PB_FW_MEGATRON_KERNELS, 0, 1, 0, 0, 0, 0.0, 8.0, 1,
-                         {1, 1, 0}},
+                         {1, 1, 0, 0}, {6.0, 2, 0, 2, 0, 0, 0.48, 1e9}},
     [PB_FW_FSDP] = {"fsdp",
                     {36.0, 92.0, 8.0, 15.0},
                     {4.0, 6.0, 1.0, 2.0},
@@ -107,11 +120,12 @@ static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
                     {4.0, 6.0, 1.0, 1.0},
                     {20.0, 30.0, 5.0, 8.0},
                     1, 1, 0, 0, 0, 0, 0.0, 0.0, 0,
-                    {0, 0, 1}},
+                    {0, 0, 1, 0},
+                    {16.0, 4, 1, 2, 0, 0, 0.36, 0.0}},
     [PB_FW_TORCHTITAN] = {"torchtitan", PB_FW_COMPILED_KERNELS, 1, 1, 0, 1, 0, 1, 0.0, 0.0, 0,
-                          {0, 0, 1}},
+                          {0, 0, 1, 0}, {4.0, 4, 1, 2, 0, 1, 0.28, 0.0}},
     [PB_FW_MAXTEXT] = {"maxtext", PB_FW_COMPILED_KERNELS, 0, 1, 1, 1, 0, 0, 0.0, 0.0, 0,
-                       {0, 0, 0}},
+                       {0, 0, 0, 0}, {6.0, 4, 1, 2, 0, 0, 0.20, 0.0}},
 };
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw)

@@ -30,7 +30,38 @@ typedef struct pb_fw_fp8 {
     int weight_cached; /* weights cast once per step (is_first_microbatch), else every micro-batch */
     int norm_fused;    /* the norm writes the fp8 input of QKV and FC1 itself */
     int current;       /* current (per-tensor, just-in-time) scaling: an amax pass before each cast */
+    int param;         /* the weights kept in fp8 (fp8_param_gather): 1 B, the bf16 copy gone */
 } pb_fw_fp8_t;
+
+/* What the stack keeps in memory beyond the model's own tensors
+ * (pb_memory.c reads it; pb_framework.c names each number's source). */
+typedef struct pb_fw_mem {
+    /* bytes per logit (token x vocab/tp) the loss keeps live at its
+     * peak on the last stage, beside the output layer's 16-bit logits */
+    double loss_bytes;
+    /* the main gradients' bytes unless --grad-dtype says: 4 fp32, 2 bf16 */
+    int grad_bytes;
+    /* ZeRO-3: the sharded parameter is the fp32 master itself (FSDP's
+     * flat or DTensor parameter): 4 + 4 + 8 bytes over d, no 16-bit
+     * copy beside it; 0: a 16-bit shard beside an fp32 master */
+    int shard_master;
+    /* ZeRO-3: layers whose gathered parameters are live at once (the
+     * one computing and the one prefetched) */
+    int gathered;
+    /* bytes per parameter of the unsharded gradient a stack keeps
+     * between micro-batches when it skips the reduce-scatter while
+     * accumulating (0: it reduce-scatters every micro-batch) */
+    int accum_unsharded;
+    /* with a pipeline: the stage's parameters stay gathered after the
+     * forward and its gradients accumulate unsharded in the reduce type */
+    int pp_keep_gathered;
+    /* the caching allocator's reserve over its peak allocation
+     * (reserved / allocated - 1), measured on the stack's runs */
+    double alloc_frag;
+    /* bytes of the gradient bucket the stack reduces from with ZeRO-2
+     * and -3, beside the model's own buffers */
+    double zero_bucket;
+} pb_fw_mem_t;
 
 typedef struct pb_fw_desc {
     const char *name;
@@ -53,6 +84,7 @@ typedef struct pb_fw_desc {
      * backward (pb_step.c) */
     int ds_pipe;
     pb_fw_fp8_t fp8;
+    pb_fw_mem_t mem;
 } pb_fw_desc_t;
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw);

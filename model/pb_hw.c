@@ -42,8 +42,19 @@
 #define PB_SUSTAINED_A100 0.84
 #define PB_SUSTAINED_H100 0.70
 #define PB_SUSTAINED_ALL 0.74
-/* hbm_usable's default: an input without a primary source (pb_hw.h) */
-#define PB_HBM_USABLE 0.90
+/* What beside the allocator's peak fills a GPU (pb_mem_cap.h), the same
+ * on every preset; doc/MODEL.md, "Memory", sources each:
+ * PB_CUDA_CTX_GIB the CUDA context, PB_NCCL_COMM_MIB NCCL's buffers per
+ * communicator, PB_ALLOC_FRAG the caching allocator's reserve over its
+ * peak allocation: -1, the stack's (pb_framework.h). */
+#define PB_CUDA_CTX_GIB 0.267
+#define PB_NCCL_COMM_MIB 294.0
+#define PB_ALLOC_FRAG (-1.0)
+/* NVLink SHARP (Hopper and Blackwell NVSwitch nodes): NCCL's NVLS buffers
+ * per communicator within a node */
+#define PB_NCCL_NVLS_MIB 256.0
+#define MEMCAP PB_CUDA_CTX_GIB, PB_NCCL_COMM_MIB, 0.0, PB_ALLOC_FRAG
+#define MEMCAP_NVLS PB_CUDA_CTX_GIB, PB_NCCL_COMM_MIB, PB_NCCL_NVLS_MIB, PB_ALLOC_FRAG
 
 /* One row per GPU, every number from one kind of source for every GPU
  * (doc/MODEL.md, "Presets", has the table with a source per cell):
@@ -59,14 +70,15 @@
  * Blackwell [derived].  Fields: name, bf16, fp8, GiB, TB/s, NVLink GB/s
  * one way, NICs, Gb/s, GPUs per NVLink domain, COMMON, SMs, gemm_eff,
  * fp8_gemm_eff (the same method on the MAMF table's fp8 rows),
- * attention TFLOP/s, HBM_EFF, the chip's sustained share, PB_HBM_USABLE. */
+ * attention TFLOP/s, HBM_EFF, the chip's sustained share, the GiB CUDA
+ * reports (hbm_cuda_gib), MEMCAP. */
 static const pb_hw_t presets[] = {
-    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, PB_HBM_USABLE},
-    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, PB_HBM_USABLE},
-    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, PB_HBM_USABLE},
-    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, HBM_EFF, PB_SUSTAINED_H100, PB_HBM_USABLE},
-    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, HBM_EFF, PB_SUSTAINED_ALL, PB_HBM_USABLE},
-    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, HBM_EFF, PB_SUSTAINED_ALL, PB_HBM_USABLE},
+    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 79.15, MEMCAP},
+    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
+    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
+    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
+    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
+    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -129,7 +141,11 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
         {"gemm_eff", offsetof(pb_hw_t, gemm_eff), 0},
         {"fp8_gemm_eff", offsetof(pb_hw_t, fp8_gemm_eff), 0},
         {"sustained", offsetof(pb_hw_t, sustained), 0},
-        {"hbm_usable", offsetof(pb_hw_t, hbm_usable), 0},
+        {"hbm_cuda_gib", offsetof(pb_hw_t, hbm_cuda_gib), 0},
+        {"cuda_ctx_gib", offsetof(pb_hw_t, cuda_ctx_gib), 0},
+        {"nccl_comm_mib", offsetof(pb_hw_t, nccl_comm_mib), 0},
+        {"nccl_nvls_mib", offsetof(pb_hw_t, nccl_nvls_mib), 0},
+        {"alloc_frag", offsetof(pb_hw_t, alloc_frag), 0},
         {"attn_tflops", offsetof(pb_hw_t, attn_tflops), 0},
         {"hbm_eff", offsetof(pb_hw_t, hbm_eff), 0},
     };
@@ -152,8 +168,9 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
     return pb_err_set(err, PB_EINPUT,
                       "unknown hardware field '%s' (bf16_tflops, fp8_tflops, hbm_gib, hbm_tbps, "
                       "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node, achievable, "
-                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, fp8_gemm_eff, sustained, hbm_usable, "
-                      "attn_tflops, hbm_eff)",
+                      "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, fp8_gemm_eff, sustained, "
+                      "attn_tflops, hbm_eff, hbm_cuda_gib, cuda_ctx_gib, nccl_comm_mib, nccl_nvls_mib, "
+                      "alloc_frag)",
                       key);
 }
 
@@ -165,11 +182,17 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
                           hw->name);
     if (!(hw->achievable > 0 && hw->achievable <= 1 && hw->nvlink_eff > 0 &&
           hw->nvlink_eff <= 1 && hw->net_eff > 0 && hw->net_eff <= 1 && hw->gemm_eff > 0 &&
-          hw->gemm_eff <= 1 && hw->sustained > 0 && hw->sustained <= 1 && hw->hbm_usable > 0 &&
-          hw->hbm_usable <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
+          hw->gemm_eff <= 1 && hw->sustained > 0 && hw->sustained <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
         return pb_err_set(err, PB_EINPUT,
                           "hardware '%s': achievable, efficiencies and shares must be in (0, 1], "
                           "attn_tflops above 0",
+                          hw->name);
+    if (!(hw->hbm_cuda_gib > 0 && hw->hbm_cuda_gib <= hw->hbm_gib && hw->alloc_frag < 1 &&
+          hw->cuda_ctx_gib + hw->nccl_comm_mib / 1024.0 < hw->hbm_cuda_gib))
+        return pb_err_set(err, PB_EINPUT,
+                          "hardware '%s': hbm_cuda_gib must be above 0 and at most hbm_gib, "
+                          "alloc_frag below 1, and the CUDA context and one communicator's NCCL "
+                          "buffers below hbm_cuda_gib",
                           hw->name);
     return PB_OK;
 }

@@ -49,11 +49,17 @@ typedef struct pb_hw {
      * published runs, on the runs file's fit split only (doc/MODEL.md,
      * "Sustained rate"); 1 gives the isolated kernels' rates. */
     double sustained;
-    /* Share of HBM a training process can fill (the rest: CUDA context,
-     * NCCL buffers, allocator fragmentation): an input, default 0.90 with
-     * no primary source (doc/MODEL.md, "Without a source"); it decides
-     * only whether a layout fits. */
-    double hbm_usable;
+    /* What a training process can fill (pb_mem_cap.h; doc/MODEL.md,
+     * "Memory", sources each): the device's memory as CUDA reports it
+     * (cudaMemGetInfo's total, below the datasheet's hbm_gib), the CUDA
+     * context with the libraries' kernels and workspaces, NCCL's buffers
+     * per communicator, and the caching allocator's fragmentation
+     * (reserved / allocated - 1). */
+    double hbm_cuda_gib;
+    double cuda_ctx_gib;
+    double nccl_comm_mib;
+    double nccl_nvls_mib; /* NVLink SHARP buffers per communicator within a node (0: none) */
+    double alloc_frag;
 } pb_hw_t;
 
 const char *pb_hw_preset_name(int i); /* NULL after the last */

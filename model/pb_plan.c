@@ -6,6 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The entry's memory verdict: its band from the memory record (one per
+ * set of mechanisms, worked out the first time the search meets it), or
+ * the central prediction alone without a record. */
+static int mem_verdict(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *sc,
+                       const pb_plan_cfg_t *c, pb_plan_result_t *r, pb_plan_entry_t *en,
+                       pb_err_t *err)
+{
+    memset(&en->mem, 0, sizeof en->mem);
+    if (c->nmem_runs > 0) {
+        unsigned k = pb_band_mech(m, l, sc) & PB_MECH_ALL;
+        if (!r->band_known[k] &&
+            pb_band_from_runs(c->mem_runs, c->nmem_runs, k, &r->band[k], err) != PB_OK)
+            return err->code;
+        r->band_known[k] = 1;
+        en->mem.band = r->band[k];
+    }
+    en->mem.fit = pb_mem_fit(pb_mem_needed(en->st.mem.total), en->st.capacity,
+                             en->mem.band.err_lo, en->mem.band.err_hi, &en->mem.lo, &en->mem.hi);
+    return PB_OK;
+}
+
 static int push(pb_plan_result_t *r, const pb_plan_entry_t *e, pb_err_t *err)
 {
     if (r->n == r->cap) {
@@ -111,10 +132,13 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
         pb_plan_entry_setup(&m, c, &en, NULL, &sc);
         if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
             return err->code;
-        if (!en.st.fits) {
+        if (mem_verdict(&m, l, &sc, c, out, &en, err) != PB_OK)
+            return err->code;
+        if (en.mem.fit == PB_FIT_NO) {
             out->oom++;
             continue;
         }
+        out->tight += en.mem.fit == PB_FIT_TIGHT;
         if (push(out, &en, err))
             return err->code;
     }

@@ -14,14 +14,17 @@
  * TP communication overlap off and on (on: the --tp-overlap fraction
  * given, else PB_PLAN_TP_OVERLAP); sequence parallelism whenever tp > 1
  * (it only saves memory: the same bytes on the wire).  Dropped: any
- * layout pb_layout_check refuses, and any that does not fit the GPU's
- * usable memory.  The rest is ranked by pb_step_model's step time. */
+ * layout pb_layout_check refuses, and any whose memory band (pb_band.h,
+ * pb_mem_band) lies wholly over what the allocator can reserve; a tight
+ * one, whose band reaches it, is kept and marked.  The rest is ranked by
+ * pb_step_model's step time. */
 #ifndef PB_PLAN_H
 #define PB_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pb_band.h"
 #include "pb_step.h"
 
 /* TP overlap "on" where no fraction is given: Transformer Engine's
@@ -36,6 +39,11 @@ typedef struct pb_plan_cfg {
     /* recomp, flash, tp_overlap and traffic.zero are searched over;
      * step.tp_overlap > 0 is the fraction "on" means */
     pb_step_cfg_t step;
+    /* the memory record (pb_band.h, pb_mem_band): a layout is dropped
+     * only when its memory band says it does not fit; NULL/0: the central
+     * prediction decides */
+    const pb_band_run_t *mem_runs;
+    size_t nmem_runs;
 } pb_plan_cfg_t;
 
 typedef struct pb_plan_entry {
@@ -47,12 +55,17 @@ typedef struct pb_plan_entry {
     double tp_overlap;
     uint64_t pp_trim; /* the split: the model's own (its pp_trim), or 2 */
     pb_step_t st;
+    pb_mem_band_t mem; /* fits or tight: the memory band and verdict */
 } pb_plan_entry_t;
 
 typedef struct pb_plan_result {
     pb_plan_entry_t *e; /* sorted, fastest first */
     size_t n, cap;
     uint64_t considered, invalid, oom;
+    uint64_t tight; /* of the ranked, those whose memory band reaches capacity */
+    /* the memory bands met so far, by mechanisms (pb_band.h) */
+    pb_band_t band[PB_MECH_ALL + 1];
+    unsigned char band_known[PB_MECH_ALL + 1];
 } pb_plan_result_t;
 
 /* The model (mbs, stage split) and the step settings entry e was

@@ -426,8 +426,10 @@ static void summarise(const pb_model_t *m, const pb_layout_t *l, const pb_step_c
     out->eff_pp = inner / (inner + out->part[PB_PART_PP] + out->part[PB_PART_BUBBLE]);
     out->eff_dp = (out->total - out->part[PB_PART_DP]) / out->total;
     out->bubble_frac = out->part[PB_PART_BUBBLE] / out->total;
-    out->capacity = hw->hbm_gib * PB_GIB * hw->hbm_usable;
-    out->fits = out->mem.total <= out->capacity;
+    pb_mem_cap(hw, l, m->experts > 0, c->framework, out->net, &out->cap);
+    out->capacity = out->cap.usable;
+    out->mem_reserved = pb_mem_reserved(&out->cap, out->mem.total);
+    out->fits = pb_mem_needed(out->mem.total) <= out->capacity;
 }
 
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *cfg,
@@ -447,20 +449,22 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
 
-    pb_mem_cfg_t mc = {c->recomp, c->flash, c->traffic.zero};
-    pb_memory_fp8(m, l, &mc, c->fp8, pb_fw_desc(c->framework)->fp8.weight_cached, &out->mem);
+    pb_mem_cfg_t mc;
+    pb_step_mem_cfg(m, c, &mc);
+    mc.micro = out->micro;
+    pb_memory(m, l, &mc, &out->mem);
 
     stage_t st;
     busiest_stage(m, l, c, hw, rate, &st);
     if (!c->grad_accum_fused) { /* after each backward, on the compute stream */
-        double acc = pb_step_accum_stack_s(l, c, hw, out->mem.params);
+        double acc = pb_step_accum_stack_s(l, c, hw, out->mem.params_max);
         st.bwd += acc, st.mb += acc;
     }
     if (c->traffic.zero == 3 && c->zero3_copies && l->size[PB_DIM_DP] * l->size[PB_DIM_CP] > 1) {
         double bf, bb;
         pb_step_fsdp_copy_bytes((double)pb_dtype_size(c->traffic.grad_dtype), &bf, &bb);
-        double cf = pb_membound_s(hw, out->mem.params * bf);
-        double cb = pb_membound_s(hw, out->mem.params * bb);
+        double cf = pb_membound_s(hw, out->mem.params_max * bf);
+        double cb = pb_membound_s(hw, out->mem.params_max * bb);
         st.fwd += cf, st.bwd += cb, st.mb += cf + cb;
     }
     out->part[PB_PART_COMPUTE] = (double)out->micro * st.mb + st.once;
@@ -477,7 +481,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         (double)out->micro * pb_step_ds_regather_s(m, l, c, cost, out->net[PB_GK_TP]);
     expose(m, l, c, hw, &st, &sums, out);
 
-    double opt_params = out->mem.params;
+    double opt_params = out->mem.params_max;
     if (c->traffic.zero >= 1)
         opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);
     /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;

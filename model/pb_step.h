@@ -47,6 +47,7 @@
 #include "pb_ep_cost.h"
 #include "pb_flops.h"
 #include "pb_framework.h"
+#include "pb_mem_cap.h"
 #include "pb_memory.h"
 #include "pb_moe.h"
 
@@ -103,7 +104,18 @@ typedef struct pb_step_cfg {
      * without fp32 gradient accumulation; the overlap letter h), over
      * traffic.grad_dtype, resolved when the model is known */
     int grad_model_dtype;
+    /* 1: traffic.grad_dtype was given (--grad-dtype, a grad_dtype
+     * column); 0: the stack's own main-gradient type holds in memory */
+    int grad_dtype_set;
+    /* memory (pb_memory.h): Adam's state type, 4 or 2 bytes (0: 4); the
+     * loss's bytes per logit (loss_set 0: the stack's) */
+    int optim_bytes;
+    double loss_bytes;
+    int loss_set;
 } pb_step_cfg_t;
+
+/* The memory model's settings of a step's (pb_memory.h). */
+void pb_step_mem_cfg(const pb_model_t *m, const pb_step_cfg_t *c, pb_mem_cfg_t *out);
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
 /* The stack's defaults over c: its overlaps, gradient accumulation,
@@ -178,9 +190,11 @@ typedef struct pb_step {
     int ops_transferred, ops_capped;
     int tr_from_n, tr_from_per_node, tr_to_n, tr_to_per_node;
     int cap_kind;
-    pb_mem_t mem;
-    double capacity; /* bytes usable */
-    int fits;
+    pb_mem_t mem;      /* allocated at the peak, the busiest stage's terms */
+    pb_mem_cap_t cap;  /* the device, less what is not the allocator's */
+    double mem_reserved; /* what the allocator reserves for mem.total */
+    double capacity;   /* bytes the allocator can reserve (cap.usable) */
+    int fits;          /* pb_mem_needed(mem.total) <= capacity, the central prediction */
 } pb_step_t;
 
 /* One line (no newline, no prefix) saying how the calibration answered

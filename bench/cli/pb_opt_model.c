@@ -220,7 +220,9 @@ static const pb_opt_spec_t predict_specs[] = {
     {"hw-set", 0, "K=V", set_hw_set, 0, 0,
      "override a hardware field (bf16_tflops, hbm_gib, hbm_tbps,\n"
      "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node,\n"
-     "achievable, nvlink_eff, net_eff, lat_intra_us, lat_net_us)",
+     "achievable, nvlink_eff, net_eff, lat_intra_us, lat_net_us;\n"
+     "memory: hbm_cuda_gib, cuda_ctx_gib, nccl_comm_mib,\n"
+     "nccl_nvls_mib, alloc_frag)",
      NULL, NULL},
     {"calib", 0, "FILE", pb_opt_str, PB_OFF(predict.calib), 0, "parbench calibrate's CSV", "@file",
      NULL},
@@ -290,6 +292,17 @@ static const pb_opt_spec_t predict_specs[] = {
      "the type ZeRO-3 gathers parameters in: fp32 (FSDP without\n"
      "a param_dtype), bf16, fp16 or fp8 (default: the model's)",
      "fp32 bf16 fp16 fp8", NULL},
+    {"optim-dtype", 0, "T", pb_opt_str, PB_OFF(predict.optim_dtype), 0,
+     "Adam's state: fp32 (default: an fp32 master and moments)\n"
+     "or bf16 (\"pure bf16\": parameters, gradients and moments\nin bf16)",
+     "fp32 bf16", NULL},
+    {"loss", 0, "KIND", pb_opt_str, PB_OFF(predict.loss), 0,
+     "the loss's memory per logit: vocab-parallel (Megatron),\n"
+     "fused-ce (torchtitan compiled, llm-foundry), fp32 (an\n"
+     "eager upcast), hf (Hugging Face's fp32 logits), chunked\n"
+     "(torchtune) or fused-linear (Liger); default: the\n"
+     "framework's",
+     "vocab-parallel fused-ce fp32 hf chunked fused-linear", NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, PB_OFF(predict.ep_dispatcher), 0,
      "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
      "crosses the network once per node) or auto (default:\n"
@@ -305,7 +318,8 @@ static const pb_opt_spec_t predict_specs[] = {
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, "              \
     "--recompute-mode, --flash, --no-flash, --causal, --no-causal, --fsdp2, "                  \
     "--unfused-grad-accum, --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p, "  \
-    "--tp-overlap, --framework, --ep-dispatcher and --tflops belong to parbench model, plan "  \
+    "--tp-overlap, --framework, --optim-dtype, --loss, --ep-dispatcher and --tflops "  \
+    "belong to parbench model, plan "                                                          \
     "and step"
 const pb_opt_group_t pb_grp_predict = {"hardware and compute:", predict_specs,
                                        PB_NSPECS(predict_specs), PB_PREDICT_ELSEWHERE};

@@ -215,6 +215,10 @@ typedef struct pb_predict_opts {
     const char *moe_imbalance;
     int moe_ep_overlap;
     const char *param_dtype;
+    /* --optim-dtype T, --loss KIND (pb_job_set): the memory model's */
+    const char *optim_dtype;
+    const char *loss;
+    const char *json;     /* --json FILE|-: the prediction as JSON (model, plan) */
     int fsdp2;            /* --fsdp2: ZeRO-3's copies on the compute stream */
     int unfused_accum;    /* --unfused-grad-accum: a separate add per micro-batch */
     double tflops;        /* --tflops: compute rate override */

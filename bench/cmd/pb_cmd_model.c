@@ -14,6 +14,7 @@
 #include "../glue/pb_pattern_plan.h"
 #include "../glue/pb_pattern_print.h"
 #include "../glue/pb_predict.h"
+#include "../glue/pb_step_json.h"
 
 /* What was predicted: the model, the layout and its settings, uneven
  * stages. */
@@ -115,21 +116,61 @@ static void print_parts(const pb_predict_env_t *e, const pb_step_t *st)
     printf("efficiency: TP %.1f %% (compute / (compute + exposed TP)), PP %.1f %% (work / "
            "(work + bubble + p2p)), DP %.1f %% (step without exposed DP / step)\n",
            100 * st->eff_tp, 100 * st->eff_pp, 100 * st->eff_dp);
-    printf("memory per GPU: %.2f B parameters x %.2f B = %.2f GiB weights+grads+optimizer; "
-           "activations %.2f GiB (%.2f micro-batches in flight) + %.2f GiB embedding/output; "
-           "total %.2f GiB of %.1f GiB usable (%.0f GiB x %.2f): %s\n",
-           st->mem.params / 1e9, st->mem.weights / st->mem.params, st->mem.weights / PB_GIB,
-           st->mem.act_layers / PB_GIB, st->mem.inflight, st->mem.act_extra / PB_GIB,
-           st->mem.total / PB_GIB, st->capacity / PB_GIB, e->job.hw.hbm_gib, e->job.hw.hbm_usable,
-           st->fits ? "fits" : "DOES NOT FIT");
+}
+
+/* Memory: the busiest stage term by term, what the allocator reserves
+ * and the band, what the device leaves it, the verdict; every stage when
+ * they differ. */
+static void print_memory(const pb_predict_env_t *e, const pb_step_t *st, const pb_mem_band_t *mb)
+{
+    const pb_mem_stage_t *b = &st->mem.busiest;
+    const pb_mem_cap_t *c = &st->cap;
+    char like[96];
+    pb_band_mech_words(mb->band.mech, mb->band.match, like, sizeof like);
+    printf("memory per GPU, stage %d of %d (the busiest: %llu layers, %.2f B parameters, %.2f "
+           "micro-batches in flight):",
+           b->stage, st->mem.stages, (unsigned long long)b->layers, b->params / 1e9, b->inflight);
+    for (int t = 0; t < PB_MEM_TERMS; t++)
+        printf("%s %s %.2f", t ? "," : "", pb_mem_term_name(t), b->term[t] / PB_GIB);
+    printf(" GiB\n");
+    printf("memory: %.2f GiB allocated at the peak (with room to spare the %s allocator keeps "
+           "+%.0f %%: %.2f GiB reserved); it needs %.2f GiB, likely %.2f-%.2f: the model's "
+           "errors on the %d measured runs most like this one (%s%s) span %+.1f %% to %+.1f %% "
+           "(doc/prediction.md, Memory)\n",
+           st->mem.total / PB_GIB, pb_fw_name(e->job.step.framework), 100.0 * c->frag,
+           st->mem_reserved / PB_GIB, pb_mem_needed(st->mem.total) / PB_GIB, mb->lo / PB_GIB,
+           mb->hi / PB_GIB, mb->band.runs, mb->band.match == 0 ? "all of them" : like,
+           mb->band.match != PB_MECH_ALL && mb->band.match != 0 ? ", the closest the file has"
+                                                                 : "",
+           100.0 * mb->band.err_lo, 100.0 * mb->band.err_hi);
+    printf("capacity: %.2f GiB as CUDA reports it - %.2f GiB CUDA context - %.2f GiB NCCL (%d "
+           "communicator%s x %.0f MiB) = %.2f GiB the allocator can reserve: %s\n",
+           c->device / PB_GIB, c->context / PB_GIB, c->nccl / PB_GIB, c->comms,
+           c->comms == 1 ? "" : "s", e->job.hw.nccl_comm_mib, c->usable / PB_GIB,
+           mb->fit == PB_FIT_YES ? "fits"
+           : mb->fit == PB_FIT_TIGHT ? "TIGHT (the band reaches capacity)"
+                                     : "DOES NOT FIT (the band's low end is over capacity)");
+    if (st->mem.stages <= 1)
+        return;
+    pb_mem_cfg_t mc;
+    pb_step_mem_cfg(&e->job.model, &e->job.step, &mc);
+    mc.micro = st->micro;
+    printf("memory by stage (GiB allocated):");
+    for (int s = 0; s < st->mem.stages; s++) {
+        pb_mem_stage_t ms;
+        pb_memory_stage(&e->job.model, &e->job.layout, &mc, s, &ms);
+        printf(" %d:%.1f", s, ms.total / PB_GIB);
+    }
+    printf("\n");
 }
 
 static void print_step(const pb_model_t *m, const pb_layout_t *l, const pb_predict_env_t *e,
-                       const pb_step_t *st)
+                       const pb_step_t *st, const pb_mem_band_t *mb)
 {
     print_setup(m, l, e, st);
     print_sources(l, e, st);
     print_parts(e, st);
+    print_memory(e, st, mb);
 }
 
 static void print_band(const pb_predict_env_t *e, const pb_step_t *st, const pb_step_band_t *b)
@@ -197,26 +238,43 @@ static int model_cmd(const pb_options_t *o, pb_err_t *err)
     int code = model_env(o, &e, err);
     pb_step_t st;
     pb_step_band_t b;
-    pb_band_run_t *runs = NULL;
-    size_t nruns = 0;
+    pb_mem_band_t mb;
+    pb_band_run_t *runs = NULL, *mruns = NULL;
+    size_t nruns = 0, nmruns = 0;
     if (code == PB_OK)
         code = pb_job_predict(&e.job, e.have_calib ? &e.calib : NULL, 0, &st, err);
     if (code == PB_OK)
         code = pb_band_runs(&runs, &nruns, err);
     if (code == PB_OK)
         code = pb_step_band(&e, runs, nruns, &e.job.model, &e.job.layout, &e.job.step, &st, &b, err);
+    if (code == PB_OK)
+        code = pb_band_mem_runs(&mruns, &nmruns, err);
+    if (code == PB_OK)
+        code = pb_mem_band(mruns, nmruns,
+                           pb_band_mech(&e.job.model, &e.job.layout, &e.job.step), &st, &mb, err);
+    if (code == PB_OK && o->predict.json) {
+        json_t *root = pb_step_json(&e.job, &st, &b, &mb);
+        code = pb_json_emit(root, o->predict.json, err);
+        json_decref(root);
+    }
     if (code == PB_OK) {
-        print_step(&e.job.model, &e.job.layout, &e, &st);
-        print_band(&e, &st, &b);
+        if (!o->predict.json || strcmp(o->predict.json, "-") != 0) {
+            print_step(&e.job.model, &e.job.layout, &e, &st, &mb);
+            print_band(&e, &st, &b);
+        }
         /* a layout that cannot run fails like a wrong result: after its
-         * report, exit 1 (a script that plans with it must notice) */
-        if (!st.fits)
+         * report, exit 1 (a script that plans with it must notice); a
+         * tight one, whose band reaches capacity, may run and is not
+         * refused */
+        if (mb.fit == PB_FIT_NO)
             code = pb_err_set(err, PB_EVERIFY,
-                              "does not fit: %.1f GiB per GPU of %.1f GiB usable (more tp or pp, "
-                              "a sharded optimizer, recomputation or a smaller micro-batch)",
-                              st.mem.total / PB_GIB, st.capacity / PB_GIB);
+                              "does not fit: needs likely %.1f-%.1f GiB per GPU of %.1f GiB the "
+                              "allocator can have (more tp or pp, a sharded optimizer, "
+                              "recomputation or a smaller micro-batch)",
+                              mb.lo / PB_GIB, mb.hi / PB_GIB, st.capacity / PB_GIB);
     }
     free(runs);
+    free(mruns);
     pb_calib_free(&e.calib);
     return code;
 }
@@ -254,6 +312,11 @@ static const pb_opt_spec_t model_own_specs[] = {
      "fp8: Transformer Engine FP8 GEMMs in the linear layers (the\n"
      "model, attention and communication stay bf16)",
      "bf16 fp16 fp32 fp8", NULL},
+    {"json", 0, "FILE", pb_opt_str, PB_OFF(predict.json), 0,
+     "also write the prediction as JSON to FILE (- for stdout,\n"
+     "in place of the tables): the step, its parts and band,\n"
+     "memory per stage and per term, the verdict",
+     "@file", NULL},
     {"against", 0, "FILE", pb_opt_str, PB_OFF(predict.against), 0,
      "predict every published run of FILE (model/published_runs.csv)\nand print predicted "
      "vs published step time and the summary",

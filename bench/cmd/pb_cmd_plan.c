@@ -11,6 +11,7 @@
 #include "../cli/pb_opt_common.h"
 #include "../glue/pb_pattern_plan.h"
 #include "../glue/pb_predict.h"
+#include "../glue/pb_step_json.h"
 #include "pb_cmd_model.h"
 #include "pb_plan_ties.h"
 
@@ -61,10 +62,12 @@ static int print_head(const pb_options_t *o, const pb_model_t *m, const pb_predi
     printf("collectives from %s\n", e->have_calib
                                         ? "the calibration where it covers them, else the preset"
                                         : "the preset");
-    printf("searched %llu layouts in %.3f s: %llu break a constraint, %llu do not fit in "
-           "%.0f GiB x %.2f, %zu ranked\n\n",
+    printf("searched %llu layouts in %.3f s: %llu break a constraint, %llu do not fit (their "
+           "memory band wholly over what the allocator can reserve of %.2f GiB), %zu ranked, "
+           "%llu of them tight (their band reaches capacity)\n\n",
            (unsigned long long)r->considered, secs, (unsigned long long)r->invalid,
-           (unsigned long long)r->oom, e->job.hw.hbm_gib, e->job.hw.hbm_usable, r->n);
+           (unsigned long long)r->oom, e->job.hw.hbm_cuda_gib, r->n,
+           (unsigned long long)r->tight);
     if (r->n == 0)
         return pb_err_set(err, PB_EINPUT,
                           "no layout of %s fits %d GPUs of %.0f GiB at gbs %llu (more GPUs, "
@@ -98,8 +101,9 @@ static int print_entry(ranking_t *k, const pb_plan_entry_t *en, size_t ties, pb_
         return err->code;
     if (k->printed == 0) {
         k->best_hi = b.likely_hi;
-        printf("%5s %9s %13s %6s %6s %6s %8s  %-58s %s\n", "rank", "step_s", "likely_s", "MFU%",
-               "bubbl%", "memGiB", "tok/s/G", "layout", "why it loses to the one above");
+        printf("%5s %9s %13s %6s %6s %6s %-5s %8s  %-58s %s\n", "rank", "step_s", "likely_s",
+               "MFU%", "bubbl%", "memGiB", "mem", "tok/s/G", "layout",
+               "why it loses to the one above");
     }
     /* '=': its likely range reaches into the fastest's, so the model
      * cannot tell the two apart */
@@ -111,8 +115,9 @@ static int print_entry(ranking_t *k, const pb_plan_entry_t *en, size_t ties, pb_
         pb_plan_reason(k->prev, en, why, sizeof why);
     snprintf(rank, sizeof rank, "%d%s", k->printed + 1, same ? "=" : "");
     snprintf(likely, sizeof likely, "%.3f-%.3f", b.likely_lo, b.likely_hi);
-    printf("%5s %9.3f %13s %6.1f %6.1f %6.1f %8.0f  %-58s %s", rank, en->st.total, likely,
-           100 * en->st.mfu, 100 * en->st.bubble_frac, en->st.mem.total / PB_GIB,
+    printf("%5s %9.3f %13s %6.1f %6.1f %6.1f %-5s %8.0f  %-58s %s", rank, en->st.total, likely,
+           100 * en->st.mfu, 100 * en->st.bubble_frac, pb_mem_needed(en->st.mem.total) / PB_GIB,
+           pb_mem_fit_name(en->mem.fit),
            en->st.tokens_per_s / k->o->predict.gpus, desc, why);
     if (others[0])
         printf("; same time: %s", others);
@@ -139,6 +144,37 @@ static int print_ranking(ranking_t *k, const pb_plan_result_t *r, pb_err_t *err)
     return PB_OK;
 }
 
+/* --json: the best --top layouts, fastest first, each as model --json
+ * writes one (pb_step_json.h) with its rank (exact ties apart, as the
+ * search ranked them), and the search's counts */
+static int plan_json(const pb_options_t *o, const pb_model_t *m, const pb_plan_cfg_t *pc,
+                     const pb_predict_env_t *e, const pb_plan_result_t *r, pb_err_t *err)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->n && i < (size_t)o->top && list; i++) {
+        pb_job_t j = e->job;
+        pb_plan_entry_setup(m, pc, &r->e[i], &j.model, &j.step);
+        j.layout = r->e[i].layout;
+        json_t *one = pb_step_json(&j, &r->e[i].st, NULL, &r->e[i].mem);
+        char desc[512];
+        pb_plan_describe(&r->e[i], desc, sizeof desc);
+        if (one == NULL || json_object_set_new(one, "rank", json_integer((json_int_t)i + 1)) ||
+            json_object_set_new(one, "describe", json_string(desc)) ||
+            json_array_append_new(list, one)) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    json_t *root = list ? json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "considered",
+                                    (json_int_t)r->considered, "invalid", (json_int_t)r->invalid,
+                                    "do_not_fit", (json_int_t)r->oom, "ranked", (json_int_t)r->n,
+                                    "tight", (json_int_t)r->tight, "best", list)
+                        : NULL;
+    int code = pb_json_emit(root, o->predict.json, err);
+    json_decref(root);
+    return code;
+}
+
 static int plan_cmd(const pb_options_t *o, pb_err_t *err)
 {
     pb_predict_env_t e;
@@ -148,7 +184,13 @@ static int plan_cmd(const pb_options_t *o, pb_err_t *err)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pb_cost_t cost = {&e.job.hw, e.have_calib ? &e.calib : NULL, 0};
-    pb_plan_cfg_t pc = {o->predict.gpus, e.job.step};
+    pb_band_run_t *mruns = NULL;
+    size_t nmruns = 0;
+    if (pb_band_mem_runs(&mruns, &nmruns, err) != PB_OK) {
+        pb_calib_free(&e.calib);
+        return err->code;
+    }
+    pb_plan_cfg_t pc = {o->predict.gpus, e.job.step, mruns, nmruns};
     /* every entry counts a decoder's scores as its kernel does (flash:
      * half), unless --no-causal */
     pc.step.causal = !o->predict.no_causal;
@@ -162,11 +204,14 @@ static int plan_cmd(const pb_options_t *o, pb_err_t *err)
         code = pb_band_runs(&runs, &nruns, err);
     if (code == PB_OK)
         code = print_head(o, &m, &e, &r, secs, err);
-    if (code == PB_OK) {
+    if (code == PB_OK && o->predict.json)
+        code = plan_json(o, &m, &pc, &e, &r, err);
+    if (code == PB_OK && !(o->predict.json && strcmp(o->predict.json, "-") == 0)) {
         ranking_t k = {o, &m, &pc, &e, runs, nruns, 0.0, 0, 0, NULL};
         code = print_ranking(&k, &r, err);
     }
     free(runs);
+    free(mruns);
     pb_plan_free(&r);
     pb_calib_free(&e.calib);
     return code;

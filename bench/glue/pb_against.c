@@ -24,10 +24,12 @@ static const char *const cols[C_COUNT] = {
  * (shared_ffn, dense_first) through pb_model_set, as the flags do; split,
  * family and inferred describe the row for the summaries. */
 enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
-       O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_COUNT };
+       O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_GRAD_DTYPE, O_OPTIM_DTYPE,
+       O_LOSS, O_ALLOC_FRAG, O_MEM_GIB, O_MEM_KIND, O_COUNT };
 static const char *const ocols[O_COUNT] = {
     "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
-    "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred"};
+    "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred",
+    "grad_dtype", "optim_dtype", "loss", "alloc_frag", "mem_gib", "mem_kind"};
 
 typedef struct state {
     const char *path;
@@ -87,6 +89,10 @@ static int published_step(const state_t *s, size_t line, const pb_csv_rec_t *rec
                           double v, double *step, pb_err_t *err)
 {
     const char *metric = rec->field[s->map[C_METRIC]], *conv = rec->field[s->map[C_FLOPS]];
+    if (metric[0] == '\0') { /* no time published (row_numbers) */
+        *step = 0.0;
+        return PB_OK;
+    }
     if (strcmp(metric, "step_s") == 0) {
         *step = v;
         return PB_OK;
@@ -219,10 +225,13 @@ static int row_numbers(const state_t *s, size_t line, const pb_csv_rec_t *rec, n
         if (whole(s, line, rec, num_cols[i].col, num_cols[i].lo, num_cols[i].hi, &n->d[i],
                   err) != PB_OK)
             return err->code;
-    if (whole(s, line, rec, C_GPUS, 1, PB_AG_MAX, &n->gpus, err) != PB_OK ||
-        positive(s, line, rec, C_VALUE, &n->value, err) != PB_OK)
+    if (whole(s, line, rec, C_GPUS, 1, PB_AG_MAX, &n->gpus, err) != PB_OK)
         return err->code;
-    return PB_OK;
+    /* a row of a memory file may publish no time: metric and value empty */
+    n->value = 0.0;
+    if (rec->field[s->map[C_METRIC]][0] == '\0' && rec->field[s->map[C_VALUE]][0] == '\0')
+        return PB_OK;
+    return positive(s, line, rec, C_VALUE, &n->value, err);
 }
 
 /* A row's step settings: recomputation, optimizer sharding, the EP
@@ -253,6 +262,53 @@ static int row_step(const state_t *s, size_t line, const pb_csv_rec_t *rec, cons
     return PB_OK;
 }
 
+/* The measured memory of a row (mem_gib, mem_kind), bytes; 0 without. */
+static int row_memory(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_against_run_t *r,
+                      pb_err_t *err)
+{
+    const char *g = opt(s, rec, O_MEM_GIB), *k = opt(s, rec, O_MEM_KIND);
+    r->mem_kind = k;
+    if (g[0] == '\0' && k[0] == '\0')
+        return PB_OK;
+    char *end;
+    errno = 0;
+    double v = strtod(g, &end);
+    if (g[0] == '\0' || *end != '\0' || errno || !isfinite(v) || !(v > 0) || v > 1e6)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad mem_gib '%s' (GiB, a number above 0)",
+                          s->path, line, g);
+    if (pb_against_mem_kind(k) < 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: mem_kind '%s' is none of allocated, reserved, smi, report",
+                          s->path, line, k);
+    r->mem_measured = v * PB_GIB;
+    return PB_OK;
+}
+
+int pb_against_mem_kind(const char *k)
+{
+    static const char *const kinds[] = {"allocated", "reserved", "smi", "report"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(k, kinds[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* like with like (pb_against.h): the allocator's peak for an allocated
+ * figure, what it reserves for a reserved one (and a report that does not
+ * say, as the stacks' own reports give the reserved peak), the device's
+ * use for nvidia-smi's */
+double pb_against_mem_like(const pb_step_t *st, const char *kind)
+{
+    switch (pb_against_mem_kind(kind)) {
+    case 0:
+        return st->mem.total;
+    case 2:
+        return st->mem_reserved + st->cap.context + st->cap.nccl;
+    default:
+        return st->mem_reserved;
+    }
+}
+
 /* One row: the model, the layout and the settings it names, in the
  * struct the command line fills (pb_job.h), predicted with its GPU's
  * preset and handed to fn (with why when the model refused it). */
@@ -276,13 +332,21 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         row_set(s, line, rec, O_TP_OVERLAP, &j, err) != PB_OK ||
         row_set(s, line, rec, O_PARAM_DTYPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_MOE_IMB, &j, err) != PB_OK ||
-        row_set(s, line, rec, O_MOE_OVERLAP, &j, err) != PB_OK)
+        row_set(s, line, rec, O_MOE_OVERLAP, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_GRAD_DTYPE, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_OPTIM_DTYPE, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_LOSS, &j, err) != PB_OK)
         return err->code;
     pb_err_t e;
     pb_err_clear(&e);
     if (pb_hw_preset(rec->field[s->map[C_GPU]], &j.hw, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     c->gpus_per_node = j.hw.gpus_per_node;
+    /* the allocator's reserve the run had (alloc_frag: e.g. expandable
+     * segments), as --hw-set alloc_frag gives it */
+    const char *frag = opt(s, rec, O_ALLOC_FRAG);
+    if (frag[0] != '\0' && pb_hw_set(&j.hw, "alloc_frag", frag, &e) != PB_OK)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
     if (s->opts && s->opts->sustained > 0.0)
         j.hw.sustained = s->opts->sustained;
     pb_against_run_t run;
@@ -295,8 +359,13 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     if (row_meta(s, line, rec, &run, err) != PB_OK)
         return err->code;
     if (published_step(s, line, rec, m, &j.hw, c->recomp, n.gpus, n.value, &run.published_s,
-                       err) != PB_OK)
+                       err) != PB_OK ||
+        row_memory(s, line, rec, &run, err) != PB_OK)
         return err->code;
+    if (!(run.published_s > 0.0) && !(run.mem_measured > 0.0))
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: the row publishes neither a time (metric, "
+                                          "value) nor a memory (mem_gib)",
+                          s->path, line);
     pb_step_t st;
     if (pb_model_check(m, &e) != PB_OK || pb_layout_check(l, m, (uint64_t)n.gpus, &e) != PB_OK ||
         pb_job_predict(&j, NULL, 0, &st, &e) != PB_OK) {
@@ -306,6 +375,7 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     run.job = &j;
     run.step = &st;
     run.predicted_s = st.total;
+    run.mem_predicted = pb_against_mem_like(&st, run.mem_kind);
     return s->fn(s->arg, &run, err);
 }
 
@@ -343,4 +413,17 @@ int pb_against_each(FILE *f, const char *path, const pb_against_opts_t *opts, pb
     if (code == PB_OK && !s.header)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
     return code;
+}
+
+int pb_against_has_memory(FILE *f)
+{
+    char line[8192];
+    int has = 0;
+    if (fgets(line, sizeof line, f) != NULL)
+        for (char *tok = line; tok && !has; tok = strchr(tok, ',')) {
+            tok += *tok == ',';
+            has = strncmp(tok, "mem_gib", 7) == 0 && strchr(",\r\n", tok[7]) && tok[7] != '\0';
+        }
+    rewind(f);
+    return has;
 }

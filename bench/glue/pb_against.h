@@ -25,6 +25,16 @@ typedef struct pb_against_acc {
     double mean_abs, mean, max_abs; /* over the predicted rows, fractions */
 } pb_against_acc_t;
 
+/* The memory record of a set of runs (rows with mem_gib): error =
+ * predicted / measured - 1, like with like. */
+typedef struct pb_against_mem_acc {
+    int runs;          /* rows with a measured memory that were predicted */
+    int within;        /* |error| <= 15 % */
+    double median;     /* median predicted / measured */
+    double lo, hi;     /* smallest and largest predicted / measured */
+    int banded, in_band; /* test rows: inside the band the fit rows' errors give */
+} pb_against_mem_acc_t;
+
 typedef struct pb_against_sum {
     /* per chip (pb_hw.h): the sustained share its fit rows give
      * (pb_fit_best; 0 without any) and the one its presets carry */
@@ -36,6 +46,7 @@ typedef struct pb_against_sum {
     int nchips;
     pb_against_acc_t all;
     pb_against_acc_t split[PB_SPLIT_COUNT]; /* by split; [PB_SPLIT_NONE]: unsplit rows */
+    pb_against_mem_acc_t mem_all, mem[PB_SPLIT_COUNT];
 } pb_against_sum_t;
 
 /* One run of the file as the model saw it. */
@@ -53,7 +64,22 @@ typedef struct pb_against_run {
     const pb_step_t *step;
     double predicted_s;
     const char *why;
+    /* memory (the optional columns mem_gib and mem_kind): the measured
+     * peak per GPU in bytes (0: none published), its kind, and the
+     * prediction of the same kind (pb_against_mem_like) */
+    double mem_measured;
+    const char *mem_kind;
+    double mem_predicted;
 } pb_against_run_t;
+
+/* 0 allocated (torch.cuda.max_memory_allocated, Megatron's "max
+ * allocated"), 1 reserved (max_memory_reserved, torchtitan's "memory:"),
+ * 2 smi (nvidia-smi: the process's whole use), 3 report (a source's
+ * figure of unsaid kind: compared as reserved); -1 none of these. */
+int pb_against_mem_kind(const char *kind);
+/* The predicted figure of that kind: allocated, reserved, or reserved +
+ * the CUDA context + NCCL's buffers for smi. */
+double pb_against_mem_like(const pb_step_t *st, const char *kind);
 
 /* Called once per run; the pointers live for the call only. */
 typedef int (*pb_against_fn)(void *arg, const pb_against_run_t *run, pb_err_t *err);
@@ -108,6 +134,25 @@ int pb_fit_best(const pb_fit_grid_t *g, const char *chip, const char *skip, doub
 int pb_fit_chip(const pb_fit_grid_t *g, const char *chip, const char *skip, int *own,
                 double *mean_abs, int *used);
 double pb_fit_share(int k); /* the share of grid index k */
+
+/* Memory rows as pb_against reads them (pb_against_mem.c): kept, then
+ * summed up by split with the band's coverage of the test rows. */
+typedef struct pb_mem_rec {
+    pb_split_t split;
+    unsigned mech;
+    double err; /* predicted / measured - 1 */
+} pb_mem_rec_t;
+typedef struct pb_mem_recs {
+    pb_mem_rec_t *r;
+    size_t n, cap;
+} pb_mem_recs_t;
+int pb_mem_recs_add(pb_mem_recs_t *m, const pb_against_run_t *run, pb_err_t *err);
+/* Fills sum's mem_all and mem[] and prints them (out may be NULL). */
+int pb_mem_recs_sum(const pb_mem_recs_t *m, FILE *out, pb_against_sum_t *sum, pb_err_t *err);
+void pb_mem_recs_free(pb_mem_recs_t *m);
+
+/* Whether f's header names a mem_gib column; f is rewound. */
+int pb_against_has_memory(FILE *f);
 
 /* Reads `path`, prints one line per run, the summaries of all, fit and
  * test runs, and the leave-one-family-out table (pb_against_print.c) to

@@ -24,6 +24,9 @@ typedef struct printer {
     kept_t *k;
     size_t n, cap;
     const pb_fit_grid_t *grid; /* the fit split at every share */
+    pb_mem_recs_t mem;         /* the rows with a measured memory */
+    int any_mem;               /* the file has a memory column: print it */
+    int rows;
 } printer_t;
 
 static void acc_add(pb_against_acc_t *a, double er)
@@ -58,25 +61,59 @@ static int keep(printer_t *p, const pb_against_run_t *r, double er, pb_err_t *er
     return PB_OK;
 }
 
+/* the memory columns of a run's line: measured, predicted GiB and the
+ * error, like with like ("-" where the row has none) */
+static void mem_cols(const printer_t *p, const pb_against_run_t *r)
+{
+    if (!p->any_mem)
+        return;
+    if (r->mem_measured > 0.0 && r->step)
+        fprintf(p->out, " %7.1f %7.1f %+7.1f%% %-9s", r->mem_measured / PB_GIB,
+                r->mem_predicted / PB_GIB, 100.0 * (r->mem_predicted / r->mem_measured - 1.0),
+                r->mem_kind);
+    else if (r->mem_measured > 0.0)
+        fprintf(p->out, " %7.1f %7s %8s %-9s", r->mem_measured / PB_GIB, "-", "-", r->mem_kind);
+    else
+        fprintf(p->out, " %7s %7s %8s %-9s", "-", "-", "-", "-");
+}
+
 static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
 {
     printer_t *p = arg;
-    p->sum->all.runs++;
-    p->sum->split[r->split].runs++;
     const char *sp = split_name[r->split];
+    int timed = r->published_s > 0.0;
+    p->rows++;
+    if (timed) {
+        p->sum->all.runs++;
+        p->sum->split[r->split].runs++;
+    }
     if (r->step == NULL) {
-        if (p->out)
-            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10s %8s  not predicted: %s\n",
-                    r->name, sp, r->gpu, r->gpus, r->published_s, "-", "-", r->why);
+        if (p->out) {
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10s %8s", r->name, sp, r->gpu,
+                    r->gpus, r->published_s, "-", "-");
+            mem_cols(p, r);
+            fprintf(p->out, "  not predicted: %s\n", r->why);
+        }
         return PB_OK;
     }
-    double er = r->predicted_s / r->published_s - 1.0;
-    acc_add(&p->sum->all, er);
-    acc_add(&p->sum->split[r->split], er);
-    if (p->out)
-        fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10.3f %+7.1f%%  %s\n", r->name, sp,
-                r->gpu, r->gpus, r->published_s, r->predicted_s, 100.0 * er, r->source);
-    return keep(p, r, er, err);
+    if (pb_mem_recs_add(&p->mem, r, err) != PB_OK)
+        return err->code;
+    double er = timed ? r->predicted_s / r->published_s - 1.0 : 0.0;
+    if (timed) {
+        acc_add(&p->sum->all, er);
+        acc_add(&p->sum->split[r->split], er);
+    }
+    if (p->out) {
+        if (timed)
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10.3f %+7.1f%%", r->name, sp, r->gpu,
+                    r->gpus, r->published_s, r->predicted_s, 100.0 * er);
+        else
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10s %10.3f %8s", r->name, sp, r->gpu,
+                    r->gpus, "-", r->predicted_s, "-");
+        mem_cols(p, r);
+        fprintf(p->out, "  %s\n", r->source);
+    }
+    return timed ? keep(p, r, er, err) : PB_OK;
 }
 
 static void print_acc(FILE *out, const char *what, const pb_against_acc_t *a)
@@ -221,19 +258,28 @@ static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err
 int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
 {
     memset(sum, 0, sizeof *sum);
-    printer_t p = {out, sum, NULL, 0, 0, NULL};
+    printer_t p = {out, sum, NULL, 0, 0, NULL, {NULL, 0, 0}, 0, 0};
     pb_fit_grid_t g;
     memset(&g, 0, sizeof g);
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    if (out)
+    p.any_mem = pb_against_has_memory(f);
+    if (out) {
         fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
-                     "calibration; error = predicted / published step time - 1\n"
-                     "%-30s %-4s %-5s %6s %10s %10s %8s  %s\n",
-                path, "run", "set", "gpu", "gpus", "published", "predicted", "error", "source");
+                     "calibration; error = predicted / published step time - 1%s\n"
+                     "%-30s %-4s %-5s %6s %10s %10s %8s",
+                path,
+                p.any_mem ? "; memory: measured and predicted GiB per GPU, like with like "
+                            "(allocated, reserved, smi), error = predicted / measured - 1"
+                          : "",
+                "run", "set", "gpu", "gpus", "published", "predicted", "error");
+        if (p.any_mem)
+            fprintf(out, " %7s %7s %8s %-9s", "mem", "memPred", "memErr", "kind");
+        fprintf(out, "  source\n");
+    }
     int code = pb_against_each(f, path, NULL, print_run, &p, err);
-    if (code == PB_OK && sum->all.runs == 0)
+    if (code == PB_OK && p.rows == 0)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
     acc_end(&sum->all);
     for (int i = 0; i < PB_SPLIT_COUNT; i++)
@@ -244,11 +290,14 @@ int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err
         print_acc(out, "test: runs nothing was chosen on", &sum->split[PB_SPLIT_TEST]);
     }
     if (code == PB_OK)
+        code = pb_mem_recs_sum(&p.mem, out, sum, err);
+    if (code == PB_OK)
         code = fit(f, path, &p, &g, err);
     if (code == PB_OK && out)
         code = print_families(&p, err);
     fclose(f);
     pb_fit_grid_free(&g);
     free(p.k);
+    pb_mem_recs_free(&p.mem);
     return code;
 }

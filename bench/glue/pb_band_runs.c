@@ -11,16 +11,21 @@
 /* the generated pb_published_runs.c (CMakeLists.txt) */
 extern const unsigned char pb_published_runs_csv[];
 extern const size_t pb_published_runs_len;
+extern const unsigned char pb_memory_runs_csv[];
+extern const size_t pb_memory_runs_len;
 
 typedef struct acc {
     pb_band_run_t *r;
     size_t n, cap;
+    int memory; /* 1: memory errors, 0: step time errors */
 } acc_t;
 
 static int take(void *arg, const pb_against_run_t *run, pb_err_t *err)
 {
     acc_t *a = arg;
-    if (run->step == NULL || !(run->published_s > 0.0))
+    double pred = a->memory ? run->mem_predicted : run->predicted_s;
+    double real = a->memory ? run->mem_measured : run->published_s;
+    if (run->step == NULL || !(real > 0.0))
         return PB_OK;
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 32;
@@ -30,26 +35,39 @@ static int take(void *arg, const pb_against_run_t *run, pb_err_t *err)
         a->r = p, a->cap = cap;
     }
     a->r[a->n].mech = pb_band_mech(&run->job->model, &run->job->layout, &run->job->step);
-    a->r[a->n].err = run->predicted_s / run->published_s - 1.0;
+    a->r[a->n].err = pred / real - 1.0;
     a->n++;
+    return PB_OK;
+}
+
+static int built_in(const unsigned char *csv, size_t len, const char *name, int memory,
+                    pb_band_run_t **out, size_t *n, pb_err_t *err)
+{
+    acc_t a = {NULL, 0, 0, memory};
+    *out = NULL, *n = 0;
+    FILE *f = fmemopen((void *)csv, len, "r");
+    if (f == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "cannot open the built-in %s", name);
+    pb_err_t e;
+    pb_err_clear(&e);
+    int code = pb_against_each(f, name, NULL, take, &a, &e);
+    fclose(f);
+    if (code != PB_OK) {
+        free(a.r);
+        return pb_err_set(err, PB_ERUNTIME, "the built-in %s: %s", name, e.msg);
+    }
+    *out = a.r, *n = a.n;
     return PB_OK;
 }
 
 int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
 {
-    acc_t a = {NULL, 0, 0};
-    *out = NULL, *n = 0;
-    FILE *f = fmemopen((void *)pb_published_runs_csv, pb_published_runs_len, "r");
-    if (f == NULL)
-        return pb_err_set(err, PB_ERUNTIME, "cannot open the built-in published runs");
-    pb_err_t e;
-    pb_err_clear(&e);
-    int code = pb_against_each(f, "published_runs.csv (built in)", NULL, take, &a, &e);
-    fclose(f);
-    if (code != PB_OK) {
-        free(a.r);
-        return pb_err_set(err, PB_ERUNTIME, "the built-in published runs: %s", e.msg);
-    }
-    *out = a.r, *n = a.n;
-    return PB_OK;
+    return built_in(pb_published_runs_csv, pb_published_runs_len,
+                    "published_runs.csv (built in)", 0, out, n, err);
+}
+
+int pb_band_mem_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
+{
+    return built_in(pb_memory_runs_csv, pb_memory_runs_len, "memory_runs.csv (built in)", 1,
+                    out, n, err);
 }

@@ -13,4 +13,9 @@
  * not read: a build error, never the user's input. */
 int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err);
 
+/* The memory record: the model's memory error (predicted / measured - 1,
+ * like with like) on every measured run of the built-in
+ * model/memory_runs.csv, each with its mechanisms. */
+int pb_band_mem_runs(pb_band_run_t **out, size_t *n, pb_err_t *err);
+
 #endif

@@ -80,6 +80,10 @@ static int stack(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t 
         return err->code;
     if (h->param_dtype && pb_job_set(j, "param_dtype", h->param_dtype, err) != PB_OK)
         return err->code;
+    if (h->optim_dtype && pb_job_set(j, "optim_dtype", h->optim_dtype, err) != PB_OK)
+        return err->code;
+    if (h->loss && pb_job_set(j, "loss", h->loss, err) != PB_OK)
+        return err->code;
     return PB_OK;
 }
 
@@ -103,7 +107,7 @@ int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job
     if (h->ep_dispatcher && pb_ep_disp_parse(h->ep_dispatcher, &s->ep_disp) != 0)
         return pb_err_set(err, PB_EINPUT, "--ep-dispatcher takes alltoall, flex or auto, not '%s'",
                           h->ep_dispatcher);
-    if (t->grad_dtype && pb_pat_dtype_parse(t->grad_dtype, &s->traffic.grad_dtype) != 0)
+    if (t->grad_dtype && pb_job_set(j, "grad_dtype", t->grad_dtype, err) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "--grad-dtype takes fp32 or bf16, not '%s'",
                           t->grad_dtype);
     return PB_OK;

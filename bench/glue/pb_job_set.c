@@ -127,6 +127,52 @@ static int set_param_dtype(pb_job_t *j, const char *v)
     return -1;
 }
 
+/* the main gradients' type (pb_step.h, grad_dtype_set): the traffic's
+ * reductions and the memory model's gradient buffer */
+static int set_grad_dtype(pb_job_t *j, const char *v)
+{
+    if (pb_pat_dtype_parse(v, &j->step.traffic.grad_dtype) != 0)
+        return -1;
+    j->step.grad_dtype_set = 1;
+    return 0;
+}
+
+/* Adam's state type: fp32 (an fp32 master beside 16-bit parameters) or
+ * bf16 ("pure bf16": parameters, gradients and moments in bf16) */
+static int set_optim_dtype(pb_job_t *j, const char *v)
+{
+    if (strcmp(v, "fp32") == 0)
+        j->step.optim_bytes = 4;
+    else if (strcmp(v, "bf16") == 0)
+        j->step.optim_bytes = 2;
+    else
+        return -1;
+    return 0;
+}
+
+/* The loss's bytes per logit at its peak (doc/MODEL.md, "Memory"):
+ * vocab-parallel (Megatron-Core's: an fp32 copy beside the bf16 logits,
+ * 6), compiled (torchtitan's loss under torch.compile: the bf16 logits and
+ * their bf16 gradient, 4), fp32 (an eager upcast: log-softmax, its
+ * gradient and the gradient's input, 12), hf (Hugging Face's fp32 logits kept by the
+ * output: 16), chunked (torchtune's chunked loss: bf16 logits and one of
+ * 8 chunks in fp32, 3.5), fused (a fused linear cross-entropy that never
+ * holds the logits, Liger's: 0) */
+static int set_loss(pb_job_t *j, const char *v)
+{
+    static const struct {
+        const char *name;
+        double bytes;
+    } tab[] = {{"vocab-parallel", 6.0}, {"fused-ce", 4.0}, {"fp32", 12.0}, {"hf", 16.0},
+               {"chunked", 3.5}, {"fused-linear", 0.0}};
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(v, tab[i].name) == 0) {
+            j->step.loss_bytes = tab[i].bytes, j->step.loss_set = 1;
+            return 0;
+        }
+    return -1;
+}
+
 static const struct {
     const char *key;
     set_fn set;
@@ -140,6 +186,9 @@ static const struct {
     {"moe_imbalance", set_moe_imbalance, "a number of at least 1"},
     {"moe_ep_overlap", set_moe_ep_overlap, "on, off, 1 or 0"},
     {"param_dtype", set_param_dtype, "fp32, bf16, fp16 or fp8"},
+    {"grad_dtype", set_grad_dtype, "fp32 or bf16"},
+    {"optim_dtype", set_optim_dtype, "fp32 or bf16"},
+    {"loss", set_loss, "vocab-parallel, fused-ce, fp32, hf, chunked or fused-linear"},
 };
 
 int pb_job_set(pb_job_t *j, const char *key, const char *value, pb_err_t *err)

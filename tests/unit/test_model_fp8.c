@@ -62,7 +62,7 @@ static void gemm_rate(void)
  *   2 x M K = 67,108,864 B: 79,691,776 B, 2 kernels */
 static void casts(void)
 {
-    pb_fw_fp8_t te = {1, 1, 0}, cur = {0, 0, 1}, cur_fused = {1, 1, 1};
+    pb_fw_fp8_t te = {1, 1, 0, 0}, cur = {0, 0, 1, 0}, cur_fused = {1, 1, 1, 0};
     double M = 8192, K = 4096, N = 4096;
     pb_fp8_cast_t k = pb_fp8_cast_bytes(&te, M, M, N, K, 1);
     CHECK_NEAR(k.in_fwd, 33554432.0, 1e-12);
