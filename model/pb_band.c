@@ -99,7 +99,7 @@ int pb_mem_band(const pb_band_run_t *runs, size_t n, unsigned mech, const pb_ste
 {
     if (pb_band_from_runs(runs, n, mech, &out->band, err) != PB_OK)
         return err->code;
-    out->fit = pb_mem_fit(pb_mem_needed(st->mem.total), st->capacity, out->band.err_lo, out->band.err_hi,
+    out->fit = pb_mem_fit(pb_mem_needed(st->mem.total), st->cap.usable, out->band.err_lo, out->band.err_hi,
                           &out->lo, &out->hi);
     return PB_OK;
 }

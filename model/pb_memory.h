@@ -83,7 +83,7 @@ typedef struct pb_mem_cfg {
     double loss_bytes; /* per logit at the loss's peak; < 0 or 0 with loss_set 0: the stack's */
     int loss_set;
     int fsdp2;        /* ZeRO-3 as FSDP2 runs it (--fsdp2): the fp32 shard is
-                       * the master, and each gather is copied out */
+                       * the master */
     uint64_t micro;   /* micro-batches per step; 0: from the model and layout */
     pb_fw_t framework;
 } pb_mem_cfg_t;

@@ -22,7 +22,7 @@ static int mem_verdict(const pb_model_t *m, const pb_layout_t *l, const pb_step_
         r->band_known[k] = 1;
         en->mem.band = r->band[k];
     }
-    en->mem.fit = pb_mem_fit(pb_mem_needed(en->st.mem.total), en->st.capacity,
+    en->mem.fit = pb_mem_fit(pb_mem_needed(en->st.mem.total), en->st.cap.usable,
                              en->mem.band.err_lo, en->mem.band.err_hi, &en->mem.lo, &en->mem.hi);
     return PB_OK;
 }

@@ -427,9 +427,7 @@ static void summarise(const pb_model_t *m, const pb_layout_t *l, const pb_step_c
     out->eff_dp = (out->total - out->part[PB_PART_DP]) / out->total;
     out->bubble_frac = out->part[PB_PART_BUBBLE] / out->total;
     pb_mem_cap(hw, l, m->experts > 0, c->framework, out->net, &out->cap);
-    out->capacity = out->cap.usable;
-    out->mem_reserved = pb_mem_reserved(&out->cap, out->mem.total);
-    out->fits = pb_mem_needed(out->mem.total) <= out->capacity;
+    out->fits = pb_mem_needed(out->mem.total) <= out->cap.usable;
 }
 
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *cfg,
@@ -450,8 +448,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     out->rate_tflops = rate;
 
     pb_mem_cfg_t mc;
-    pb_step_mem_cfg(m, c, &mc);
-    mc.micro = out->micro;
+    pb_step_mem_cfg(m, l, c, &mc);
     pb_memory(m, l, &mc, &out->mem);
 
     stage_t st;

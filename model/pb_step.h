@@ -115,7 +115,8 @@ typedef struct pb_step_cfg {
 } pb_step_cfg_t;
 
 /* The memory model's settings of a step's (pb_memory.h). */
-void pb_step_mem_cfg(const pb_model_t *m, const pb_step_cfg_t *c, pb_mem_cfg_t *out);
+void pb_step_mem_cfg(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                     pb_mem_cfg_t *out);
 
 void pb_step_cfg_default(pb_step_cfg_t *c);
 /* The stack's defaults over c: its overlaps, gradient accumulation,
@@ -191,10 +192,8 @@ typedef struct pb_step {
     int tr_from_n, tr_from_per_node, tr_to_n, tr_to_per_node;
     int cap_kind;
     pb_mem_t mem;      /* allocated at the peak, the busiest stage's terms */
-    pb_mem_cap_t cap;  /* the device, less what is not the allocator's */
-    double mem_reserved; /* what the allocator reserves for mem.total */
-    double capacity;   /* bytes the allocator can reserve (cap.usable) */
-    int fits;          /* pb_mem_needed(mem.total) <= capacity, the central prediction */
+    pb_mem_cap_t cap;  /* the device, less what is not the allocator's: cap.usable */
+    int fits;          /* pb_mem_needed(mem.total) <= cap.usable, the central prediction */
 } pb_step_t;
 
 /* One line (no newline, no prefix) saying how the calibration answered

@@ -4,9 +4,11 @@
 
 #include "pb_step.h"
 
-void pb_step_mem_cfg(const pb_model_t *m, const pb_step_cfg_t *c, pb_mem_cfg_t *out)
+void pb_step_mem_cfg(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
+                     pb_mem_cfg_t *out)
 {
     memset(out, 0, sizeof *out);
+    out->micro = pb_traffic_micro(m, l);
     out->recomp = c->recomp, out->flash = c->flash, out->zero = c->traffic.zero;
     out->fp8 = c->fp8, out->framework = c->framework;
     out->optim_bytes = c->optim_bytes, out->loss_bytes = c->loss_bytes, out->loss_set = c->loss_set;

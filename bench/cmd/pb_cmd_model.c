@@ -138,7 +138,7 @@ static void print_memory(const pb_predict_env_t *e, const pb_step_t *st, const p
            "errors on the %d measured runs most like this one (%s%s) span %+.1f %% to %+.1f %% "
            "(doc/prediction.md, Memory)\n",
            st->mem.total / PB_GIB, pb_fw_name(e->job.step.framework), 100.0 * c->frag,
-           st->mem_reserved / PB_GIB, pb_mem_needed(st->mem.total) / PB_GIB, mb->lo / PB_GIB,
+           pb_mem_reserved(c, st->mem.total) / PB_GIB, pb_mem_needed(st->mem.total) / PB_GIB, mb->lo / PB_GIB,
            mb->hi / PB_GIB, mb->band.runs, mb->band.match == 0 ? "all of them" : like,
            mb->band.match != PB_MECH_ALL && mb->band.match != 0 ? ", the closest the file has"
                                                                  : "",
@@ -153,8 +153,7 @@ static void print_memory(const pb_predict_env_t *e, const pb_step_t *st, const p
     if (st->mem.stages <= 1)
         return;
     pb_mem_cfg_t mc;
-    pb_step_mem_cfg(&e->job.model, &e->job.step, &mc);
-    mc.micro = st->micro;
+    pb_step_mem_cfg(&e->job.model, &e->job.layout, &e->job.step, &mc);
     printf("memory by stage (GiB allocated):");
     for (int s = 0; s < st->mem.stages; s++) {
         pb_mem_stage_t ms;
@@ -271,7 +270,7 @@ static int model_cmd(const pb_options_t *o, pb_err_t *err)
                               "does not fit: needs likely %.1f-%.1f GiB per GPU of %.1f GiB the "
                               "allocator can have (more tp or pp, a sharded optimizer, "
                               "recomputation or a smaller micro-batch)",
-                              mb.lo / PB_GIB, mb.hi / PB_GIB, st.capacity / PB_GIB);
+                              mb.lo / PB_GIB, mb.hi / PB_GIB, st.cap.usable / PB_GIB);
     }
     free(runs);
     free(mruns);

@@ -303,9 +303,9 @@ double pb_against_mem_like(const pb_step_t *st, const char *kind)
     case 0:
         return st->mem.total;
     case 2:
-        return st->mem_reserved + st->cap.context + st->cap.nccl;
+        return pb_mem_reserved(&st->cap, st->mem.total) + st->cap.context + st->cap.nccl;
     default:
-        return st->mem_reserved;
+        return pb_mem_reserved(&st->cap, st->mem.total);
     }
 }
 
@@ -356,6 +356,7 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     run.gpu = j.hw.name;
     run.line = line;
     run.gpus = n.gpus;
+    run.memory_file = s->omap[O_MEM_GIB] >= 0;
     if (row_meta(s, line, rec, &run, err) != PB_OK)
         return err->code;
     if (published_step(s, line, rec, m, &j.hw, c->recomp, n.gpus, n.value, &run.published_s,
@@ -413,17 +414,4 @@ int pb_against_each(FILE *f, const char *path, const pb_against_opts_t *opts, pb
     if (code == PB_OK && !s.header)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
     return code;
-}
-
-int pb_against_has_memory(FILE *f)
-{
-    char line[8192];
-    int has = 0;
-    if (fgets(line, sizeof line, f) != NULL)
-        for (char *tok = line; tok && !has; tok = strchr(tok, ',')) {
-            tok += *tok == ',';
-            has = strncmp(tok, "mem_gib", 7) == 0 && strchr(",\r\n", tok[7]) && tok[7] != '\0';
-        }
-    rewind(f);
-    return has;
 }

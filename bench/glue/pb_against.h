@@ -70,6 +70,7 @@ typedef struct pb_against_run {
     double mem_measured;
     const char *mem_kind;
     double mem_predicted;
+    int memory_file; /* the file has a mem_gib column */
 } pb_against_run_t;
 
 /* 0 allocated (torch.cuda.max_memory_allocated, Megatron's "max
@@ -150,9 +151,6 @@ int pb_mem_recs_add(pb_mem_recs_t *m, const pb_against_run_t *run, pb_err_t *err
 /* Fills sum's mem_all and mem[] and prints them (out may be NULL). */
 int pb_mem_recs_sum(const pb_mem_recs_t *m, FILE *out, pb_against_sum_t *sum, pb_err_t *err);
 void pb_mem_recs_free(pb_mem_recs_t *m);
-
-/* Whether f's header names a mem_gib column; f is rewound. */
-int pb_against_has_memory(FILE *f);
 
 /* Reads `path`, prints one line per run, the summaries of all, fit and
  * test runs, and the leave-one-family-out table (pb_against_print.c) to

@@ -27,6 +27,7 @@ typedef struct printer {
     pb_mem_recs_t mem;         /* the rows with a measured memory */
     int any_mem;               /* the file has a memory column: print it */
     int rows;
+    const char *path;
 } printer_t;
 
 static void acc_add(pb_against_acc_t *a, double er)
@@ -77,9 +78,30 @@ static void mem_cols(const printer_t *p, const pb_against_run_t *r)
         fprintf(p->out, " %7s %7s %8s %-9s", "-", "-", "-", "-");
 }
 
+/* The table's head, before the first run: with the memory columns when
+ * the file has them (known once its header is read). */
+static void print_head(printer_t *p, const pb_against_run_t *r)
+{
+    p->any_mem = r->memory_file;
+    fprintf(p->out,
+            "# parbench model --against %s: each run with its GPU's preset, no calibration; "
+            "error = predicted / published step time - 1%s\n"
+            "%-30s %-4s %-5s %6s %10s %10s %8s",
+            p->path,
+            p->any_mem ? "; memory: measured and predicted GiB per GPU, like with like "
+                         "(allocated, reserved, smi), error = predicted / measured - 1"
+                       : "",
+            "run", "set", "gpu", "gpus", "published", "predicted", "error");
+    if (p->any_mem)
+        fprintf(p->out, " %7s %7s %8s %-9s", "mem", "memPred", "memErr", "kind");
+    fprintf(p->out, "  source\n");
+}
+
 static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
 {
     printer_t *p = arg;
+    if (p->rows == 0 && p->out)
+        print_head(p, r);
     const char *sp = split_name[r->split];
     int timed = r->published_s > 0.0;
     p->rows++;
@@ -258,26 +280,12 @@ static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err
 int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
 {
     memset(sum, 0, sizeof *sum);
-    printer_t p = {out, sum, NULL, 0, 0, NULL, {NULL, 0, 0}, 0, 0};
+    printer_t p = {out, sum, NULL, 0, 0, NULL, {NULL, 0, 0}, 0, 0, path};
     pb_fit_grid_t g;
     memset(&g, 0, sizeof g);
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    p.any_mem = pb_against_has_memory(f);
-    if (out) {
-        fprintf(out, "# parbench model --against %s: each run with its GPU's preset, no "
-                     "calibration; error = predicted / published step time - 1%s\n"
-                     "%-30s %-4s %-5s %6s %10s %10s %8s",
-                path,
-                p.any_mem ? "; memory: measured and predicted GiB per GPU, like with like "
-                            "(allocated, reserved, smi), error = predicted / measured - 1"
-                          : "",
-                "run", "set", "gpu", "gpus", "published", "predicted", "error");
-        if (p.any_mem)
-            fprintf(out, " %7s %7s %8s %-9s", "mem", "memPred", "memErr", "kind");
-        fprintf(out, "  source\n");
-    }
     int code = pb_against_each(f, path, NULL, print_run, &p, err);
     if (code == PB_OK && p.rows == 0)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);

@@ -58,8 +58,7 @@ static json_t *memory_json(const pb_job_t *j, const pb_step_t *st, const pb_mem_
     const pb_mem_cap_t *c = &st->cap;
     json_t *stages = json_array();
     pb_mem_cfg_t mc;
-    pb_step_mem_cfg(&j->model, &j->step, &mc);
-    mc.micro = st->micro;
+    pb_step_mem_cfg(&j->model, &j->layout, &j->step, &mc);
     for (int s = 0; s < st->mem.stages; s++) {
         pb_mem_stage_t ms;
         pb_memory_stage(&j->model, &j->layout, &mc, s, &ms);
@@ -70,7 +69,7 @@ static json_t *memory_json(const pb_job_t *j, const pb_step_t *st, const pb_mem_
                             c->nccl / PB_GIB, "communicators", c->comms, "allocator_frag",
                             c->frag, "usable_gib", c->usable / PB_GIB);
     json_t *o = json_pack("{s:f, s:f, s:i, s:o, s:o}", "allocated_gib", st->mem.total / PB_GIB,
-                          "reserved_gib", st->mem_reserved / PB_GIB, "busiest_stage",
+                          "reserved_gib", pb_mem_reserved(c, st->mem.total) / PB_GIB, "busiest_stage",
                           st->mem.busiest.stage, "capacity", cap, "stages", stages);
     if (mb && o) {
         json_object_set_new(o, "verdict", json_string(pb_mem_fit_name(mb->fit)));

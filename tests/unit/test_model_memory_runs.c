@@ -55,7 +55,7 @@ static int judge(void *arg, const pb_against_run_t *r, pb_err_t *err)
     if (mb.fit != PB_FIT_YES)
         printf("%-32s %s: needs likely %.1f-%.1f GiB of %.1f GiB%s%s\n", r->name,
                pb_mem_fit_name(mb.fit), mb.lo / PB_GIB, mb.hi / PB_GIB,
-               r->step->capacity / PB_GIB, guess ? "; inferred: " : "",
+               r->step->cap.usable / PB_GIB, guess ? "; inferred: " : "",
                guess ? r->inferred : "");
     return PB_OK;
 }
