@@ -72,9 +72,14 @@ int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_ban
             break;
     }
     pb_stats_sort(e, m);
-    /* type 7 quantiles (util/pb_stats.h), as every statistic of parbench */
-    double lo = m >= PB_BAND_PCT_RUNS ? pb_quantile_sorted(e, m, 0.10) : e[0];
-    double hi = m >= PB_BAND_PCT_RUNS ? pb_quantile_sorted(e, m, 0.90) : e[m - 1];
+    /* the j-th smallest and j-th largest of m errors hold a further run's
+     * with probability (m + 1 - 2j) / (m + 1) (pb_band.h): the most
+     * trimmed pair that keeps 4 in 5, j = floor((m + 1) / 10), at least
+     * the smallest and largest */
+    size_t j = (m + 1) / 10;
+    if (j < 1)
+        j = 1;
+    double lo = e[j - 1], hi = e[m - j];
     free(e);
     out->err_lo = lo < 0.0 ? lo : 0.0;
     out->err_hi = hi > 0.0 ? hi : 0.0;

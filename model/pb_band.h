@@ -10,10 +10,16 @@
  * go first (context parallelism, then sharding, the pipeline, fp8, the
  * stack, experts) until enough runs remain.
  *
- * The spread of those errors is the band: with PB_BAND_PCT_RUNS runs or
- * more, their 10th and 90th percentiles (about four runs in five fall
- * inside), with fewer their smallest and largest; always widened to hold
- * 0, so a band contains its own prediction.  A real step of a run like
+ * The spread of those errors is the band, read so that about four runs
+ * in five fall inside: the j-th smallest and the j-th largest of the m
+ * errors, j = floor((m + 1) / 10), at least 1.  Whatever the errors'
+ * distribution, a further run like these (exchangeable with them) falls
+ * between the j-th smallest and j-th largest of m with probability
+ * (m + 1 - 2j) / (m + 1) (the order statistics' distribution-free
+ * coverage, Wilks 1941), which is 4/5 or more for that j once m >= 9:
+ * hence PB_BAND_MIN_RUNS.  (The 10th-90th percentiles of fewer than
+ * about 40 runs hold less: 0.65 at m = 10.)  Always widened to hold 0,
+ * so a band contains its own prediction.  A real step of a run like
  * these is then likely between predicted / (1 + err_hi) and
  * predicted / (1 + err_lo).  Measured collectives add their own spread:
  * the step evaluated with every calibrated collective at the optimistic
@@ -43,8 +49,9 @@ enum {
     PB_MECH_ALL = (1u << 6) - 1
 };
 
-#define PB_BAND_MIN_RUNS 5
-#define PB_BAND_PCT_RUNS 10
+/* the fewest runs whose smallest and largest error hold a further run's
+ * with probability 4/5: (m - 1) / (m + 1) >= 0.8 from m = 9 */
+#define PB_BAND_MIN_RUNS 9
 
 /* The mechanisms a prediction uses. */
 unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c);

@@ -28,7 +28,9 @@ void pb_mem_cap(const pb_hw_t *hw, const pb_layout_t *l, int moe, pb_fw_t fw, co
 
 double pb_mem_reserved(const pb_mem_cap_t *c, double allocated)
 {
-    return allocated * (1.0 + c->frag);
+    double spare = allocated * (1.0 + c->frag), needed = pb_mem_needed(allocated);
+    /* never past what the device leaves it: there it frees its cache */
+    return spare <= c->usable ? spare : needed > c->usable ? needed : c->usable;
 }
 
 double pb_mem_needed(double allocated)

@@ -133,12 +133,17 @@ static void print_memory(const pb_predict_env_t *e, const pb_step_t *st, const p
     for (int t = 0; t < PB_MEM_TERMS; t++)
         printf("%s %s %.2f", t ? "," : "", pb_mem_term_name(t), b->term[t] / PB_GIB);
     printf(" GiB\n");
+    double reserved = pb_mem_reserved(c, st->mem.total);
     printf("memory: %.2f GiB allocated at the peak (with room to spare the %s allocator keeps "
-           "+%.0f %%: %.2f GiB reserved); it needs %.2f GiB, likely %.2f-%.2f: the model's "
+           "+%.0f %%: %.2f GiB reserved%s); it needs %.2f GiB, likely %.2f-%.2f: the model's "
            "errors on the %d measured runs most like this one (%s%s) span %+.1f %% to %+.1f %% "
            "(doc/prediction.md, Memory)\n",
            st->mem.total / PB_GIB, pb_fw_name(e->job.step.framework), 100.0 * c->frag,
-           pb_mem_reserved(c, st->mem.total) / PB_GIB, pb_mem_needed(st->mem.total) / PB_GIB, mb->lo / PB_GIB,
+           reserved / PB_GIB,
+           reserved >= st->mem.total * (1.0 + c->frag) ? ""
+           : reserved > c->usable ? ", what it needs, more than the device leaves it"
+                                  : ", all the device leaves it: it frees its cache there",
+           pb_mem_needed(st->mem.total) / PB_GIB, mb->lo / PB_GIB,
            mb->hi / PB_GIB, mb->band.runs, mb->band.match == 0 ? "all of them" : like,
            mb->band.match != PB_MECH_ALL && mb->band.match != 0 ? ", the closest the file has"
                                                                  : "",

@@ -21,15 +21,17 @@ static const char *const cols[C_COUNT] = {
 /* Optional columns: absent or empty, the default.  The stack's settings
  * (framework, dtype, tp_overlap, param_dtype, moe_imbalance,
  * moe_ep_overlap) go through pb_job_set and the model's
- * (shared_ffn, dense_first) through pb_model_set, as the flags do; split,
+ * (shared_ffn, dense_first) through pb_model_set, as the flags do; the
+ * GPU's (alloc_frag, and hw_set: "key=value ..." as --hw-set takes each,
+ * e.g. the capacity of a card the presets lack) through pb_hw_set; split,
  * family and inferred describe the row for the summaries. */
 enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
        O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_GRAD_DTYPE, O_OPTIM_DTYPE,
-       O_LOSS, O_ALLOC_FRAG, O_MEM_GIB, O_MEM_KIND, O_COUNT };
+       O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_COUNT };
 static const char *const ocols[O_COUNT] = {
     "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
     "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred",
-    "grad_dtype", "optim_dtype", "loss", "alloc_frag", "mem_gib", "mem_kind"};
+    "grad_dtype", "optim_dtype", "loss", "alloc_frag", "hw_set", "mem_gib", "mem_kind"};
 
 typedef struct state {
     const char *path;
@@ -293,6 +295,30 @@ int pb_against_mem_kind(const char *k)
     return -1;
 }
 
+/* The row's hw_set: space-separated key=value pairs, each as --hw-set
+ * gives it (pb_hw_set names a key or value it refuses). */
+static int row_hw_set(const state_t *s, size_t line, const char *f, pb_hw_t *hw, pb_err_t *err)
+{
+    char buf[512];
+    if (strlen(f) >= sizeof buf)
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: hw_set is longer than %zu characters",
+                          s->path, line, sizeof buf - 1);
+    memcpy(buf, f, strlen(f) + 1);
+    char *save = NULL;
+    for (char *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq == NULL || eq == kv)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: hw_set takes key=value, not '%s'",
+                              s->path, line, kv);
+        *eq = '\0';
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_hw_set(hw, kv, eq + 1, &e) != PB_OK)
+            return pb_err_set(err, PB_EINPUT, "%s:%zu: hw_set: %s", s->path, line, e.msg);
+    }
+    return PB_OK;
+}
+
 /* like with like (pb_against.h): the allocator's peak for an allocated
  * figure, what it reserves for a reserved one (and a report that does not
  * say, as the stacks' own reports give the reserved peak), the device's
@@ -347,6 +373,8 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     const char *frag = opt(s, rec, O_ALLOC_FRAG);
     if (frag[0] != '\0' && pb_hw_set(&j.hw, "alloc_frag", frag, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
+    if (row_hw_set(s, line, opt(s, rec, O_HW_SET), &j.hw, err) != PB_OK)
+        return err->code;
     if (s->opts && s->opts->sustained > 0.0)
         j.hw.sustained = s->opts->sustained;
     pb_against_run_t run;
@@ -384,6 +412,13 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
 {
     state_t *s = arg;
     if (!s->header) {
+        /* a column named twice: which one holds the row's value cannot be told */
+        for (size_t a = 0; a < rec->nfields; a++)
+            for (size_t b = a + 1; b < rec->nfields; b++)
+                if (rec->field[a][0] != '\0' && strcmp(rec->field[a], rec->field[b]) == 0)
+                    return pb_err_set(err, PB_EINPUT, "%s:%zu: column '%s' is named twice "
+                                                      "(fields %zu and %zu)",
+                                      s->path, line, rec->field[a], a + 1, b + 1);
         for (int i = 0; i < C_COUNT; i++)
             if ((s->map[i] = pb_csv_rec_find(rec, cols[i])) < 0)
                 return pb_err_set(err, PB_EINPUT, "%s:%zu: no '%s' column", s->path, line,

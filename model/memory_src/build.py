@@ -15,8 +15,8 @@ What it does, in order:
 No row's columns are chosen by the model's error."""
 import csv, glob, re, sys
 pub = next(csv.reader(open('model/published_runs.csv')))
-extra = ['grad_dtype', 'optim_dtype', 'loss', 'alloc_frag', 'mem_gib', 'mem_kind']
-cols = pub + extra
+extra = ['grad_dtype', 'optim_dtype', 'loss', 'alloc_frag', 'hw_set', 'mem_gib', 'mem_kind']
+cols = pub + [c for c in extra if c not in pub]  # a column named twice is refused
 fam_of = [('flagperf', 'flagperf'), ('mcore-ci', 'megatron-ci'), ('usp-nanotron', 'nanotron-playbook'),
           ('tt-llama31-8b-32xh200', 'torchtitan-h200'), ('tt-llama31-8b-64xh200', 'torchtitan-h200'),
           ('tt-llama3-8b-8xb200', 'torchao-b200'), ('tt-', 'torchtitan-bench-2412'),
@@ -50,8 +50,12 @@ for f in sorted(glob.glob('model/memory_src/collected_*.csv')):
         gpu = x['gpu']
         src = x['source']
         if gpu == 'h100-96gb':
+            # the 96 GB H100 of Grand Teton: the h100 preset with the memory
+            # CUDA reports on it, 95.0396 GiB (pytorch/torchtitan PR #165:
+            # "can convert against 95.0396 GiB GPU memory")
             gpu = 'h100'
-            src += ' [the 96 GB H100 of Grand Teton; predicted as h100: memory does not depend on the card]'
+            r['hw_set'] = 'hbm_gib=96 hbm_cuda_gib=95.0396'
+            src += ' [the 96 GB H100 of Grand Teton: h100 with hw_set hbm_cuda_gib 95.0396]'
         r['gpu'] = gpu
         r['source'] = src + ((' | ' + x['notes']) if x['notes'] else '')
         r['family'] = next(fm for p, fm in fam_of if n.startswith(p))

@@ -14,20 +14,20 @@ int main(void)
     pb_band_t b;
     const unsigned P = PB_MECH_PIPE, M = PB_MECH_MOE, S = PB_MECH_SHARD;
 
-    /* six dense pipelined runs, two MoE runs, three dense runs without a
-     * pipeline: 11 in all */
+    /* nine dense pipelined runs, two MoE runs, three dense runs without a
+     * pipeline: 14 in all */
     const pb_band_run_t runs[] = {
-        {P, -0.10}, {P, -0.05}, {P, 0.00}, {P, 0.02}, {P, 0.04}, {P, 0.08},
-        {M | P, 0.30}, {M, -0.20},
-        {0, -0.01}, {0, 0.01}, {S, 0.03},
+        {P, -0.10}, {P, -0.05}, {P, -0.02}, {P, 0.00}, {P, 0.02}, {P, 0.04}, {P, 0.05},
+        {P, 0.06},  {P, 0.08},  {M | P, 0.30}, {M, -0.20}, {0, -0.01}, {0, 0.01}, {S, 0.03},
     };
     const size_t n = sizeof runs / sizeof runs[0];
 
-    /* a dense pipelined prediction: the six pipelined runs share all six
-     * mechanisms (6 >= PB_BAND_MIN_RUNS), fewer than PB_BAND_PCT_RUNS, so
-     * smallest and largest: -0.10 .. +0.08 */
+    /* a dense pipelined prediction: the nine pipelined runs share all six
+     * mechanisms (9 >= PB_BAND_MIN_RUNS); j = floor((9 + 1) / 10) = 1, so
+     * the smallest and largest: -0.10 .. +0.08, which hold a tenth run
+     * like them with probability (9 - 1) / (9 + 1) = 0.8 */
     CHECK(pb_band_from_runs(runs, n, P, &b, &err) == PB_OK);
-    CHECK(b.runs == 6);
+    CHECK(b.runs == 9);
     CHECK(b.match == PB_MECH_ALL);
     CHECK_NEAR(b.err_lo, -0.10, 1e-12);
     CHECK_NEAR(b.err_hi, 0.08, 1e-12);
@@ -43,26 +43,34 @@ int main(void)
 
     /* an MoE pipelined prediction: 1 run shares all (M|P); letting go of
      * CP, then sharding changes nothing (still 1); then the pipeline: MoE
-     * runs, 2; then experts: all 11, >= 10, so the 10th and 90th
-     * percentiles.  Sorted errors: -0.20 -0.10 -0.05 -0.01 0.00 0.01
-     * 0.02 0.03 0.04 0.08 0.30; type 7: h = 10 x 0.1 = 1 -> -0.10,
-     * h = 10 x 0.9 = 9 -> 0.08 */
+     * runs, 2; fp8, the stack: still 2; then experts: all 14, j =
+     * floor(15 / 10) = 1: the smallest and largest, -0.20 .. +0.30 */
     CHECK(pb_band_from_runs(runs, n, M | P, &b, &err) == PB_OK);
-    CHECK(b.runs == 11);
+    CHECK(b.runs == 14);
     CHECK(b.match == 0);
-    CHECK_NEAR(b.err_lo, -0.10, 1e-12);
-    CHECK_NEAR(b.err_hi, 0.08, 1e-12);
+    CHECK_NEAR(b.err_lo, -0.20, 1e-12);
+    CHECK_NEAR(b.err_hi, 0.30, 1e-12);
 
     /* a dense run without a pipeline: all six mechanisms shared by the
      * 2 runs of mech 0 (none of these runs is native or fp8); letting go
      * of CP: still 2; of sharding: 3 (the sharded one joins); of the
-     * pipeline: every dense run, 6 + 3 = 9 >= 5, fewer than 10, so
-     * smallest and largest: -0.10 .. +0.08; experts, the stack and fp8
-     * are still compared */
+     * pipeline: every dense run, 9 + 3 = 12 >= 9, j = floor(13 / 10) = 1:
+     * -0.10 .. +0.08; experts, the stack and fp8 are still compared */
     CHECK(pb_band_from_runs(runs, n, 0, &b, &err) == PB_OK);
-    CHECK(b.runs == 9);
+    CHECK(b.runs == 12);
     CHECK(b.match == (PB_MECH_MOE | PB_MECH_NATIVE | PB_MECH_FP8));
     CHECK_NEAR(b.err_lo, -0.10, 1e-12);
+    CHECK_NEAR(b.err_hi, 0.08, 1e-12);
+
+    /* 19 runs, errors -0.09, -0.08, ..., +0.09: j = floor(20 / 10) = 2, the
+     * second smallest and second largest, -0.08 .. +0.08, which hold a
+     * further run with probability (19 + 1 - 4) / 20 = 0.8 */
+    pb_band_run_t many[19];
+    for (int k = 0; k < 19; k++)
+        many[k].mech = 0, many[k].err = -0.09 + 0.01 * k;
+    CHECK(pb_band_from_runs(many, 19, 0, &b, &err) == PB_OK);
+    CHECK(b.runs == 19);
+    CHECK_NEAR(b.err_lo, -0.08, 1e-12);
     CHECK_NEAR(b.err_hi, 0.08, 1e-12);
 
     /* a model that is always slow on these runs: the band still holds its

@@ -298,6 +298,14 @@ static void capacity(void)
     CHECK_NEAR(c.frag, 0.25, 1e-12);
     CHECK_NEAR(pb_mem_reserved(&c, 100.0), 125.0, 1e-12);
     CHECK_NEAR(pb_mem_needed(100.0), 101.0, 1e-12);
+    /* usable = 79.18 - 0.267 - 1138 MiB = 77.8017 GiB.  A 70 GiB peak would
+     * keep 87.5 GiB with room to spare: the allocator stops at the 77.80
+     * the device leaves it.  A 78 GiB peak needs 78 x 1.01 = 78.78 GiB,
+     * more than it has: that figure, the one that does not fit. */
+    double usable = (79.18 - 0.267) * PB_GIB - 1138.0 * 1048576.0;
+    CHECK_NEAR(pb_mem_reserved(&c, 70.0 * PB_GIB), usable, 1e-3);
+    CHECK_NEAR(pb_mem_reserved(&c, 78.0 * PB_GIB), 78.78 * PB_GIB, 1e-3);
+    CHECK_NEAR(pb_mem_reserved(&c, 60.0 * PB_GIB), 75.0 * PB_GIB, 1e-3);
 }
 
 /* The verdict on a band of -10 % to +20 % errors (predicted / measured -
