@@ -125,10 +125,13 @@ static int recorded(const pb_jobprof_t *jp, rkey_t **out, size_t *nout)
     return 0;
 }
 
-/* The predicted keys, summed in the order the patterns list them. */
+/* The predicted keys, summed in the order the patterns list them: the
+ * busiest rank's count, every stage's operations and the larger of the
+ * first stage's and the last stage's own (no rank holds both ends). */
 static size_t predicted(const pb_pat_op_t *ops, size_t nops, int world, xkey_t *x)
 {
     size_t n = 0;
+    uint64_t *end = calloc(2 * (nops ? nops : 1), sizeof *end); /* first, last per key */
     for (size_t i = 0; i < nops; i++) {
         const pb_pat_op_t *o = &ops[i];
         pb_jdim_t d = pb_jp_gkind_dim(o->group);
@@ -137,8 +140,14 @@ static size_t predicted(const pb_pat_op_t *ops, size_t nops, int world, xkey_t *
             j++;
         if (j == n)
             x[n++] = (xkey_t){d, o->coll, o->bytes, 0, o->group_size == world};
-        x[j].count += o->count;
+        if (o->stage == PB_STAGE_EVERY || end == NULL)
+            x[j].count += o->count;
+        else
+            end[2 * j + (o->stage == PB_STAGE_LAST)] += o->count;
     }
+    for (size_t j = 0; end && j < n; j++)
+        x[j].count += max64(end[2 * j], end[2 * j + 1]);
+    free(end);
     return n;
 }
 

@@ -85,6 +85,9 @@ typedef struct pb_fw_desc {
     int ds_pipe;
     pb_fw_fp8_t fp8;
     pb_fw_mem_t mem;
+    /* SP's backward gathers a column-parallel layer's input again for
+     * its weight gradient (pb_traffic_cfg_t.sp_regather) */
+    int sp_regather;
 } pb_fw_desc_t;
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw);

@@ -45,6 +45,16 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
     return reach > gpus_per_node;
 }
 
+double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c)
+{
+    /* Transformer Engine's userbuffers place the TP group in one NVLink
+     * domain: CommOverlapCore creates its communicator with tensorgpus =
+     * tp_size and tensornodes = 1 (transformer_engine/common/
+     * comm_gemm_overlap/comm_gemm_overlap.cpp, create_communicator_
+     * grouped2), its buffers shared through CUDA IPC or NVLink multicast */
+    return pb_step_group_net(l, PB_GK_TP, c->gpus_per_node) ? 0.0 : c->tp_overlap;
+}
+
 /* members of one group of kind k inside one node (ranks numbered node by
  * node): the dimensions up to the node's size, in the layout's order */
 static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
@@ -75,6 +85,7 @@ static pb_ep_disp_t ep_dispatcher(const pb_layout_t *l, const pb_step_cfg_t *c)
 typedef struct stage {
     double mb, fwd, bwd, attn, wgrad, attn_share;
     double once; /* per step: fp8 weight casts cached for the step */
+    int first, last; /* it holds the embedding, the output layer */
 } stage_t;
 
 static void stage_add(stage_t *s, const pb_layer_time_t *t, double times)
@@ -93,6 +104,7 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
                        stage_t *out)
 {
     memset(out, 0, sizeof *out);
+    out->first = first, out->last = last;
     double moe_frac = m->layers ? (double)pb_model_moe_layers(m) / (double)m->layers : 0.0;
     uint64_t b = m->mbs, s = m->seq;
     if (c->compute_tflops > 0) {
@@ -284,8 +296,18 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
     }
 }
 
+/* The busiest stage runs the layers' traffic and, when it holds an end
+ * of the pipeline, that end's (the embedding's, the output layer's and
+ * the loss's: pb_pat_stage_t) */
+static int on_stage(const pb_pat_op_t *o, const stage_t *st)
+{
+    return o->stage == PB_STAGE_EVERY || (o->stage == PB_STAGE_FIRST && st->first) ||
+           (o->stage == PB_STAGE_LAST && st->last);
+}
+
 static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
-                    const pb_cost_t *cost, pb_step_t *out, comm_sums_t *s, pb_err_t *err)
+                    const pb_cost_t *cost, const stage_t *st, pb_step_t *out, comm_sums_t *s,
+                    pb_err_t *err)
 {
     memset(s, 0, sizeof *s);
     pb_op_list_t ops;
@@ -299,7 +321,8 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
     if (pb_traffic_gen(m, l, &tc, all, &ops, err) != PB_OK)
         return err->code;
     for (size_t i = 0; i < ops.n; i++)
-        add_op(m, l, c, cost, &ops.ops[i], out, s);
+        if (on_stage(&ops.ops[i], st))
+            add_op(m, l, c, cost, &ops.ops[i], out, s);
     pb_op_list_free(&ops);
     return PB_OK;
 }
@@ -368,10 +391,11 @@ static void expose(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
      * by 1/(1 - usage), calculon-ai/calculon's systems files) */
     double tp_hidden = tp_b - tp_bx;
     double tp_shown = s->tp_fwd + tp_rec + tp_bx;
-    out->part[PB_PART_TP] = tp_shown * (1.0 - c->tp_overlap) +
+    double ub = pb_step_tp_overlap(l, c);
+    out->part[PB_PART_TP] = tp_shown * (1.0 - ub) +
                             pb_step_hidden_cost(tp_hidden, out->net[PB_GK_TP]);
     /* what --tp-overlap hides slows the GEMMs it runs beside */
-    out->part[PB_PART_COMPUTE] += pb_step_ub_cost(hw, tp_shown * c->tp_overlap);
+    out->part[PB_PART_COMPUTE] += pb_step_ub_cost(hw, tp_shown * ub);
     out->part[PB_PART_EP] = pb_moe_ep_exposed(&c->moe, out->comm_total[PB_PART_EP], micro, pp,
                                               st->fwd, st->bwd, hw->sms);
     double ppc = out->comm_total[PB_PART_PP];
@@ -470,7 +494,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     for (int k = 0; k < PB_GK_COUNT; k++)
         out->net[k] = pb_step_group_net(l, (pb_gkind_t)k, c->gpus_per_node);
     comm_sums_t sums;
-    if (sum_comm(m, l, c, cost, out, &sums, err) != PB_OK)
+    if (sum_comm(m, l, c, cost, &st, out, &sums, err) != PB_OK)
         return err->code;
     /* DeepSpeed's pipeline engine regathers each output before its
      * backward: on the pipeline's path, once per micro-batch */

@@ -15,6 +15,7 @@ void pb_step_cfg_framework(pb_step_cfg_t *c, pb_fw_t fw)
     c->grad_accum_fused = d->grad_accum_fused;
     c->zero3_copies = d->zero3_copies;
     c->tp_overlap = d->tp_overlap;
+    c->traffic.sp_regather = d->sp_regather;
 }
 
 double pb_step_ub_cost(const pb_hw_t *hw, double hidden_s)

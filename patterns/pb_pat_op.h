@@ -47,6 +47,11 @@ typedef enum pb_p2p {
     PB_P2P_RING_PREV
 } pb_p2p_t;
 
+/* Where in a pipeline an operation runs: on every stage (the layers'
+ * traffic; everything when there is one stage), or only on the first
+ * (the embedding's) or the last (the output layer's and the loss's). */
+typedef enum pb_pat_stage { PB_STAGE_EVERY, PB_STAGE_FIRST, PB_STAGE_LAST } pb_pat_stage_t;
+
 typedef struct pb_pat_op {
     pb_strategy_t strategy;
     pb_coll_t coll;
@@ -66,6 +71,7 @@ typedef struct pb_pat_op {
      * schedule puts it (PP).  The executed step (bench/cmd/pb_cmd_step.c)
      * places operations by it. */
     int per_pass;
+    pb_pat_stage_t stage; /* PB_STAGE_EVERY unless the pipeline has ends */
 } pb_pat_op_t;
 
 const char *pb_gkind_name(pb_gkind_t k);

@@ -8,7 +8,8 @@ pb_pat_op_t pb_tr_op(pb_strategy_t s, pb_coll_t c, pb_gkind_t g, int gsize, uint
                      const char *what)
 {
     int layerwise = (g == PB_GK_TP || g == PB_GK_EP || g == PB_GK_CP) && ph != PB_PH_OPT;
-    pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what, layerwise};
+    pb_pat_op_t o = {s, c, g, gsize, bytes, t, count, ph, overlap, p2p, 0.0, what, layerwise,
+                     PB_STAGE_EVERY};
     return o;
 }
 
@@ -58,14 +59,21 @@ int pb_traffic_gen(const pb_model_t *m, const pb_layout_t *l, const pb_traffic_c
 
 pb_traffic_total_t pb_traffic_total(const pb_op_list_t *l, pb_strategy_t s)
 {
-    pb_traffic_total_t t = {0, 0, 0};
+    /* every stage's, and the first's and the last's own: no rank holds
+     * both ends of a pipeline, so the busiest rank adds the larger end */
+    pb_traffic_total_t t[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     for (size_t i = 0; i < l->n; i++) {
         const pb_pat_op_t *o = &l->ops[i];
         if (o->strategy != s)
             continue;
-        t.ops += o->count;
-        t.msg_bytes += o->bytes * o->count;
-        t.wire_bytes += pb_coll_wire_bytes(o->coll, o->group_size, o->bytes) * o->count;
+        pb_traffic_total_t *a = &t[o->stage];
+        a->ops += o->count;
+        a->msg_bytes += o->bytes * o->count;
+        a->wire_bytes += pb_coll_wire_bytes(o->coll, o->group_size, o->bytes) * o->count;
     }
-    return t;
+    const pb_traffic_total_t *end =
+        t[PB_STAGE_LAST].wire_bytes >= t[PB_STAGE_FIRST].wire_bytes ? &t[PB_STAGE_LAST]
+                                                                      : &t[PB_STAGE_FIRST];
+    t[0].ops += end->ops, t[0].msg_bytes += end->msg_bytes, t[0].wire_bytes += end->wire_bytes;
+    return t[0];
 }

@@ -56,6 +56,8 @@ typedef struct pb_traffic_total {
     uint64_t wire_bytes; /* sum of wire bytes x count (pb_coll_wire_bytes) */
 } pb_traffic_total_t;
 
+/* strategy s's traffic on the busiest rank: every stage's operations and
+ * the heavier end's (the first stage's or the last's, pb_pat_stage_t) */
 pb_traffic_total_t pb_traffic_total(const pb_op_list_t *l, pb_strategy_t s);
 
 #endif

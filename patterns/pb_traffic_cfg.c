@@ -12,6 +12,7 @@ void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
     c->grad_dtype = PB_F32;
     c->param_dtype = -1;
     c->imbalance = 1.0;
+    c->sp_regather = 1;
 }
 
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)

@@ -27,6 +27,14 @@ typedef struct pb_traffic_cfg {
      * use (torch.distributed.fsdp.MixedPrecision: "param_dtype ... None:
      * no cast"), twice the bytes of a bf16 gather. */
     int param_dtype;
+    /* Sequence parallelism's backward gathers a column-parallel layer's
+     * input again for its weight gradient (Megatron-Core tensor_parallel/
+     * layers.py LinearWithGradAccumulationAndAsyncCommunication.backward,
+     * Transformer Engine's LayerNormLinear likewise: they keep the
+     * sequence shard, not the gathered input); 0 where the stack keeps the
+     * gathered input (DTensor's ColwiseParallel: autograd saves the
+     * redistributed tensor).  1 by default, Megatron's. */
+    int sp_regather;
 } pb_traffic_cfg_t;
 
 void pb_traffic_cfg_default(pb_traffic_cfg_t *c);

@@ -1,29 +1,101 @@
 /* Tensor parallelism (Shoeybi et al. 2019, Megatron-LM, Sec. 3): the
  * attention block and the MLP each end in an all-reduce of the b*s*h
  * output forward, and their inputs' gradients are all-reduced backward:
- * 4 per layer (2 for an MoE layer folded with --etp 1).  With sequence parallelism (Korthikanti et al. 2022,
- * Sec. 4.2.2) each all-reduce is split into an all-gather (before the
- * block) and a reduce-scatter (after it) of the same full tensor. */
+ * 4 per layer (2 for an MoE layer folded with --etp 1).  With sequence
+ * parallelism (Korthikanti et al. 2022, Sec. 4.2.2) each all-reduce is
+ * split into an all-gather (before the block) and a reduce-scatter (after
+ * it) of the same full tensor.
+ *
+ * Outside the layers, as Megatron-Core's GPTModel issues it (each
+ * function named in doc/patterns.md, "Tensor parallelism outside the
+ * layers"): the vocab-parallel embedding's output is all-reduced
+ * (reduce-scattered with SP, its gradient all-gathered back); the output
+ * layer's input gradient is all-reduced (with SP its input is gathered
+ * forward and its gradient reduce-scattered); the vocab-parallel
+ * cross-entropy all-reduces three fp32 values per token forward (the
+ * logits' max, the target's logit, the sum of exponentials).  And with
+ * SP, the backward of every column-parallel linear that keeps only its
+ * sequence shard gathers its input again for the weight gradient
+ * (pb_traffic_cfg_t.sp_regather). */
 #include "pb_traffic_priv.h"
 
-static int push4(const pb_tr_in_t *in, pb_op_list_t *out, pb_phase_t ph, uint64_t count,
-                 const char *what_ar, const char *what_ag, const char *what_rs, pb_err_t *err)
+typedef struct tp_op {
+    pb_coll_t coll;
+    pb_phase_t phase;
+    uint64_t count;
+    pb_pat_stage_t stage;
+    const char *what;
+} tp_op_t;
+
+static int push(const pb_tr_in_t *in, pb_op_list_t *out, const tp_op_t *t, uint64_t bytes,
+                pb_dtype_t dtype, pb_err_t *err)
 {
-    int tp = in->l->size[PB_DIM_TP];
-    pb_dtype_t t = in->m->dtype;
-    pb_pat_op_t o;
-    if (in->tp_strategy == PB_STRAT_TP) {
-        o = pb_tr_op(PB_STRAT_TP, PB_ALLREDUCE, PB_GK_TP, tp, in->act, t, count, ph, 0,
-                     PB_P2P_NONE, what_ar);
-        return pb_op_list_push(out, &o, err);
-    }
-    o = pb_tr_op(PB_STRAT_SP, PB_ALLGATHER, PB_GK_TP, tp, in->act, t, count, ph, 0,
-                 PB_P2P_NONE, what_ag);
-    if (pb_op_list_push(out, &o, err))
-        return err->code;
-    o = pb_tr_op(PB_STRAT_SP, PB_REDUCESCATTER, PB_GK_TP, tp, in->act, t, count, ph, 0,
-                 PB_P2P_NONE, what_rs);
+    if (t->count == 0)
+        return PB_OK;
+    pb_strategy_t s = in->tp_strategy;
+    pb_pat_op_t o = pb_tr_op(s, t->coll, PB_GK_TP, in->l->size[PB_DIM_TP], bytes, dtype,
+                             t->count, t->phase, 0, PB_P2P_NONE, t->what);
+    o.stage = t->stage;
     return pb_op_list_push(out, &o, err);
+}
+
+/* the layers' own: 2 per layer per micro-batch (attention, MLP), each an
+ * all-reduce, or with SP an all-gather and a reduce-scatter */
+static int layers(const pb_tr_in_t *in, pb_op_list_t *out, pb_phase_t ph, uint64_t n,
+                  const char *ar, const char *ag, const char *rs, pb_err_t *err)
+{
+    pb_dtype_t t = in->m->dtype;
+    if (in->tp_strategy == PB_STRAT_TP) {
+        tp_op_t a = {PB_ALLREDUCE, ph, n, PB_STAGE_EVERY, ar};
+        return push(in, out, &a, in->act, t, err);
+    }
+    tp_op_t g = {PB_ALLGATHER, ph, n, PB_STAGE_EVERY, ag};
+    tp_op_t r = {PB_REDUCESCATTER, ph, n, PB_STAGE_EVERY, rs};
+    return push(in, out, &g, in->act, t, err) || push(in, out, &r, in->act, t, err)
+               ? err->code
+               : PB_OK;
+}
+
+/* The embedding (first stage), the output layer and the loss (last
+ * stage), once per micro-batch; with one stage both ends are everyone's. */
+static int ends(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
+{
+    uint64_t m = in->micro;
+    int piped = in->l->size[PB_DIM_PP] > 1;
+    pb_pat_stage_t first = piped ? PB_STAGE_FIRST : PB_STAGE_EVERY;
+    pb_pat_stage_t last = piped ? PB_STAGE_LAST : PB_STAGE_EVERY;
+    int sp = in->tp_strategy == PB_STRAT_SP;
+    pb_dtype_t t = in->m->dtype;
+    const tp_op_t act[] = {
+        /* VocabParallelEmbedding.forward: reduce_from_tensor_model_parallel_region,
+         * or with SP reduce_scatter_to_sequence_parallel_region (its
+         * backward all-gathers the gradient) */
+        {sp ? PB_REDUCESCATTER : PB_ALLREDUCE, PB_PH_FWD, m, first,
+         sp ? "scatter the embedding's output"
+            : "the embedding's output"},
+        {PB_ALLGATHER, PB_PH_BWD, sp ? m : 0, first,
+         "gather the embedding's output gradient"},
+        /* the output layer, a ColumnParallelLinear: with SP its input
+         * gathered forward, its input gradient reduce-scattered backward;
+         * without, copy_to_tensor_model_parallel_region's backward
+         * all-reduces that gradient */
+        {PB_ALLGATHER, PB_PH_FWD, sp ? m : 0, last,
+         "gather the output layer's input"},
+        {sp ? PB_REDUCESCATTER : PB_ALLREDUCE, PB_PH_BWD, m, last,
+         sp ? "scatter the output layer's input gradient"
+            : "the output layer's input gradient"},
+        {PB_ALLGATHER, PB_PH_BWD, sp && in->cfg->sp_regather ? m : 0, last,
+         "gather the output layer's input again for its weight gradient"},
+    };
+    for (size_t i = 0; i < sizeof act / sizeof act[0]; i++)
+        if (push(in, out, &act[i], in->act, t, err))
+            return err->code;
+    /* _VocabParallelCrossEntropy.forward: all-reduces of the logits' max,
+     * the target's logit and the sum of exponentials, one fp32 per token */
+    tp_op_t ce = {PB_ALLREDUCE, PB_PH_FWD, 3 * m, last,
+                  "cross-entropy max, target logit, sum of exponentials"};
+    uint64_t tokens = in->m->mbs * (in->m->seq / (uint64_t)in->l->size[PB_DIM_CP]);
+    return push(in, out, &ce, tokens * pb_dtype_size(PB_F32), PB_F32, err);
 }
 
 int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
@@ -38,14 +110,23 @@ int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
      * (token_dispatcher.py dispatch_postprocess, "if self.tp_size > 1") */
     uint64_t folded = in->l->etp == 1 ? in->moe : 0;
     uint64_t per_step = (2 * in->layers - folded) * in->micro;
-    if (push4(in, out, PB_PH_FWD, per_step, "attention + MLP outputs",
-              "gather sequence before attention + MLP", "scatter attention + MLP outputs", err) ||
-        push4(in, out, PB_PH_BWD, per_step, "attention + MLP input gradients",
-              "gather gradients (backward of scatter)", "scatter input gradients", err))
+    if (layers(in, out, PB_PH_FWD, per_step, "attention + MLP outputs",
+               "gather sequence before attention + MLP", "scatter attention + MLP outputs", err) ||
+        layers(in, out, PB_PH_BWD, per_step, "attention + MLP input gradients",
+               "gather gradients (backward of scatter)", "scatter input gradients", err))
         return err->code;
+    /* SP's weight-gradient gathers: the attention's QKV and a dense MLP's
+     * first linear keep their sequence shard; an MoE layer's experts get
+     * their tokens from the dispatcher, which keeps what it gathered */
+    if (in->tp_strategy == PB_STRAT_SP && in->cfg->sp_regather) {
+        tp_op_t w = {PB_ALLGATHER, PB_PH_BWD, (2 * in->layers - in->moe) * in->micro,
+                     PB_STAGE_EVERY, "gather QKV's and MLP's inputs again for weight gradients"};
+        if (push(in, out, &w, in->act, in->m->dtype, err))
+            return err->code;
+    }
     if (in->cfg->recompute &&
-        push4(in, out, PB_PH_BWD, per_step, "recomputed forward (activation recompute)",
-              "recomputed forward gather", "recomputed forward scatter", err))
+        layers(in, out, PB_PH_BWD, per_step, "recomputed forward (activation recompute)",
+               "recomputed forward gather", "recomputed forward scatter", err))
         return err->code;
-    return PB_OK;
+    return ends(in, out, err);
 }

@@ -209,10 +209,14 @@ static void print_ops(const run_t *r)
         pb_fmt_bytes(hb, sizeof hb, (double)m->op.bytes);
         if (m->wrong >= 0)
             snprintf(wr, sizeof wr, "%" PRId64, m->wrong);
-        printf("%-9s %-9s %-13s %-5s %5d %-6s %15" PRIu64 " %10s %10" PRIu64 " %12.2f %12.3f %6s  %s%s\n",
+        printf("%-9s %-9s %-13s %-5s %5d %-6s %15" PRIu64 " %10s %10" PRIu64
+               " %12.2f %12.3f %6s  %s%s%s\n",
                pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                pb_gkind_name(o->group), o->group_size, r->link[o->group], m->op.bytes, hb, o->count,
                m->tm.st.median * 1e6, m->tm.st.median * 1e3 * (double)o->count, wr, o->what,
+               o->stage == PB_STAGE_FIRST  ? " (first stage only)"
+               : o->stage == PB_STAGE_LAST ? " (last stage only)"
+                                           : "",
                m->rounded ? " (bytes rounded to the group's granule)" : "");
     }
 }
@@ -225,20 +229,26 @@ static void print_summary(const run_t *r)
     printf("%-9s %12s %18s %10s %16s %14s %14s\n", "#strategy", "ops/step", "bytes/GPU/step", "",
            "comm time/step", "(overlappable)", "eff. bw GB/s");
     for (int s = 0; s < PB_STRAT_COUNT; s++) {
-        uint64_t nops = 0, wire = 0;
-        double t = 0.0, t_ov = 0.0;
+        /* every stage's operations and the slower end's own (the first
+         * stage's or the last's: no GPU holds both, pb_pat_stage_t) */
+        uint64_t n3[3] = {0, 0, 0}, w3[3] = {0, 0, 0};
+        double t3[3] = {0.0, 0.0, 0.0}, ov3[3] = {0.0, 0.0, 0.0};
         for (size_t i = 0; i < ops->n; i++) {
             const pb_pat_op_t *o = &ops->ops[i];
             if (o->strategy != (pb_strategy_t)s)
                 continue;
             const meas_t *m = &r->meas[r->rec_meas[i]];
             double ti = m->tm.st.median * (double)o->count;
-            nops += o->count;
-            wire += pb_coll_wire_bytes(o->coll, o->group_size, m->op.bytes) * o->count;
-            t += ti;
+            int k = (int)o->stage;
+            n3[k] += o->count;
+            w3[k] += pb_coll_wire_bytes(o->coll, o->group_size, m->op.bytes) * o->count;
+            t3[k] += ti;
             if (o->overlap)
-                t_ov += ti;
+                ov3[k] += ti;
         }
+        int end = t3[PB_STAGE_LAST] >= t3[PB_STAGE_FIRST] ? PB_STAGE_LAST : PB_STAGE_FIRST;
+        uint64_t nops = n3[0] + n3[end], wire = w3[0] + w3[end];
+        double t = t3[0] + t3[end], t_ov = ov3[0] + ov3[end];
         if (nops == 0)
             continue;
         char hb[32];

@@ -185,10 +185,13 @@ void pb_pattern_print_ops(FILE *f, const pb_pattern_plan_t *p)
         const pb_pat_op_t *o = &p->ops.ops[i];
         char hb[32];
         pb_fmt_bytes(hb, sizeof hb, (double)o->bytes);
-        fprintf(f, "%-9s %-9s %-13s %-5s %6d %15" PRIu64 " %11s %12" PRIu64 " %-8s %-7s %s\n",
+        fprintf(f, "%-9s %-9s %-13s %-5s %6d %15" PRIu64 " %11s %12" PRIu64 " %-8s %-7s %s%s\n",
                 pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                 pb_gkind_name(o->group), o->group_size, o->bytes, hb, o->count,
-                pb_dtype_name(o->dtype), o->overlap ? "yes" : "no", o->what);
+                pb_dtype_name(o->dtype), o->overlap ? "yes" : "no", o->what,
+                o->stage == PB_STAGE_FIRST  ? " (first stage only)"
+                : o->stage == PB_STAGE_LAST ? " (last stage only)"
+                                            : "");
     }
     if (p->ops.n == 0)
         fprintf(f, "# no operations: every requested strategy has groups of one rank\n");

@@ -79,6 +79,12 @@ static int map_ops(pb_step_exec_t *s, uint64_t most[2], pb_err_t *err)
     int have[2] = {0, 0};
     for (size_t i = 0; i < ops->n; i++) {
         const pb_pat_op_t *r = &ops->ops[i];
+        /* an end's traffic (the embedding's, the output layer's and the
+         * loss's) runs on that end's stage only; a TP group lies within
+         * one stage, so its members skip it together */
+        if ((r->stage == PB_STAGE_FIRST && s->stage != 0) ||
+            (r->stage == PB_STAGE_LAST && s->stage != s->stages - 1))
+            continue;
         pb_group_t *g = s->groups[r->group];
         pb_op_t op;
         pb_pattern_backend_op(r, g, &op);

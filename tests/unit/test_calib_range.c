@@ -223,14 +223,16 @@ static void next_curve(void)
 }
 
 /* The issue's scenario through the step model: tiny (4 layers, hidden
- * 1024, seq 512, mbs 1, 2 micro-batches) on tp 2 does 32 TP all-reduces
- * of 512 x 1024 x 2 B = 1 MiB in bf16 (test_model_calib.c), in 2
- * operation kinds (forward, backward).  With the single-size curve at
- * 1 MiB: 32 x 424.644 = 13588.608 us, both kinds from the calibration.
- * With hidden 8192 (the issue's --size 8192) each is 8 MiB, which the
- * curve does not reach: both kinds out of range, TP from the preset,
- * 32 x 44.9525333 = 1438.48107 us - no longer the 13.6 ms of a size
- * nobody measured. */
+ * 1024, seq 512, mbs 1, 2 micro-batches) on tp 2 does 36 TP all-reduces
+ * of 512 x 1024 x 2 B = 1 MiB in bf16 (test_model_calib.c: the layers'
+ * 32, the embedding's and the output layer's 4) in 4 operation records,
+ * and the loss's 6 fp32 all-reduces of 512 x 4 = 2048 B, measured here
+ * at that size (10 us).  With the single-size curve at 1 MiB: 36 x
+ * 424.644 + 6 x 10 = 15347.184 us, all 5 from the calibration.  With
+ * hidden 8192 (the issue's --size 8192) the 36 are 8 MiB, which the
+ * curve does not reach: those 4 records out of range, from the preset,
+ * 36 x 44.9525333 = 1618.29120 us, and the loss's still measured -
+ * no longer the 15.3 ms of a size nobody measured. */
 static void step_counts(void)
 {
     pb_calib_t k;
@@ -239,6 +241,8 @@ static void step_counts(void)
     pb_err_clear(&err);
     pb_curve_t c;
     one_piece(&c, PB_ALLREDUCE, PB_BF16, MIB, MIB, 424.644, 0.0);
+    CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
+    one_piece(&c, PB_ALLREDUCE, PB_F32, 2048, 2048, 10.0, 0.0);
     CHECK(pb_calib_add(&k, &c, &err) == PB_OK);
     pb_hw_t hw;
     pb_model_t m;
@@ -256,24 +260,25 @@ static void step_counts(void)
     pb_cost_t cost = {&hw, &k, 0};
     pb_step_t st;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
-    CHECK_NEAR(st.part[PB_PART_TP], 13588.608e-6, 1e-12);
-    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_out_of_range == 0 &&
+    CHECK_NEAR(st.part[PB_PART_TP], 15347.184e-6, 1e-12);
+    CHECK(st.ops_calibrated == 5 && st.ops_preset == 0 && st.ops_out_of_range == 0 &&
           st.ops_extrapolated == 0);
     char note[512];
     pb_step_calib_note(&st, "a100", note, sizeof note);
-    CHECK(strcmp(note, "calib: 2 operation kinds at sizes inside the measured range, 0 "
+    CHECK(strcmp(note, "calib: 5 operation kinds at sizes inside the measured range, 0 "
                        "extrapolated (at most 2x past it), none outside it") == 0);
 
     m.hidden = 8192;
     CHECK(pb_step_model(&m, &l, &sc, &cost, &st, &err) == PB_OK);
-    CHECK_NEAR(st.part[PB_PART_TP], 32 * preset_ar2(8 * MIB) * 1e-6, 1e-12);
-    CHECK_NEAR(32 * preset_ar2(8 * MIB), 1438.4810666666667, 1e-12);
-    CHECK(st.ops_calibrated == 0 && st.ops_preset == 2 && st.ops_out_of_range == 2);
-    CHECK(st.oor_asked == 8 * MIB && st.oor_lo == MIB && st.oor_hi == MIB);
+    CHECK_NEAR(st.part[PB_PART_TP], (36 * preset_ar2(8 * MIB) + 60.0) * 1e-6, 1e-12);
+    CHECK_NEAR(36 * preset_ar2(8 * MIB), 1618.2912, 1e-9);
+    CHECK(st.ops_calibrated == 1 && st.ops_preset == 4 && st.ops_out_of_range == 4);
+    /* the all-reduces were measured from 2048 B (the fp32 curve) to 1 MiB */
+    CHECK(st.oor_asked == 8 * MIB && st.oor_lo == 2048 && st.oor_hi == MIB);
     pb_step_calib_note(&st, "a100", note, sizeof note);
     printf("%s\n", note);
-    CHECK(strstr(note, "2 outside it (only 1 MiB measured, 8 MiB asked) costed from the a100 "
-                       "preset") != NULL);
+    CHECK(strstr(note, "4 outside it (largest 1 MiB measured, 8 MiB asked) costed from the "
+                       "a100 preset") != NULL);
     pb_calib_free(&k);
 }
 

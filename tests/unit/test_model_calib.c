@@ -237,8 +237,12 @@ static void step_fix(step_fix_t *f, pb_dtype_t t, int dim)
 /* The step's TP time is the calibrated law applied to the patterns' op
  * list.  tiny (4 layers, hidden 1024, seq 512, mbs 1, no gbs: m = 2*pp =
  * 2) on tp 2: 2 all-reduces per layer per micro-batch forward and 2
- * backward = 4*4*2 = 32 of 512*1024*2 B = 1,048,576 B; the curve
- * 10 us + 1e-5 us/B gives 20.48576 us each, 655.54432 us per step. */
+ * backward = 4*4*2 = 32 of 512*1024*2 B = 1,048,576 B, and per
+ * micro-batch the embedding's and the output layer's (4 more of them):
+ * the curve 10 us + 1e-5 us/B gives 20.48576 us each, 737.48736 us; and
+ * the loss's 3 fp32 all-reduces per micro-batch of 512*4 = 2048 B, 6 x
+ * 10.02048 = 60.12288 us: 797.61024 us per step, in 5 records (the
+ * layers' two, the embedding's, the output layer's, the loss's). */
 static void step_uses_calibration(void)
 {
     step_fix_t f;
@@ -248,19 +252,33 @@ static void step_uses_calibration(void)
     pb_err_clear(&err);
     pb_step_t st;
     CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
-    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 0);
-    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
+    /* the loss's fp32 all-reduces borrow the bf16 law: another type */
+    CHECK(st.ops_calibrated == 5 && st.ops_preset == 0 && st.ops_other_dtype == 1);
+    CHECK_NEAR(st.part[PB_PART_TP], 797.61024e-6, 1e-12);
     /* the same law measured in float only: the bf16 all-reduces borrow
-     * it (the same time) and both kinds are counted as another type */
+     * it (the same time) and their 4 records are counted as another type */
     f.k.c[0].dtype = PB_F32;
     CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
-    CHECK(st.ops_calibrated == 2 && st.ops_preset == 0 && st.ops_other_dtype == 2);
-    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6, 1e-12);
+    CHECK(st.ops_calibrated == 5 && st.ops_preset == 0 && st.ops_other_dtype == 4);
+    CHECK_NEAR(st.part[PB_PART_TP], 797.61024e-6, 1e-12);
     f.k.c[0].dtype = PB_BF16;
-    /* half of it hidden with --tp-overlap 0.5 */
+    /* half of it hidden with --tp-overlap 0.5 (tp 2 within a node of 2) */
     f.sc.tp_overlap = 0.5;
     CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
-    CHECK_NEAR(st.part[PB_PART_TP], 655.54432e-6 / 2, 1e-12);
+    CHECK_NEAR(st.part[PB_PART_TP], 797.61024e-6 / 2, 1e-12);
+    /* none hidden when the TP group spans nodes (Transformer Engine's
+     * userbuffers work within one NVLink domain): on nodes of one GPU the
+     * TP part with --tp-overlap 0.5 is what it is without */
+    f.sc.gpus_per_node = 1;
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st, &err) == PB_OK);
+    CHECK(st.net[PB_GK_TP] == 1);
+    double with = st.part[PB_PART_TP];
+    f.sc.tp_overlap = 0.0;
+    pb_step_t st0;
+    CHECK(pb_step_model(&f.m, &f.l, &f.sc, &cost, &st0, &err) == PB_OK);
+    CHECK(with > 0.0 && with == st0.part[PB_PART_TP]);
+    CHECK(st.part[PB_PART_COMPUTE] == st0.part[PB_PART_COMPUTE]);
+    f.sc.gpus_per_node = 2;
     pb_calib_free(&f.k);
 }
 

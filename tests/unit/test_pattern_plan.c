@@ -46,7 +46,9 @@ static void test_parse_and_layout(void)
     pb_pattern_plan_free(&p);
     CHECK(PLAN(&p, &err, 4, "--pattern", "sp") == PB_OK);
     CHECK(p.layout.size[PB_DIM_TP] == 4 && p.layout.sp == 1);
-    CHECK(p.ops.n == 4 && p.ops.ops[0].strategy == PB_STRAT_SP);
+    /* the layers' gathers and scatters each way, the weight-gradient
+     * gathers, the embedding's 2, the output layer's 3, the loss's 1 */
+    CHECK(p.ops.n == 11 && p.ops.ops[0].strategy == PB_STRAT_SP);
     pb_pattern_plan_free(&p);
     CHECK(PLAN(&p, &err, 4, "--pattern", "ep", "--experts", "8", "--topk", "2") == PB_OK);
     CHECK(p.layout.size[PB_DIM_EP] == 4 && p.layout.size[PB_DIM_DP] == 4);
@@ -104,8 +106,14 @@ static void test_size_rule(void)
     CHECK(p.model.hidden == 8192 && p.model.heads == 64 && p.model.kv_heads == 8 &&
           p.model.ffn == 28672 && p.model.vocab == 128256 && p.model.seq == 8192 &&
           p.model.layers == 4 && p.model.gated == 1 && p.model.dtype == PB_BF16);
-    CHECK(p.ops.n == 2 && p.ops.ops[0].bytes == UINT64_C(134217728) &&
+    /* then, once per micro-batch (2): the embedding's output and the
+     * output layer's input gradient, 128 MiB each, and the loss's 3
+     * all-reduces of one fp32 per token, 8192 x 4 B = 32 KiB */
+    CHECK(p.ops.n == 5 && p.ops.ops[0].bytes == UINT64_C(134217728) &&
           p.ops.ops[0].count == 16 && p.ops.ops[1].bytes == UINT64_C(134217728));
+    CHECK(p.ops.n == 5 && p.ops.ops[2].count == 2 && p.ops.ops[3].count == 2 &&
+          p.ops.ops[2].bytes == UINT64_C(134217728) && p.ops.ops[4].bytes == 32768 &&
+          p.ops.ops[4].count == 6);
     pb_pattern_plan_free(&p);
     /* --hidden is the same flag */
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--hidden", "4096") == PB_OK);

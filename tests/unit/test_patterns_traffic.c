@@ -65,7 +65,8 @@ static void test_tp_70b(void)
     pb_traffic_cfg_t c;
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_TP);
-    CHECK(ops.n == 2);
+    /* the layers' two, the embedding's, the output layer's, the loss's */
+    CHECK(ops.n == 5);
     const pb_pat_op_t *f = find(&ops, PB_ALLREDUCE, PB_PH_FWD, 0);
     const pb_pat_op_t *b = find(&ops, PB_ALLREDUCE, PB_PH_BWD, 0);
     CHECK(f && b);
@@ -75,24 +76,58 @@ static void test_tp_70b(void)
         /* 2 per layer each way, 80/4 = 20 layers on a stage: 40 + 40 = 4 per layer */
         CHECK(f->count == 40 && b->count == 40);
         CHECK(f->group == PB_GK_TP && f->group_size == 8 && f->strategy == PB_STRAT_TP);
-        CHECK(f->dtype == PB_BF16 && !f->overlap);
+        CHECK(f->dtype == PB_BF16 && !f->overlap && f->stage == PB_STAGE_EVERY);
     }
+    /* outside the layers, once per micro-batch (Megatron-Core: the
+     * vocab-parallel embedding's output forward, on the first stage; the
+     * output layer's input gradient backward, on the last) */
+    const pb_pat_op_t *emb = find(&ops, PB_ALLREDUCE, PB_PH_FWD, 1);
+    const pb_pat_op_t *out = find(&ops, PB_ALLREDUCE, PB_PH_BWD, 1);
+    CHECK(emb && out);
+    if (emb && out) {
+        CHECK(emb->bytes == 64 * MiB && emb->count == 1 && emb->stage == PB_STAGE_FIRST);
+        CHECK(out->bytes == 64 * MiB && out->count == 1 && out->stage == PB_STAGE_LAST);
+    }
+    /* the vocab-parallel cross-entropy: 3 all-reduces of one fp32 per
+     * token, b*s*4 = 1*4096*4 = 16 KiB, on the last stage */
+    const pb_pat_op_t *ce = find(&ops, PB_ALLREDUCE, PB_PH_FWD, 2);
+    CHECK(ce != NULL);
+    if (ce)
+        CHECK(ce->bytes == 16384 && ce->count == 3 && ce->dtype == PB_F32 &&
+              ce->stage == PB_STAGE_LAST);
+    /* the busiest rank: every stage's 80, and the last stage's 1 + 3
+     * (its ring wire 112 MiB + 3 x 2 x 7/8 x 16 KiB = 84 KiB, over the
+     * first stage's 112 MiB) */
     pb_traffic_total_t t = pb_traffic_total(&ops, PB_STRAT_TP);
-    CHECK(t.ops == 80);
-    CHECK(t.msg_bytes == 80 * 64 * MiB); /* 5 GiB */
+    CHECK(t.ops == 84);
+    CHECK(t.msg_bytes == 81 * 64 * MiB + 3 * 16384);
     /* ring all-reduce sends 2(n-1)/n: 2*7/8*64 MiB = 112 MiB per op */
-    CHECK(t.wire_bytes == 80 * 112 * MiB);
+    CHECK(t.wire_bytes == 81 * 112 * MiB + 3 * 28672);
     pb_op_list_free(&ops);
 
-    /* recomputation repeats the 40 forward all-reduces */
+    /* recomputation repeats the 40 layers' forward all-reduces (not the
+     * embedding's or the loss's, outside the recomputed layers) */
     c.recompute = 1;
     ops = gen(&m, &l, &c, PB_STRAT_TP);
-    CHECK(pb_traffic_total(&ops, PB_STRAT_TP).ops == 120);
+    CHECK(pb_traffic_total(&ops, PB_STRAT_TP).ops == 124);
+    pb_op_list_free(&ops);
+
+    /* one stage holds both ends: everything is every rank's, 80 + 1 + 1 + 3 */
+    c.recompute = 0;
+    l = layout(8, 1, 1, 1, 1);
+    ops = gen(&m, &l, &c, PB_STRAT_TP);
+    for (size_t i = 0; i < ops.n; i++)
+        CHECK(ops.ops[i].stage == PB_STAGE_EVERY);
+    /* 80 layers on the stage: 160 + 160, and the ends' 5 */
+    CHECK(pb_traffic_total(&ops, PB_STRAT_TP).ops == 325);
     pb_op_list_free(&ops);
 }
 
 /* SP: each all-reduce -> all-gather + reduce-scatter of the same 64 MiB
- * tensor; the wire total is unchanged: 2 x 7/8 x 64 MiB = 112 MiB. */
+ * tensor (the wire is unchanged: 2 x 7/8 x 64 MiB = 112 MiB); the
+ * backward gathers QKV's and the MLP's inputs again for their weight
+ * gradients (Megatron-Core LinearWithGradAccumulationAndAsyncCommunication.
+ * backward): 2 more all-gathers per layer, 7/8 x 64 MiB = 56 MiB each. */
 static void test_sp_70b(void)
 {
     pb_model_t m = preset("example-70b");
@@ -102,7 +137,9 @@ static void test_sp_70b(void)
     pb_traffic_cfg_t c;
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_SP);
-    CHECK(ops.n == 4);
+    /* layers 4 + weight-gradient gathers 1 + embedding 2 + output layer 3
+     * + loss 1 */
+    CHECK(ops.n == 11);
     for (int ph = PB_PH_FWD; ph <= PB_PH_BWD; ph++) {
         const pb_pat_op_t *ag = find(&ops, PB_ALLGATHER, (pb_phase_t)ph, 0);
         const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, (pb_phase_t)ph, 0);
@@ -113,9 +150,24 @@ static void test_sp_70b(void)
             CHECK(ag->strategy == PB_STRAT_SP);
         }
     }
+    const pb_pat_op_t *wg = find(&ops, PB_ALLGATHER, PB_PH_BWD, 1);
+    CHECK(wg != NULL);
+    if (wg)
+        CHECK(wg->count == 40 && wg->bytes == 64 * MiB && wg->stage == PB_STAGE_EVERY);
+    /* every stage: 160 + 40 ops, wire 80 x 112 + 40 x 56 = 11200 MiB; the
+     * last stage's own (output layer: gather, scatter, gather again; the
+     * loss's 3) 3 x 56 MiB + 84 KiB, over the first's (embedding: scatter,
+     * gather) 2 x 56 MiB */
     pb_traffic_total_t t = pb_traffic_total(&ops, PB_STRAT_SP);
-    CHECK(t.ops == 160);
-    CHECK(t.wire_bytes == 80 * 112 * MiB); /* the same as TP's */
+    CHECK(t.ops == 206);
+    CHECK(t.wire_bytes == 11200 * MiB + 168 * MiB + 3 * 28672);
+    pb_op_list_free(&ops);
+
+    /* a stack that keeps the gathered input (torchtitan's DTensor) */
+    c.sp_regather = 0;
+    ops = gen(&m, &l, &c, PB_STRAT_SP);
+    CHECK(ops.n == 9);
+    CHECK(pb_traffic_total(&ops, PB_STRAT_SP).ops == 160 + 5);
     pb_op_list_free(&ops);
 }
 
@@ -323,7 +375,11 @@ static void test_cp_llama3(void)
     CHECK(pb_traffic_total(&ops, PB_STRAT_CP).ops == 288);
     pb_op_list_free(&ops);
     ops = gen(&m, &l, &c, PB_STRAT_TP);
-    CHECK(ops.n == 2 && ops.ops[0].bytes == 16 * MiB);
+    /* the layers' two, the embedding's, the output layer's and the loss's,
+     * whose fp32 per token covers the rank's 8192 / 4 = 2048: 8 KiB */
+    CHECK(ops.n == 5 && ops.ops[0].bytes == 16 * MiB);
+    const pb_pat_op_t *ce = find(&ops, PB_ALLREDUCE, PB_PH_FWD, 2);
+    CHECK(ce && ce->bytes == 2048 * 4 && ce->count == 3);
     pb_op_list_free(&ops);
 }
 
