@@ -194,7 +194,8 @@ static void expect(const pb_jp_html_in_t *in, pb_sbuf_t *out)
         return;
     }
     if (x->steps)
-        pb_sbuf_printf(out, "<p>%llu steps (%s).</p>\n", (unsigned long long)x->steps,
+        pb_sbuf_printf(out, "<p>%llu step%s (%s).</p>\n", (unsigned long long)x->steps,
+                       x->steps == 1 ? "" : "s",
                        x->steps_given ? "--steps" : "the count most operations agree on");
     else
         pb_sbuf_puts(out, "<p class=\"note\">Steps unknown: counts not compared (--steps N).</p>\n");

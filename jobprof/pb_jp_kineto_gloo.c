@@ -37,7 +37,11 @@
  * holds NCCL-form operations keeps them and counts its gloo ones in
  * jp->dropped: an NCCL job's gloo groups are a side matter, Megatron's
  * checkpointing ones); and an all-gather's or reduce-scatter's
- * output-to-input ratio must be its group's size. */
+ * output-to-input ratio must be its group's size.  A process with one
+ * gloo group needs none of this: everything is that group's.  Sends and
+ * receives run on the caller's thread, not a worker's (their gloo:send
+ * and gloo:recv events are there); their group is told only when there
+ * is one, and with several they are counted in jp->dropped. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,13 +160,26 @@ static int by_tid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether tid issued c10d ops: a caller's thread, not a worker's.
+ * ProcessGroupGloo runs sends and receives on the caller's thread (their
+ * gloo:send / gloo:recv events are there: tests/fixtures/pytorch/
+ * gloo-pp2-1f1b), not on the group's workers. */
+static int caller_tid(const pb_kt_t *kt, int64_t tid)
+{
+    for (size_t i = 0; i < kt->c10d.n; i++)
+        if (kt->c10d.v[i].tid == tid)
+            return 1;
+    return 0;
+}
+
 /* The rank's worker threads, sorted, one per id; NULL with *n 0 when none. */
 static int64_t *worker_tids(const pb_kt_t *kt, size_t *n)
 {
     int64_t *t = malloc((kt->gloo.n + 1) * sizeof *t);
     size_t k = 0;
     for (size_t i = 0; t && i < kt->gloo.n; i++)
-        t[k++] = kt->gloo.v[i].tid;
+        if (!caller_tid(kt, kt->gloo.v[i].tid))
+            t[k++] = kt->gloo.v[i].tid;
     if (t)
         qsort(t, k, sizeof *t, by_tid);
     size_t u = 0;
@@ -174,12 +191,19 @@ static int64_t *worker_tids(const pb_kt_t *kt, size_t *n)
 }
 
 /* The group whose worker thread is tid (tids: the sorted worker threads,
- * two per gloo group in pg_config order). */
-static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, size_t ntids, int64_t tid)
+ * two per gloo group in pg_config order); with one gloo group, that one,
+ * whichever thread ran the work (the caller's for a send or receive);
+ * NULL when it cannot be told: a send or receive, with several groups. */
+static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, size_t ntids, int64_t tid,
+                                 size_t ngloo)
 {
     size_t w = 0;
     while (w < ntids && tids[w] != tid)
         w++;
+    if (ngloo == 1)
+        w = 0;
+    else if (w == ntids)
+        return NULL;
     size_t k = w / GLOO_THREADS;
     for (size_t i = 0; i < kt->ngroups; i++)
         if (kt->groups[i].gloo && k-- == 0)
@@ -265,12 +289,15 @@ int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
     if (tids == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
     int rc = PB_OK;
-    if (ntids != GLOO_THREADS * ngloo && kt->nops > 0) {
+    /* one gloo group takes every thread's work; several are told apart
+     * by their worker threads, two each, all of which must appear */
+    int told = ngloo == 1 ? ntids <= GLOO_THREADS : ntids == GLOO_THREADS * ngloo;
+    if (!told && kt->nops > 0) {
         /* an NCCL job's side gloo group (Megatron's checkpointing groups):
          * its few operations are counted lost rather than the trace refused */
         kt->jp->dropped += lone;
         lone = 0;
-    } else if (ntids != GLOO_THREADS * ngloo) {
+    } else if (!told) {
         rc = pb_err_set(err, PB_EINPUT, "%s: %zu gloo worker threads ran work for %zu gloo "
                         "process groups (%d each): which group ran each operation cannot be "
                         "told; profile a window in which every gloo group communicates",
@@ -285,7 +312,13 @@ int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
             kt->jp->dropped++;
             continue;
         }
-        pb_kgroup_t *g = thread_group(kt, tids, ntids, w->tid);
+        pb_kgroup_t *g = thread_group(kt, tids, ntids, w->tid, ngloo);
+        if (g == NULL && caller_tid(kt, w->tid)) {
+            /* a send or receive with several gloo groups: whose, the
+             * trace does not say (c10d records the group as "") */
+            kt->jp->dropped++;
+            continue;
+        }
         rc = g ? gloo_op(kt, c, w, g, err)
                : pb_err_set(err, PB_EINPUT, "%s: no gloo group for worker thread %lld", kt->name,
                             (long long)w->tid);

@@ -45,16 +45,6 @@ int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
     return reach > gpus_per_node;
 }
 
-double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c)
-{
-    /* Transformer Engine's userbuffers place the TP group in one NVLink
-     * domain: CommOverlapCore creates its communicator with tensorgpus =
-     * tp_size and tensornodes = 1 (transformer_engine/common/
-     * comm_gemm_overlap/comm_gemm_overlap.cpp, create_communicator_
-     * grouped2), its buffers shared through CUDA IPC or NVLink multicast */
-    return pb_step_group_net(l, PB_GK_TP, c->gpus_per_node) ? 0.0 : c->tp_overlap;
-}
-
 /* members of one group of kind k inside one node (ranks numbered node by
  * node): the dimensions up to the node's size, in the layout's order */
 static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
@@ -325,15 +315,6 @@ static int sum_comm(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg
             add_op(m, l, c, cost, &ops.ops[i], out, s);
     pb_op_list_free(&ops);
     return PB_OK;
-}
-
-double pb_step_hidden_cost(double hidden_s, int net)
-{
-    /* Calculon's processor_usage per network tier (calculon
-     * systems/a100_80g.json, h100_80g_nvl8.json; doc/MODEL.md
-     * "Overlaps"): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
-    double use = net ? 0.02 : 0.15;
-    return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
 }
 
 double pb_step_z3_exposed(const pb_z3_t *z)

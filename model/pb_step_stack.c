@@ -1,6 +1,7 @@
 /* The training stack's part of a step (pb_framework.h): its defaults over
- * the step's settings, the TP overlap "on" means on a GPU, and the work
- * a stack adds per micro-batch beside the layers' kernels (pb_step.h). */
+ * the step's settings, what hidden collectives still cost, where TP
+ * overlap runs and what "on" means on a GPU, and the work a stack adds per
+ * micro-batch beside the layers' kernels (pb_step.h). */
 #include "pb_step.h"
 
 #include "pb_kernels.h"
@@ -16,6 +17,25 @@ void pb_step_cfg_framework(pb_step_cfg_t *c, pb_fw_t fw)
     c->zero3_copies = d->zero3_copies;
     c->tp_overlap = d->tp_overlap;
     c->traffic.sp_regather = d->sp_regather;
+}
+
+double pb_step_hidden_cost(double hidden_s, int net)
+{
+    /* Calculon's processor_usage per network tier (calculon
+     * systems/a100_80g.json, h100_80g_nvl8.json; doc/MODEL.md
+     * "Overlaps"): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
+    double use = net ? 0.02 : 0.15;
+    return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
+}
+
+double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c)
+{
+    /* Transformer Engine's userbuffers place the TP group in one NVLink
+     * domain: CommOverlapCore creates its communicator with tensorgpus =
+     * tp_size and tensornodes = 1 (transformer_engine/common/
+     * comm_gemm_overlap/comm_gemm_overlap.cpp, create_communicator_
+     * grouped2), its buffers shared through CUDA IPC or NVLink multicast */
+    return pb_step_group_net(l, PB_GK_TP, c->gpus_per_node) ? 0.0 : c->tp_overlap;
 }
 
 double pb_step_ub_cost(const pb_hw_t *hw, double hidden_s)

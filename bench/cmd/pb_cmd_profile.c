@@ -235,6 +235,9 @@ static const pb_opt_spec_t profile_specs[] = {
     {"min-lag", 0, "US", pb_opt_pos, PB_OFF(profile.min_lag_us), 0,
      "a last rank less than this many microseconds behind the one\n"
      "before it is no straggler (default 100)", NULL, "--min-lag " PROFILE_ELSEWHERE},
+    {"dtype", 0, "T", pb_opt_str, PB_OFF(model.dtype), 0,
+     "with a model: the job's data type, bf16 (default), fp16 or\n"
+     "fp32: the size of the activations and gradients predicted", "bf16 fp16 fp32", NULL},
     {"steps", 0, "N", pb_opt_u64, PB_OFF(profile.steps), 1,
      "with a model: training steps the recording holds (default:\n"
      "the count most predicted operations agree on)", NULL, NULL},

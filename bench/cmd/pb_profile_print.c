@@ -150,8 +150,8 @@ static void expect(const pb_jp_html_in_t *in)
     if (x == NULL)
         return;
     if (x->steps)
-        printf("\n# against the model: %llu steps (%s); per step on the busiest rank\n",
-               (unsigned long long)x->steps,
+        printf("\n# against the model: %llu step%s (%s); per step on the busiest rank\n",
+               (unsigned long long)x->steps, x->steps == 1 ? "" : "s",
                x->steps_given ? "--steps" : "the count most operations agree on");
     else
         printf("\n# against the model: steps unknown, counts not compared (give --steps N); "

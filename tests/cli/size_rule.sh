@@ -26,7 +26,7 @@ out=$("$pb" --pattern tp --size 8192 --dry-run) || fail "exit $?"
 has '^# model llama-style: layers 4, hidden 8192, heads 64 \(kv 8\), ffn 28672, vocab 128256, seq 8192, mbs 1, gbs 0 \(auto\), bfloat16, 5\.52 B parameters$'
 has '^# the --size rule .*heads of 128, 8 KV heads, ffn 3\.5 h \(rounded up to 256\), vocab 128256, seq 8192, gated MLP, bf16; the flags given win$'
 has '^# layers: 4 of the 80 Llama 3 70B has at 8192; the per-layer counts \(tp, sp, cp, ep\) scale with them$'
-has '^# tp message: allreduce 128\.0 MiB = b x s x h x 2 B = 1 x 8192 x 8192 x 2 '
+has '^# tp message: allreduce up to 128\.0 MiB = b x s x h x 2 B = 1 x 8192 x 8192 x 2 '
 has '^tp +fwd +allreduce +tp +8 +134217728 +128\.0 MiB +16 +bfloat16 '
 has '^tp +bwd +allreduce +tp +8 +134217728 +128\.0 MiB +16 +bfloat16 '
 

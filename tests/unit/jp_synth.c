@@ -37,6 +37,7 @@ void jp_synth_defaults(jp_synth_t *s)
     s->pp_bytes = 4u << 20;
     s->straggler = -1;
     s->api = 5;
+    s->loss_bytes = 4096; /* 1 x 1024 tokens x 4 B */
 }
 
 /* Stride and size of dimension d's groups in Megatron order. */
@@ -82,14 +83,17 @@ static int add(file_t *f, const pb_prof_rec_t *r)
  * it concerns.  peer_step: 0 a collective; +1/-1 p2p towards the next /
  * previous stage (Send on the rank that has such a stage, Recv on that
  * stage). */
-static int emit(gen_t *g, int d, const char *func, int fidx, uint64_t bytes, int esize,
-                int peer_step, int64_t base)
+static int emit_on(gen_t *g, int d, const char *func, int fidx, uint64_t bytes, int esize,
+                   int peer_step, int64_t base, int stage)
 {
     int stride, size;
     dim_shape(g, d, &stride, &size);
     if (size < 2 && d != D_WORLD)
         return 0;
     for (int r = 0; r < g->world; r++) {
+        int pfirst;
+        if (stage >= 0 && group_rank(g, D_PP, r, &pfirst) != stage)
+            continue;
         int first, gr = group_rank(g, d, r, &first);
         int dst = gr + peer_step;
         if (peer_step && (dst < 0 || dst >= size))
@@ -134,6 +138,12 @@ static int emit(gen_t *g, int d, const char *func, int fidx, uint64_t bytes, int
     return 0;
 }
 
+static int emit(gen_t *g, int d, const char *func, int fidx, uint64_t bytes, int esize,
+                int peer_step, int64_t base)
+{
+    return emit_on(g, d, func, fidx, bytes, esize, peer_step, base, -1);
+}
+
 /* Function indexes (NCCL counts seqNumber per function): AllReduce 0,
  * AllGather 1, ReduceScatter 2 (sizes of these two are n blocks). */
 static int one_step(gen_t *g, int64_t t, int *slot)
@@ -147,6 +157,15 @@ static int one_step(gen_t *g, int64_t t, int *slot)
             rc |= emit(g, D_TP, "AllReduce", 0, s->tp_bytes, 2, 0, AT());
             rc |= emit(g, D_CP, "AllGather", 1, s->tp_bytes, 2, 0, AT());
             rc |= emit(g, D_PP, "", 0, s->pp_bytes, 2, dir ? -1 : 1, AT());
+            if (!s->ends)
+                continue;
+            if (dir == 0) { /* the embedding's output; the loss's three */
+                rc |= emit_on(g, D_TP, "AllReduce", 0, s->tp_bytes, 2, 0, AT(), 0);
+                for (int k = 0; k < 3; k++)
+                    rc |= emit_on(g, D_TP, "AllReduce", 0, s->loss_bytes, 4, 0, AT(), s->pp - 1);
+            } else { /* the output layer's input gradient */
+                rc |= emit_on(g, D_TP, "AllReduce", 0, s->tp_bytes, 2, 0, AT(), s->pp - 1);
+            }
         }
     rc |= emit(g, D_DP, "ReduceScatter", 2, s->dp_bytes, 2, 0, AT());
     rc |= emit(g, D_DP, "AllGather", 1, s->dp_bytes, 2, 0, AT());

@@ -13,6 +13,12 @@
  *                       exists), pp_bytes bf16
  *   DP group (dp > 1):  1 ReduceScatter + 1 AllGather of dp_bytes (bf16)
  *   world:              1 AllReduce of 4 bytes (float, the loss)
+ * With `ends` (Megatron-Core's TP traffic outside the layers, as the
+ * patterns list it, patterns/pb_traffic_tp.c), per micro-batch also:
+ *   TP, first stage:    1 AllReduce of tp_bytes (the embedding's output)
+ *   TP, last stage:     1 AllReduce of tp_bytes (the output layer's input
+ *                       gradient) and 3 AllReduce of loss_bytes (float:
+ *                       the cross-entropy's max, target logit and sum)
  * Times: operation k of the step is issued by every rank at step start +
  * k x 1 ms + rank x 1 us, the straggler straggler_ns later; it starts when
  * its last member issued it and runs bytes / 100 GB/s + 10 us, on the GPU
@@ -30,6 +36,8 @@ typedef struct jp_synth {
     int straggler;
     int64_t straggler_ns;
     int api;
+    int ends;            /* the embedding's, output layer's and loss's TP traffic */
+    uint64_t loss_bytes; /* one fp32 per token of a micro-batch */
 } jp_synth_t;
 
 void jp_synth_defaults(jp_synth_t *s);
