@@ -39,6 +39,7 @@ typedef struct xkey {
     pb_coll_t coll;
     uint64_t bytes, count;
     int world_wide; /* its groups are the whole world */
+    uint64_t end[2]; /* the first stage's and the last stage's own (pb_pat_stage_t) */
 } xkey_t;
 
 static int cmp_tally(const void *pa, const void *pb)
@@ -131,7 +132,6 @@ static int recorded(const pb_jobprof_t *jp, rkey_t **out, size_t *nout)
 static size_t predicted(const pb_pat_op_t *ops, size_t nops, int world, xkey_t *x)
 {
     size_t n = 0;
-    uint64_t *end = calloc(2 * (nops ? nops : 1), sizeof *end); /* first, last per key */
     for (size_t i = 0; i < nops; i++) {
         const pb_pat_op_t *o = &ops[i];
         pb_jdim_t d = pb_jp_gkind_dim(o->group);
@@ -139,15 +139,14 @@ static size_t predicted(const pb_pat_op_t *ops, size_t nops, int world, xkey_t *
         while (j < n && !(x[j].dim == d && x[j].coll == o->coll && x[j].bytes == o->bytes))
             j++;
         if (j == n)
-            x[n++] = (xkey_t){d, o->coll, o->bytes, 0, o->group_size == world};
-        if (o->stage == PB_STAGE_EVERY || end == NULL)
+            x[n++] = (xkey_t){d, o->coll, o->bytes, 0, o->group_size == world, {0, 0}};
+        if (o->stage == PB_STAGE_EVERY)
             x[j].count += o->count;
         else
-            end[2 * j + (o->stage == PB_STAGE_LAST)] += o->count;
+            x[j].end[o->stage == PB_STAGE_LAST] += o->count;
     }
-    for (size_t j = 0; end && j < n; j++)
-        x[j].count += max64(end[2 * j], end[2 * j + 1]);
-    free(end);
+    for (size_t j = 0; j < n; j++)
+        x[j].count += max64(x[j].end[0], x[j].end[1]);
     return n;
 }
 

@@ -174,6 +174,20 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
                       key);
 }
 
+int pb_hw_set_kv(pb_hw_t *hw, const char *kv, pb_err_t *err)
+{
+    char key[64];
+    const char *eq = strchr(kv, '=');
+    size_t kl = eq ? (size_t)(eq - kv) : 0;
+    if (eq == NULL || kl == 0)
+        return pb_err_set(err, PB_EINPUT, "hardware settings take key=value, not '%s'", kv);
+    if (kl >= sizeof key)
+        return pb_err_set(err, PB_EINPUT, "hardware setting: key too long in '%s'", kv);
+    memcpy(key, kv, kl);
+    key[kl] = '\0';
+    return pb_hw_set(hw, key, eq + 1, err);
+}
+
 int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
 {
     if (!(hw->bf16_tflops > 0 && hw->hbm_gib > 0 && hw->hbm_tbps > 0 && hw->nvlink_gbps > 0 &&

@@ -67,6 +67,8 @@ const char *pb_hw_preset_name(int i); /* NULL after the last */
 int pb_hw_preset(const char *name, pb_hw_t *out, pb_err_t *err);
 /* key = value override (keys: the field names above). */
 int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err);
+/* The same from one "key=value" (--hw-set's form, a runs file's hw_set). */
+int pb_hw_set_kv(pb_hw_t *hw, const char *kv, pb_err_t *err);
 int pb_hw_check(const pb_hw_t *hw, pb_err_t *err);
 
 /* Per-GPU network bandwidth when every GPU of a node talks at once

@@ -102,11 +102,7 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
      * with pipeline parallelism (its docs, "Pipeline Parallelism"), and
      * Megatron-Core's FSDP runs without a pipeline */
     int zeros = pp > 1 ? 2 : 4;
-    /* TP overlap only where it runs: a TP group within one node
-     * (pb_step_tp_overlap) */
-    int overlaps =
-        l->size[PB_DIM_TP] > 1 && !pb_step_group_net(l, PB_GK_TP, c->step.gpus_per_node) ? 2
-                                                                                         : 1;
+    int overlaps = pb_step_tp_overlap_runs(l, c->step.gpus_per_node) ? 2 : 1;
     double on = c->step.tp_overlap > 0.0 ? c->step.tp_overlap : PB_PLAN_TP_OVERLAP;
     pb_recomp_t modes[8];
     int nmodes = recomp_modes(&c->step, modes);

@@ -13,7 +13,8 @@
  * distributed optimizer, 2, 3), flash attention on and off, and for a TP
  * group of more than one GPU within a node TP communication overlap off
  * and on (on: the --tp-overlap fraction given, else PB_PLAN_TP_OVERLAP;
- * across nodes it does not run: pb_step_tp_overlap); sequence parallelism whenever tp > 1
+ * across nodes it does not run: pb_step_tp_overlap_runs); sequence
+ * parallelism whenever tp > 1
  * (it only saves memory: the same bytes on the wire).  Dropped: any
  * layout pb_layout_check refuses, and any whose memory band (pb_band.h,
  * pb_mem_band) lies wholly over what the allocator can reserve; a tight

@@ -221,9 +221,13 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
  * numbered node by node)? */
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
 
-/* The share of the TP collectives --tp-overlap hides for layout l: c's,
- * or 0 when the TP group spans nodes (Transformer Engine's userbuffers
- * work within one NVLink domain; pb_step.c says where). */
+/* Whether TP overlap can run for layout l: a TP group of more than one
+ * GPU within a node (Transformer Engine's userbuffers work within one
+ * NVLink domain; pb_step_stack.c says where). */
+int pb_step_tp_overlap_runs(const pb_layout_t *l, int gpus_per_node);
+
+/* The share of the TP collectives --tp-overlap hides for layout l: c's
+ * where it runs, else 0. */
 double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c);
 
 /* Seconds of one micro-batch's unfused gradient accumulation on a GPU

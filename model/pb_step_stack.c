@@ -28,14 +28,19 @@ double pb_step_hidden_cost(double hidden_s, int net)
     return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
 }
 
-double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c)
+int pb_step_tp_overlap_runs(const pb_layout_t *l, int gpus_per_node)
 {
     /* Transformer Engine's userbuffers place the TP group in one NVLink
      * domain: CommOverlapCore creates its communicator with tensorgpus =
      * tp_size and tensornodes = 1 (transformer_engine/common/
      * comm_gemm_overlap/comm_gemm_overlap.cpp, create_communicator_
      * grouped2), its buffers shared through CUDA IPC or NVLink multicast */
-    return pb_step_group_net(l, PB_GK_TP, c->gpus_per_node) ? 0.0 : c->tp_overlap;
+    return l->size[PB_DIM_TP] > 1 && !pb_step_group_net(l, PB_GK_TP, gpus_per_node);
+}
+
+double pb_step_tp_overlap(const pb_layout_t *l, const pb_step_cfg_t *c)
+{
+    return pb_step_tp_overlap_runs(l, c->gpus_per_node) ? c->tp_overlap : 0.0;
 }
 
 double pb_step_ub_cost(const pb_hw_t *hw, double hidden_s)

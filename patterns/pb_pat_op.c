@@ -23,6 +23,11 @@ int pb_pat_dtype_parse(const char *s, pb_dtype_t *out)
     return 0;
 }
 
+const char *pb_pat_stage_note(pb_pat_stage_t s)
+{
+    return s == PB_STAGE_FIRST ? " (first stage only)" : s == PB_STAGE_LAST ? " (last stage only)" : "";
+}
+
 const char *pb_strategy_name(pb_strategy_t s)
 {
     static const char *const n[] = {"tp", "sp", "pp", "dp", "ep", "cp"};

@@ -81,6 +81,9 @@ const char *pb_phase_name(pb_phase_t p);
  * or not a training type. */
 int pb_pat_dtype_parse(const char *s, pb_dtype_t *out);
 const char *pb_strategy_name(pb_strategy_t s);
+/* " (first stage only)", " (last stage only)" or "": what a listing
+ * appends to an operation's description */
+const char *pb_pat_stage_note(pb_pat_stage_t s);
 int pb_strategy_parse(const char *s, pb_strategy_t *out);
 
 #endif

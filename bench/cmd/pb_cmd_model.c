@@ -91,7 +91,8 @@ static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const
         printf(";");
     }
     printf("\n");
-    if (e->job.step.tp_overlap > 0.0 && pb_step_tp_overlap(l, &e->job.step) == 0.0)
+    if (e->job.step.tp_overlap > 0.0 && l->size[PB_DIM_TP] > 1 &&
+        !pb_step_tp_overlap_runs(l, e->job.step.gpus_per_node))
         printf("note: TP overlap is not counted: Transformer Engine's userbuffers run within "
                "a node (one NVLink domain) and TP %d spans nodes\n",
                l->size[PB_DIM_TP]);

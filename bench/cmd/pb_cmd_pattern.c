@@ -214,9 +214,7 @@ static void print_ops(const run_t *r)
                pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                pb_gkind_name(o->group), o->group_size, r->link[o->group], m->op.bytes, hb, o->count,
                m->tm.st.median * 1e6, m->tm.st.median * 1e3 * (double)o->count, wr, o->what,
-               o->stage == PB_STAGE_FIRST  ? " (first stage only)"
-               : o->stage == PB_STAGE_LAST ? " (last stage only)"
-                                           : "",
+               pb_pat_stage_note(o->stage),
                m->rounded ? " (bytes rounded to the group's granule)" : "");
     }
 }

@@ -306,14 +306,9 @@ static int row_hw_set(const state_t *s, size_t line, const char *f, pb_hw_t *hw,
     memcpy(buf, f, strlen(f) + 1);
     char *save = NULL;
     for (char *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(kv, '=');
-        if (eq == NULL || eq == kv)
-            return pb_err_set(err, PB_EINPUT, "%s:%zu: hw_set takes key=value, not '%s'",
-                              s->path, line, kv);
-        *eq = '\0';
         pb_err_t e;
         pb_err_clear(&e);
-        if (pb_hw_set(hw, kv, eq + 1, &e) != PB_OK)
+        if (pb_hw_set_kv(hw, kv, &e) != PB_OK)
             return pb_err_set(err, PB_EINPUT, "%s:%zu: hw_set: %s", s->path, line, e.msg);
     }
     return PB_OK;

@@ -22,17 +22,9 @@ static int hardware(const pb_predict_opts_t *h, pb_hw_t *hw, pb_err_t *err)
 {
     if (pb_hw_preset(h->hw ? h->hw : "a100", hw, err))
         return err->code;
-    for (int i = 0; i < h->nhw_set; i++) {
-        char key[64];
-        const char *eq = strchr(h->hw_set[i], '=');
-        size_t kl = (size_t)(eq - h->hw_set[i]);
-        if (kl >= sizeof key)
-            return pb_err_set(err, PB_EINPUT, "--hw-set: key too long in '%s'", h->hw_set[i]);
-        memcpy(key, h->hw_set[i], kl);
-        key[kl] = '\0';
-        if (pb_hw_set(hw, key, eq + 1, err))
+    for (int i = 0; i < h->nhw_set; i++)
+        if (pb_hw_set_kv(hw, h->hw_set[i], err))
             return err->code;
-    }
     if (h->gpus_per_node) {
         int named = 0;
         for (int i = 0; i < h->nhw_set; i++)

@@ -189,9 +189,7 @@ void pb_pattern_print_ops(FILE *f, const pb_pattern_plan_t *p)
                 pb_strategy_name(o->strategy), pb_phase_name(o->phase), pb_coll_name(o->coll),
                 pb_gkind_name(o->group), o->group_size, o->bytes, hb, o->count,
                 pb_dtype_name(o->dtype), o->overlap ? "yes" : "no", o->what,
-                o->stage == PB_STAGE_FIRST  ? " (first stage only)"
-                : o->stage == PB_STAGE_LAST ? " (last stage only)"
-                                            : "");
+                pb_pat_stage_note(o->stage));
     }
     if (p->ops.n == 0)
         fprintf(f, "# no operations: every requested strategy has groups of one rank\n");

@@ -169,7 +169,7 @@ static void hw_set_column(void)
     CHECK_NEAR(c.hbm_cuda_gib, 79.18, 1e-12);
     f = one_run(run, set, "hbm_cuda_gib");
     CHECK(f != NULL && pb_against_each(f, "one.csv", NULL, take_card, &c, &err) == PB_EINPUT);
-    CHECK(strstr(err.msg, "one.csv:2: hw_set takes key=value, not 'hbm_cuda_gib'") != NULL);
+    CHECK(strstr(err.msg, "one.csv:2: hw_set: hardware settings take key=value, not 'hbm_cuda_gib'") != NULL);
     if (f)
         fclose(f);
     pb_err_clear(&err);
