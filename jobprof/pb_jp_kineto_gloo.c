@@ -50,6 +50,7 @@
 #include "pb_jp_kineto_priv.h"
 
 #define GLOO_THREADS 2 /* worker threads of one gloo group, one device */
+#define GLOO_MAX_FIT 12 /* gloo groups whose idle threads are worked out */
 
 /* The function's family: the name folded (namespace, '_' and case gone)
  * down to the collective it runs, so "c10d::_allgather_base_" and
@@ -191,24 +192,22 @@ static int64_t *worker_tids(const pb_kt_t *kt, size_t *n)
 }
 
 /* The group whose worker thread is tid (tids: the sorted worker threads,
- * two per gloo group in pg_config order); with one gloo group, that one,
- * whichever thread ran the work (the caller's for a send or receive);
- * NULL when it cannot be told: a send or receive, with several groups. */
-static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, size_t ntids, int64_t tid,
-                                 size_t ngloo)
+ * map: each one's group, an index into kt->groups); with one gloo group,
+ * that one, whichever thread ran the work (the caller's for a send or
+ * receive); NULL when it cannot be told: a send or receive, with several
+ * groups. */
+static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, const size_t *map,
+                                 size_t ntids, int64_t tid, size_t ngloo)
 {
     size_t w = 0;
     while (w < ntids && tids[w] != tid)
         w++;
-    if (ngloo == 1)
-        w = 0;
-    else if (w == ntids)
-        return NULL;
-    size_t k = w / GLOO_THREADS;
-    for (size_t i = 0; i < kt->ngroups; i++)
-        if (kt->groups[i].gloo && k-- == 0)
-            return &kt->groups[i];
-    return NULL;
+    if (ngloo == 1) {
+        for (size_t i = 0; i < kt->ngroups; i++)
+            if (kt->groups[i].gloo)
+                return &kt->groups[i];
+    }
+    return w < ntids ? &kt->groups[map[w]] : NULL;
 }
 
 /* The count by the header's convention - what one rank gives, a
@@ -274,6 +273,97 @@ static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_
     return pb_kt_add(kt, &op, c->name, t, err);
 }
 
+/* ---- which worker threads are which group's ------------------------
+ *
+ * Threads sorted by id are the gloo groups' in pg_config order, two each
+ * (the file's comment).  A group idle in the window shows fewer: then
+ * every way to hand the threads seen, in order, to the groups, at most
+ * two each, is tried against what the threads ran - a base gather's or
+ * scatter's output-to-input ratio is its group's size - and the threads
+ * are placed only when exactly one way fits.  (A 2-D torchtitan job's
+ * default group sends nothing in a step; its TP and FSDP groups' gathers
+ * place them.) */
+
+/* The group size an op's sizes say: a base gather's output over its
+ * input, a base scatter's input over its output; 0 they say none, -1 no
+ * whole size. */
+static int64_t implied_size(const pb_kev_t *c)
+{
+    char fam[48];
+    family(c->name, fam, sizeof fam);
+    if (strstr(c->name, "_base_") == NULL)
+        return 0;
+    int rs = strcmp(fam, "reducescatter") == 0;
+    if (!rs && strcmp(fam, "allgather") != 0)
+        return 0;
+    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
+    int64_t big = rs ? in : out, small = rs ? out : in;
+    if (big <= 0 || small <= 0)
+        return 0;
+    return big % small == 0 ? big / small : -1;
+}
+
+typedef struct fit {
+    const int64_t *need; /* per thread: the size its work says, 0 none, -1 conflicting */
+    const int *gsize;    /* per gloo group, in pg_config order */
+    size_t nt, ng;
+    size_t *cur, *best;  /* per thread: its gloo group's place */
+    int found;           /* ways that fit, counted to 2 */
+} fit_t;
+
+static void fit_from(fit_t *f, size_t t, size_t g, int fill)
+{
+    if (f->found > 1)
+        return;
+    if (t == f->nt) {
+        if (f->found++ == 0)
+            memcpy(f->best, f->cur, f->nt * sizeof *f->cur);
+        return;
+    }
+    for (size_t k = g; k < f->ng; k++) {
+        int held = k == g ? fill : 0;
+        if (held >= GLOO_THREADS || (f->need[t] != 0 && f->need[t] != f->gsize[k]))
+            continue;
+        f->cur[t] = k;
+        fit_from(f, t + 1, k, held + 1);
+    }
+}
+
+/* map[w]: the group (index into kt->groups) of worker thread tids[w],
+ * given each lone c10d op's worker event (wk); *ways: how many
+ * placements fit (1: map is set). */
+static int place_threads(pb_kt_t *kt, const int64_t *tids, size_t ntids, pb_kev_t *const *wk,
+                         size_t *map, int *ways)
+{
+    size_t ng = 0, *gidx = malloc((kt->ngroups + 1) * sizeof *gidx);
+    int *gsize = malloc((kt->ngroups + 1) * sizeof *gsize);
+    int64_t *need = calloc(ntids + 1, sizeof *need);
+    size_t *cur = malloc((ntids + 1) * sizeof *cur), *best = malloc((ntids + 1) * sizeof *best);
+    int rc = gidx && gsize && need && cur && best ? PB_OK : PB_ERUNTIME;
+    for (size_t i = 0; rc == PB_OK && i < kt->ngroups; i++)
+        if (kt->groups[i].gloo) {
+            gidx[ng] = i;
+            gsize[ng++] = kt->groups[i].size;
+        }
+    for (size_t i = 0; rc == PB_OK && i < kt->c10d.n; i++) {
+        size_t w = 0;
+        while (wk[i] && w < ntids && tids[w] != wk[i]->tid)
+            w++;
+        int64_t s = wk[i] && w < ntids ? implied_size(&kt->c10d.v[i]) : 0;
+        if (s != 0)
+            need[w] = need[w] == 0 || need[w] == s ? s : -1;
+    }
+    if (rc == PB_OK) {
+        fit_t f = {need, gsize, ntids, ng, cur, best, 0};
+        fit_from(&f, 0, 0, 0);
+        *ways = f.found;
+        for (size_t w = 0; f.found == 1 && w < ntids; w++)
+            map[w] = gidx[best[w]];
+    }
+    free(gidx), free(gsize), free(need), free(cur), free(best);
+    return rc;
+}
+
 int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
 {
     size_t ngloo = 0, ntids = 0, lone = 0;
@@ -286,33 +376,55 @@ int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
         return PB_OK;
     }
     int64_t *tids = worker_tids(kt, &ntids);
-    if (tids == NULL)
+    size_t *map = malloc((ntids + 1) * sizeof *map);
+    pb_kev_t **wk = calloc(kt->c10d.n + 1, sizeof *wk);
+    if (tids == NULL || map == NULL || wk == NULL) {
+        free(tids), free(map), free(wk);
         return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
-    int rc = PB_OK;
+    }
+    for (size_t i = 0; i < kt->c10d.n; i++)
+        wk[i] = has_rpc(kt, &kt->c10d.v[i]) ? NULL : worker_event(kt, &kt->c10d.v[i]);
     /* one gloo group takes every thread's work; several are told apart
-     * by their worker threads, two each, all of which must appear */
-    int told = ngloo == 1 ? ntids <= GLOO_THREADS : ntids == GLOO_THREADS * ngloo;
-    if (!told && kt->nops > 0) {
+     * by their worker threads (above) */
+    int ways = 1, rc = PB_OK;
+    if (ngloo > 1 && ntids == GLOO_THREADS * ngloo) {
+        /* all there: in order, two each (gloo_op checks their sizes) */
+        size_t w = 0;
+        for (size_t g = 0; g < kt->ngroups; g++)
+            for (int k = 0; kt->groups[g].gloo && k < GLOO_THREADS; k++)
+                map[w++] = g;
+    } else if (ngloo > 1 && ntids < GLOO_THREADS * ngloo) {
+        /* the placements tried grow as 3 to the groups: a dozen is
+         * thousands; past that, refused as undecided */
+        ways = ngloo > GLOO_MAX_FIT ? 2 : 1;
+        if (ngloo <= GLOO_MAX_FIT && place_threads(kt, tids, ntids, wk, map, &ways) != PB_OK)
+            rc = pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
+    }
+    int told = ngloo == 1 ? ntids <= GLOO_THREADS : ntids <= GLOO_THREADS * ngloo && ways == 1;
+    if (rc == PB_OK && !told && kt->nops > 0) {
         /* an NCCL job's side gloo group (Megatron's checkpointing groups):
          * its few operations are counted lost rather than the trace refused */
         kt->jp->dropped += lone;
         lone = 0;
-    } else if (!told) {
+    } else if (rc == PB_OK && !told) {
         rc = pb_err_set(err, PB_EINPUT, "%s: %zu gloo worker threads ran work for %zu gloo "
-                        "process groups (%d each): which group ran each operation cannot be "
-                        "told; profile a window in which every gloo group communicates",
-                        kt->name, ntids, ngloo, GLOO_THREADS);
+                        "process groups (%d each), %s: which group ran each operation cannot "
+                        "be told; profile a window in which every gloo group communicates",
+                        kt->name, ntids, ngloo, GLOO_THREADS,
+                        ntids > GLOO_THREADS * ngloo ? "more than they have"
+                        : ways == 0                  ? "and no placement fits their sizes"
+                        : ngloo > GLOO_MAX_FIT       ? "too many groups to try placements"
+                                                     : "and their sizes fit several placements");
     }
     for (size_t i = 0; rc == PB_OK && lone && i < kt->c10d.n; i++) {
-        const pb_kev_t *c = &kt->c10d.v[i];
+        const pb_kev_t *c = &kt->c10d.v[i], *w = wk[i];
         if (has_rpc(kt, c))
             continue;
-        const pb_kev_t *w = worker_event(kt, c);
         if (w == NULL) {
             kt->jp->dropped++;
             continue;
         }
-        pb_kgroup_t *g = thread_group(kt, tids, ntids, w->tid, ngloo);
+        pb_kgroup_t *g = thread_group(kt, tids, map, ntids, w->tid, ngloo);
         if (g == NULL && caller_tid(kt, w->tid)) {
             /* a send or receive with several gloo groups: whose, the
              * trace does not say (c10d records the group as "") */
@@ -323,6 +435,6 @@ int pb_kt_gloo(pb_kt_t *kt, pb_err_t *err)
                : pb_err_set(err, PB_EINPUT, "%s: no gloo group for worker thread %lld", kt->name,
                             (long long)w->tid);
     }
-    free(tids);
+    free(tids), free(map), free(wk);
     return rc;
 }

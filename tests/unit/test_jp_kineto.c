@@ -262,6 +262,16 @@ static void bad(const char *text, const char *want)
     "{\"pg_name\": \"" name "\", \"pg_desc\": \"undefined\", \"backend_config\": \"" be        \
     "\", \"pg_size\": " size ", \"ranks\": " ranks "}"
 
+/* a gloo base all-gather of IN float elements a rank into 2 x IN, called
+ * at ts on thread 1, and its worker's event on thread tid a little after */
+#define AGB(ts, in)                                                                            \
+    "{\"ph\": \"X\", \"name\": \"c10d::_allgather_base_\", \"tid\": 1, \"ts\": " ts            \
+    ", \"dur\": 9, \"args\": {\"Input Dims\": [[16], [" in "]], \"Input type\": [\"float\", "    \
+    "\"float\"]}},"
+#define GLOO_AG(tid, ts)                                                                       \
+    "{\"ph\": \"X\", \"name\": \"gloo:all_gather\", \"tid\": " tid ", \"ts\": " ts            \
+    ", \"dur\": 1},"
+
 static void test_bad(void)
 {
     bad("not json {", "not JSON");
@@ -288,7 +298,58 @@ static void test_bad(void)
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 5, \"ts\": 2, \"dur\": 1},"
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 6, \"ts\": 4, \"dur\": 1},"
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 9, \"ts\": 6, \"dur\": 1}]}",
-        "3 gloo worker threads ran work for 2 gloo process groups");
+        "3 gloo worker threads ran work for 2 gloo process groups (2 each), and their sizes "
+        "fit several placements");
+    /* groups of 2 and 4, every thread seen (so placed in order, two
+     * each), but the second group's threads ran gathers 2 apart */
+    bad("{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4, \"pg_config\": ["
+        PG("0", "2", "[0, 1]", "cpu:gloo") ", " PG("1", "4", "[0, 1, 2, 3]", "cpu:gloo") "]},"
+        "\"traceEvents\": [" AGB("1", "8") GLOO_AG("5", "2") AGB("11", "8") GLOO_AG("6", "12")
+        AGB("21", "8") GLOO_AG("7", "22") AGB("31", "8") GLOO_AG("8", "32") "{}]}",
+        "sizes say its group is not '1' (4 ranks)");
+    /* groups of 4 and 2, a thread idle: the 2-apart gathers fit neither
+     * thread the group of 4 could have (5 or 5 and 6) */
+    bad("{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4, \"pg_config\": ["
+        PG("0", "4", "[0, 1, 2, 3]", "cpu:gloo") ", " PG("1", "2", "[0, 1]", "cpu:gloo") "]},"
+        "\"traceEvents\": [" AGB("1", "8") GLOO_AG("5", "2") AGB("11", "8") GLOO_AG("6", "12")
+        AGB("21", "8") GLOO_AG("7", "22") "{}]}",
+        "3 gloo worker threads ran work for 2 gloo process groups (2 each), and no placement "
+        "fits their sizes");
+}
+
+/* A gloo group idle in the recorded window shows fewer than its 2 worker
+ * threads (torchtitan's 2-D job: its default group sends nothing in a
+ * step; tests/fixtures/pytorch/gloo-tp2-fsdp2).  Groups in pg_config
+ * order: default {0,1,2,3}, "1" {0,1}, "2" {0,2}; threads seen, sorted:
+ * 5 (a barrier: no sizes), 7 and 8 (gathers 2 apart), 10 and 11 (gathers
+ * 2 apart).  Handed out in order, at most two each, only one placement
+ * fits: 5 the default's (5 and 7 together would put a 2-apart gather on
+ * a group of 4), 7 and 8 group "1"'s, 10 and 11 group "2"'s. */
+static void test_idle_group(void)
+{
+    static const char text[] =
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4, \"pg_config\": ["
+        PG("0", "4", "[0, 1, 2, 3]", "cpu:gloo") ", " PG("1", "2", "[0, 1]", "cpu:gloo") ", "
+        PG("2", "2", "[0, 2]", "cpu:gloo") "]},"
+        "\"traceEvents\": ["
+        AGB("1", "8") GLOO_AG("7", "2") AGB("11", "8") GLOO_AG("8", "12")
+        AGB("21", "8") GLOO_AG("10", "22") AGB("31", "8") GLOO_AG("11", "32")
+        "{\"ph\": \"X\", \"name\": \"c10d::barrier\", \"tid\": 1, \"ts\": 41, \"dur\": 9},"
+        "{\"ph\": \"X\", \"name\": \"gloo:barrier\", \"tid\": 5, \"ts\": 42, \"dur\": 1}]}";
+    pb_jobprof_t jp;
+    pb_err_t err = {0};
+    pb_jobprof_init(&jp);
+    int rc = pb_jp_kineto("idle.json", text, strlen(text), &jp, &err);
+    if (rc != PB_OK)
+        fprintf(stderr, "idle group: %s\n", err.msg);
+    CHECK(rc == PB_OK);
+    int m01[2] = {0, 1}, m02[2] = {0, 2};
+    const pb_jcomm_t *a = comm_of(&jp, 2, m01), *b = comm_of(&jp, 2, m02);
+    CHECK(a && b);
+    /* 8 elements gathered from each of 2 ranks: 16 x 4 B */
+    CHECK(a && count(&jp, 0, a, "_allgather_base", 8, 64) == 2);
+    CHECK(b && count(&jp, 0, b, "_allgather_base", 8, 64) == 2);
+    pb_jobprof_free(&jp);
 }
 
 /* Across files: a rank twice, a world that changes. */
@@ -323,6 +384,7 @@ int main(void)
     test_real();
     test_nccl();
     test_bad();
+    test_idle_group();
     test_files();
     test_sniff();
     PB_TEST_END("test_jp_kineto");
