@@ -111,20 +111,13 @@
  *   through Flax's fp8 dot_general (flax/linen/fp8_ops.py: delayed scaling
  *   with an amax history, weights and inputs cast at every call, no norm
  *   fusion). */
-/* SP's weight-gradient gathers (sp_regather, the last field): Megatron-
- * Core's LinearWithGradAccumulationAndAsyncCommunication.backward and
- * Transformer Engine's LayerNormLinear keep the input's sequence shard
- * and gather it again (megatron, nemo, and deepspeed's Megatron layers);
- * torchtitan's DTensor ColwiseParallel redistributes the input before
- * the matmul, which autograd saves gathered (0); fsdp and maxtext run no
- * Megatron-style SP (0). */
 static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
     [PB_FW_MEGATRON] = {"megatron", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 0.0, 0.0, 0,
-                        {1, 1, 0, 0}, PB_FW_MEGATRON_MEM, 1},
+                        {1, 1, 0, 0}, PB_FW_MEGATRON_MEM},
     [PB_FW_NEMO] = {"nemo", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 1.0, 0.0, 0,
-                    {1, 1, 0, 1}, PB_FW_MEGATRON_MEM, 1},
+                    {1, 1, 0, 1}, PB_FW_MEGATRON_MEM},
     [PB_FW_DEEPSPEED] = {"deepspeed", PB_FW_MEGATRON_KERNELS, 0, 1, 0, 0, 0, 0.0, 8.0, 1,
-                         {1, 1, 0, 0}, {6.0, 2, 0, 2, 0, 0, 0.48, 1e9}, 1},
+                         {1, 1, 0, 0}, {6.0, 2, 0, 2, 0, 0, 0.48, 1e9}},
     [PB_FW_FSDP] = {"fsdp",
                     {36.0, 92.0, 8.0, 15.0},
                     {4.0, 6.0, 1.0, 2.0},
@@ -134,11 +127,11 @@ static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
                     {20.0, 30.0, 5.0, 8.0},
                     1, 1, 0, 0, 0, 0, 0.0, 0.0, 0,
                     {0, 0, 1, 0},
-                    {16.0, 4, 1, 2, 0, 0, 0.36, 0.0}, 0},
+                    {16.0, 4, 1, 2, 0, 0, 0.36, 0.0}},
     [PB_FW_TORCHTITAN] = {"torchtitan", PB_FW_COMPILED_KERNELS, 1, 1, 0, 1, 0, 1, 0.0, 0.0, 0,
-                          {0, 0, 1, 0}, {4.0, 4, 1, 2, 0, 1, 0.18, 0.0}, 0},
+                          {0, 0, 1, 0}, {4.0, 4, 1, 2, 0, 1, 0.18, 0.0}},
     [PB_FW_MAXTEXT] = {"maxtext", PB_FW_COMPILED_KERNELS, 0, 1, 1, 1, 0, 0, 0.0, 0.0, 0,
-                       {0, 0, 0, 0}, {6.0, 4, 1, 2, 0, 0, 0.20, 0.0}, 0},
+                       {0, 0, 0, 0}, {6.0, 4, 1, 2, 0, 0, 0.20, 0.0}},
 };
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw)

@@ -3,20 +3,13 @@
  * Megatron's and Transformer Engine's kernels, by torch.compile, or
  * unfused eager PyTorch ops), the stack's default overlaps, its gradient
  * accumulation, its pipeline engine's per-micro-batch work and its FP8
- * recipe.  Every number's source is in pb_framework.c and doc/MODEL.md
+ * recipe (its traffic: patterns/pb_fw_traffic.h).  Every number's source is in pb_framework.c and doc/MODEL.md
  * ("Stacks and FP8"). */
 #ifndef PB_FRAMEWORK_H
 #define PB_FRAMEWORK_H
 
-typedef enum pb_fw {
-    PB_FW_MEGATRON, /* Megatron-LM / Megatron-Core with Transformer Engine: the default */
-    PB_FW_NEMO,
-    PB_FW_DEEPSPEED,
-    PB_FW_FSDP,
-    PB_FW_TORCHTITAN,
-    PB_FW_MAXTEXT, /* JAX / XLA (MaxText, AXLearn, Pax) */
-    PB_FW_COUNT
-} pb_fw_t;
+/* the stacks themselves, and what they do to the traffic */
+#include "../patterns/pb_fw_traffic.h"
 
 /* One kind of memory-bound kernel of a layer: bytes moved per element it
  * runs over, and kernels launched, forward (f) and backward (b). */
@@ -85,9 +78,6 @@ typedef struct pb_fw_desc {
     int ds_pipe;
     pb_fw_fp8_t fp8;
     pb_fw_mem_t mem;
-    /* SP's backward gathers a column-parallel layer's input again for
-     * its weight gradient (pb_traffic_cfg_t.sp_regather) */
-    int sp_regather;
 } pb_fw_desc_t;
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw);

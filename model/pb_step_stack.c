@@ -16,7 +16,7 @@ void pb_step_cfg_framework(pb_step_cfg_t *c, pb_fw_t fw)
     c->grad_accum_fused = d->grad_accum_fused;
     c->zero3_copies = d->zero3_copies;
     c->tp_overlap = d->tp_overlap;
-    c->traffic.sp_regather = d->sp_regather;
+    pb_traffic_cfg_framework(&c->traffic, fw);
 }
 
 double pb_step_hidden_cost(double hidden_s, int net)

@@ -12,7 +12,16 @@ void pb_traffic_cfg_default(pb_traffic_cfg_t *c)
     c->grad_dtype = PB_F32;
     c->param_dtype = -1;
     c->imbalance = 1.0;
-    c->sp_regather = 1;
+    pb_traffic_cfg_framework(c, PB_FW_MEGATRON);
+}
+
+void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw)
+{
+    const pb_fw_traffic_t *t = pb_fw_traffic(fw);
+    c->sp_regather = t->sp_regather;
+    c->z3_ends = t->z3_ends;
+    c->z3_pp_once = t->z3_pp_once;
+    c->sp_norm = t->sp_norm;
 }
 
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)

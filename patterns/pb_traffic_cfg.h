@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../core/pb_dtype.h"
+#include "pb_fw_traffic.h"
 
 typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP } pb_bucket_t;
 
@@ -35,9 +36,19 @@ typedef struct pb_traffic_cfg {
      * gathered input (DTensor's ColwiseParallel: autograd saves the
      * redistributed tensor).  1 by default, Megatron's. */
     int sp_regather;
+    /* ZeRO-3's units beside the layers, and whether a pipeline gathers
+     * and reduces once a step (pb_fw_traffic.h); the layers only, every
+     * micro-batch, by default */
+    pb_z3_ends_t z3_ends;
+    int z3_pp_once;
+    /* SP norm weights' gradients summed over TP (pb_fw_traffic.h) */
+    pb_sp_norm_t sp_norm;
 } pb_traffic_cfg_t;
 
+/* Megatron's traffic (the defaults parbench has always had) */
 void pb_traffic_cfg_default(pb_traffic_cfg_t *c);
+/* the stack's choices (pb_fw_traffic.h) over *c */
+void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw);
 
 /* Bucket sizes in elements. */
 #define PB_DDP_BUCKET_BYTES (UINT64_C(25) << 20) /* torch bucket_cap_mb = 25 */

@@ -9,7 +9,9 @@
  *  ZeRO 3:   per layer, parameters all-gathered before its forward and
  *            again before its backward, gradients reduce-scattered after
  *            it, every micro-batch (FSDP FULL_SHARD).  The unit is one
- *            dense layer (P_layer / tp); embeddings are left out.
+ *            dense layer; the embedding and output layer as the stack
+ *            wraps them, under a pipeline once a step where it says so
+ *            (pb_fw_traffic.h).
  * Sharded buckets are padded to a multiple of the group size, as
  * Megatron pads them. */
 #include "pb_traffic_priv.h"
@@ -53,27 +55,86 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
     return PB_OK;
 }
 
-static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
+/* One sharded unit's gathers and reduce-scatters: `elems` parameters of
+ * the rank's TP shard, padded to the group; `units` of them on the stage;
+ * gathered before the forward, again before the backward when `regather`
+ * (resharded after forward), reduced after the backward.  `passes` times a
+ * step: every micro-batch, or once where the stack keeps the parameters
+ * gathered and the gradients unreduced until the last. */
+typedef struct z3_unit {
+    uint64_t elems, units;
+    int regather;
+    pb_pat_stage_t stage;
+    const char *fwd, *bwd, *grad;
+} z3_unit_t;
+
+static int z3_push(const pb_tr_in_t *in, int n, const z3_unit_t *u, uint64_t passes,
+                   pb_op_list_t *out, pb_err_t *err)
 {
-    uint64_t unit = pad(pb_model_dense_layer_params(in->m) / (uint64_t)in->l->size[PB_DIM_TP],
-                        (uint64_t)n);
-    uint64_t count = in->layers * in->micro;
+    uint64_t el = pad(u->elems, (uint64_t)n), count = u->units * passes;
     pb_dtype_t gt = in->cfg->grad_dtype;
     pb_dtype_t pt = in->cfg->param_dtype >= 0 ? (pb_dtype_t)in->cfg->param_dtype : in->m->dtype;
-    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, unit * pb_dtype_size(pt),
-                             pt, count, PB_PH_FWD, 1, PB_P2P_NONE,
-                             "layer parameters (ZeRO-3)");
-    o.per_pass = 1; /* every layer of every micro-batch gathers its weights */
+    int per_pass = passes == in->micro; /* not kept for the step */
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, el * pb_dtype_size(pt), pt,
+                             count, PB_PH_FWD, 1, PB_P2P_NONE, u->fwd);
+    o.per_pass = per_pass;
+    o.stage = u->stage;
     if (pb_op_list_push(out, &o, err))
         return err->code;
-    o.phase = PB_PH_BWD;
-    o.what = "layer parameters again (ZeRO-3)";
-    if (pb_op_list_push(out, &o, err))
-        return err->code;
-    o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, PB_GK_DP, n, unit * pb_dtype_size(gt), gt,
-                 count, PB_PH_BWD, 1, PB_P2P_NONE, "layer gradients (ZeRO-3)");
-    o.per_pass = 1;
+    if (u->regather) {
+        o.phase = PB_PH_BWD;
+        o.what = u->bwd;
+        if (pb_op_list_push(out, &o, err))
+            return err->code;
+    }
+    o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, PB_GK_DP, n, el * pb_dtype_size(gt), gt, count,
+                 PB_PH_BWD, 1, PB_P2P_NONE, u->grad);
+    o.per_pass = per_pass;
+    o.stage = u->stage;
     return pb_op_list_push(out, &o, err);
+}
+
+/* ZeRO-3 (pb_fw_traffic.h): the layers, each a unit; the embedding and
+ * the output layer as the stack wraps them.  A layer's norms are not
+ * split by TP (Megatron's and DTensor's SequenceParallel norms keep
+ * their whole weight); the embedding and output matrices are (vocab-
+ * parallel). */
+static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
+{
+    const pb_model_t *m = in->m;
+    uint64_t tp = (uint64_t)in->l->size[PB_DIM_TP], h = m->hidden;
+    int piped = in->l->size[PB_DIM_PP] > 1, once = piped && in->cfg->z3_pp_once;
+    uint64_t passes = once ? 1 : in->micro, vh = m->vocab * h / tp;
+    pb_pat_stage_t first = piped ? PB_STAGE_FIRST : PB_STAGE_EVERY;
+    pb_pat_stage_t last = piped ? PB_STAGE_LAST : PB_STAGE_EVERY;
+    z3_unit_t units[3] = {
+        {(pb_model_dense_layer_params(m) - 2 * h) / tp + 2 * h, in->layers, !once,
+         PB_STAGE_EVERY, "layer parameters (ZeRO-3)", "layer parameters again (ZeRO-3)",
+         "layer gradients (ZeRO-3)"},
+        {vh, 1, !once, first, "embedding parameters (ZeRO-3)",
+         "embedding parameters again (ZeRO-3)", "embedding gradients (ZeRO-3)"},
+        {vh + h, 1, 0, last, "norm + output layer parameters (ZeRO-3)", NULL,
+         "norm + output layer gradients (ZeRO-3)"},
+    };
+    int nunits = 1;
+    if (in->cfg->z3_ends == PB_Z3_ENDS_UNITS)
+        nunits = 3;
+    if (in->cfg->z3_ends == PB_Z3_ENDS_ROOT) {
+        /* one root unit, kept gathered after forward; split between the
+         * ends when a pipeline puts them on different stages */
+        units[1].regather = 0;
+        units[1].fwd = "root parameters (ZeRO-3)";
+        units[1].grad = "root gradients (ZeRO-3)";
+        if (!piped)
+            units[1].elems = 2 * vh + h;
+        else
+            units[2].fwd = units[1].fwd, units[2].grad = units[1].grad;
+        nunits = piped ? 3 : 2;
+    }
+    for (int i = 0; i < nunits; i++)
+        if (z3_push(in, n, &units[i], passes, out, err))
+            return err->code;
+    return PB_OK;
 }
 
 int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)

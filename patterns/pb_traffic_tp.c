@@ -16,7 +16,9 @@
  * logits' max, the target's logit, the sum of exponentials).  And with
  * SP, the backward of every column-parallel linear that keeps only its
  * sequence shard gathers its input again for the weight gradient
- * (pb_traffic_cfg_t.sp_regather). */
+ * (pb_traffic_cfg_t.sp_regather); and each TP rank's norm weights have
+ * seen only their sequence shard, so their gradients are summed over TP
+ * (pb_traffic_cfg_t.sp_norm). */
 #include "pb_traffic_priv.h"
 
 typedef struct tp_op {
@@ -98,6 +100,46 @@ static int ends(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     return push(in, out, &ce, tokens * pb_dtype_size(PB_F32), PB_F32, err);
 }
 
+/* SP's norm-weight gradients (pb_fw_traffic.h): two norms a layer, the
+ * final norm on the last stage (biases, as the model's parameters, not
+ * counted).  Megatron's one coalesced buffer is the stage's layers' norms
+ * under a pipeline (the last stage's holds one norm more); DTensor's one
+ * per weight, inside FSDP2's reduction every micro-batch (once a step
+ * where the pipeline keeps gradients unreduced), else once a step. */
+static int norm_grads(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
+{
+    uint64_t h = in->m->hidden, ge = pb_dtype_size(in->cfg->grad_dtype);
+    int piped = in->l->size[PB_DIM_PP] > 1;
+    if (in->cfg->sp_norm == PB_SPNORM_COALESCED) {
+        tp_op_t c = {PB_ALLREDUCE, PB_PH_OPT, 1, PB_STAGE_EVERY,
+                     "sequence-parallel norm gradients, coalesced"};
+        return push(in, out, &c, (2 * in->layers + !piped) * h * ge, in->cfg->grad_dtype, err);
+    }
+    if (in->cfg->sp_norm != PB_SPNORM_EACH)
+        return PB_OK;
+    int fsdp = in->cfg->zero == 3 && in->l->size[PB_DIM_DP] * in->l->size[PB_DIM_CP] > 1;
+    uint64_t passes = fsdp && !(piped && in->cfg->z3_pp_once) ? in->micro : 1;
+    pb_phase_t ph = fsdp ? PB_PH_BWD : PB_PH_OPT;
+    const tp_op_t each[] = {
+        {PB_ALLREDUCE, ph, (2 * in->layers + !piped) * passes, PB_STAGE_EVERY,
+         "a sequence-parallel norm's weight gradient"},
+        {PB_ALLREDUCE, ph, piped ? passes : 0, PB_STAGE_LAST,
+         "the final norm's weight gradient"},
+    };
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
+        if (each[i].count == 0)
+            continue;
+        pb_pat_op_t o = pb_tr_op(in->tp_strategy, PB_ALLREDUCE, PB_GK_TP,
+                                 in->l->size[PB_DIM_TP], h * ge, in->cfg->grad_dtype,
+                                 each[i].count, ph, 0, PB_P2P_NONE, each[i].what);
+        o.per_pass = passes > 1;
+        o.stage = each[i].stage;
+        if (pb_op_list_push(out, &o, err))
+            return err->code;
+    }
+    return PB_OK;
+}
+
 int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
 {
     if (in->l->size[PB_DIM_TP] < 2)
@@ -128,5 +170,7 @@ int pb_traffic_tp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
         layers(in, out, PB_PH_BWD, per_step, "recomputed forward (activation recompute)",
                "recomputed forward gather", "recomputed forward scatter", err))
         return err->code;
-    return ends(in, out, err);
+    if (ends(in, out, err))
+        return err->code;
+    return in->tp_strategy == PB_STRAT_SP ? norm_grads(in, out, err) : PB_OK;
 }

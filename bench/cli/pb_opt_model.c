@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../model/pb_framework.h"
 #include "pb_opt_set.h"
 
 
@@ -131,6 +132,18 @@ static int set_bucket(pb_options_t *o, const pb_opt_spec_t *s, const char *v, co
     return PB_OK;
 }
 
+/* named as the command line is read, so no later error hides it */
+static int set_framework(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                         const char *shown, pb_err_t *err)
+{
+    (void)s, (void)shown;
+    pb_fw_t fw;
+    if (pb_fw_parse(v, &fw) != 0)
+        return pb_err_set(err, PB_EINPUT, "--framework takes %s, not '%s'", pb_fw_names(), v);
+    o->model.train.framework = v;
+    return PB_OK;
+}
+
 static int set_zero(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
                     pb_err_t *err)
 {
@@ -172,6 +185,13 @@ static const pb_opt_spec_t train_specs[] = {
      "full activation recomputation (repeats TP forward ops)", NULL, NULL},
     {"imbalance", 0, "F", set_imbalance, 0, 0,
      "EP: the hottest destination gets F x the mean (alltoallv)", NULL, NULL},
+    {"framework", 0, "NAME", set_framework, 0, 0,
+     "the training stack: megatron (default), nemo, deepspeed,\n"
+     "fsdp (eager PyTorch modules), torchtitan (FSDP2 +\n"
+     "torch.compile) or maxtext (JAX/XLA): the operations it\n"
+     "sends, its kernels, overlaps and gradient accumulation;\n"
+     "the other flags override its defaults",
+     "megatron nemo deepspeed fsdp torchtitan maxtext", NULL},
     {"tokens-per-step", 0, "T", pb_opt_u64, PB_OFF(model.train.tokens_per_step), 1,
      "the global batch in tokens (= --gbs T / --seq)", NULL, NULL},
 };
@@ -266,13 +286,6 @@ static const pb_opt_spec_t predict_specs[] = {
      "or on (1: userbuffers / async TP; the GEMMs pay the SMs it\n"
      "takes) or off (default: the framework's, megatron 0)",
      "on off", NULL},
-    {"framework", 0, "NAME", pb_opt_str, PB_OFF(predict.framework), 0,
-     "the training stack: megatron (default), nemo, deepspeed,\n"
-     "fsdp (eager PyTorch modules), torchtitan (FSDP2 +\n"
-     "torch.compile) or maxtext (JAX/XLA): its kernels,\n"
-     "overlaps and gradient accumulation; the other flags\n"
-     "override its defaults",
-     "megatron nemo deepspeed fsdp torchtitan maxtext", NULL},
     {"overlap", 0, "LETTERS", pb_opt_str, PB_OFF(predict.overlap), 0,
      "what overlaps, as the --against file's column: g gradient\n"
      "reduction, t TP backward beside wgrad, p interleaved\n"
@@ -318,7 +331,7 @@ static const pb_opt_spec_t predict_specs[] = {
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, "              \
     "--recompute-mode, --flash, --no-flash, --causal, --no-causal, --fsdp2, "                  \
     "--unfused-grad-accum, --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p, "  \
-    "--tp-overlap, --framework, --optim-dtype, --loss, --ep-dispatcher and --tflops "  \
+    "--tp-overlap, --optim-dtype, --loss, --ep-dispatcher and --tflops "  \
     "belong to parbench model, plan "                                                          \
     "and step"
 const pb_opt_group_t pb_grp_predict = {"hardware and compute:", predict_specs,

@@ -159,6 +159,9 @@ typedef struct pb_train_opts {
     /* --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p:
      * Megatron-Core's overlaps, each on by default (pb_step.h) */
     int no_overlap_grad, no_overlap_tp_bwd, no_overlap_p2p;
+    /* --framework NAME: the stack, whose operations the traffic lists
+     * and whose defaults a prediction starts from (pb_job_set) */
+    const char *framework;
 } pb_train_opts_t;
 
 /* group "model" (+ "layout"): the model and the layout a pattern, a step,
@@ -203,10 +206,9 @@ typedef struct pb_predict_opts {
                            * default with flash attention) */
     int no_causal;        /* --no-causal: count every score (an encoder) */
     /* the stack's settings, applied by name through pb_job_set (as an
-     * --against file's columns are): --framework NAME (first: its
-     * defaults), --dtype fp8 (the GEMMs'), --tp-overlap F|on|off,
+     * --against file's columns are), after --framework's defaults
+     * (pb_train_opts_t): --dtype fp8 (the GEMMs'), --tp-overlap F|on|off,
      * --recompute-mode MODE (over --recompute / --selective) */
-    const char *framework;
     const char *overlap; /* --overlap LETTERS: an --against file's overlap column */
     const char *gemm_dtype;
     const char *tp_overlap;

@@ -44,7 +44,7 @@ static int hardware(const pb_predict_opts_t *h, pb_hw_t *hw, pb_err_t *err)
 static int stack(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t *j, pb_err_t *err)
 {
     pb_step_cfg_t *s = &j->step;
-    if (h->framework && pb_job_set(j, "framework", h->framework, err) != PB_OK)
+    if (t->framework && pb_job_set(j, "framework", t->framework, err) != PB_OK)
         return err->code;
     if (h->overlap && pb_job_set(j, "overlap", h->overlap, err) != PB_OK)
         return err->code;

@@ -1,4 +1,5 @@
 #include "pb_pattern_plan.h"
+#include "../../model/pb_framework.h"
 #include "../../patterns/pb_hf_config.h"
 #include "../run/pb_launch_env.h"
 
@@ -256,6 +257,9 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
         return err->code;
     p->world = (int)pb_layout_world(&p->layout);
     pb_traffic_cfg_default(&p->cfg);
+    pb_fw_t fw;
+    if (o->train.framework && pb_fw_parse(o->train.framework, &fw) == 0) /* checked when read */
+        pb_traffic_cfg_framework(&p->cfg, fw);
     p->cfg.bucket = o->train.dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
     p->cfg.zero = o->train.zero;
     p->cfg.recompute = o->train.recompute;

@@ -47,8 +47,15 @@ static void test_parse_and_layout(void)
     CHECK(PLAN(&p, &err, 4, "--pattern", "sp") == PB_OK);
     CHECK(p.layout.size[PB_DIM_TP] == 4 && p.layout.sp == 1);
     /* the layers' gathers and scatters each way, the weight-gradient
-     * gathers, the embedding's 2, the output layer's 3, the loss's 1 */
-    CHECK(p.ops.n == 11 && p.ops.ops[0].strategy == PB_STRAT_SP);
+     * gathers, the embedding's 2, the output layer's 3, the loss's 1, the
+     * norms' gradients' 1 */
+    CHECK(p.ops.n == 12 && p.ops.ops[0].strategy == PB_STRAT_SP);
+    pb_pattern_plan_free(&p);
+    /* torchtitan's: no weight-gradient gathers, so the output layer's 2;
+     * the norms' gradients one at a time, once a step (no FSDP), 1 record:
+     * 4 + 2 + 2 + 1 + 1 */
+    CHECK(PLAN(&p, &err, 4, "--pattern", "sp", "--framework", "torchtitan") == PB_OK);
+    CHECK(p.ops.n == 10 && p.cfg.sp_regather == 0 && p.cfg.sp_norm == PB_SPNORM_EACH);
     pb_pattern_plan_free(&p);
     CHECK(PLAN(&p, &err, 4, "--pattern", "ep", "--experts", "8", "--topk", "2") == PB_OK);
     CHECK(p.layout.size[PB_DIM_EP] == 4 && p.layout.size[PB_DIM_DP] == 4);

@@ -138,8 +138,8 @@ static void test_sp_70b(void)
     pb_traffic_cfg_default(&c);
     pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_SP);
     /* layers 4 + weight-gradient gathers 1 + embedding 2 + output layer 3
-     * + loss 1 */
-    CHECK(ops.n == 11);
+     * + loss 1 + the norms' gradients 1 */
+    CHECK(ops.n == 12);
     for (int ph = PB_PH_FWD; ph <= PB_PH_BWD; ph++) {
         const pb_pat_op_t *ag = find(&ops, PB_ALLGATHER, (pb_phase_t)ph, 0);
         const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, (pb_phase_t)ph, 0);
@@ -154,17 +154,24 @@ static void test_sp_70b(void)
     CHECK(wg != NULL);
     if (wg)
         CHECK(wg->count == 40 && wg->bytes == 64 * MiB && wg->stage == PB_STAGE_EVERY);
-    /* every stage: 160 + 40 ops, wire 80 x 112 + 40 x 56 = 11200 MiB; the
-     * last stage's own (output layer: gather, scatter, gather again; the
-     * loss's 3) 3 x 56 MiB + 84 KiB, over the first's (embedding: scatter,
-     * gather) 2 x 56 MiB */
+    /* Megatron-Core's one all-reduce of the stage's 2 x 20 norm weights'
+     * fp32 gradients a step (finalize_model_grads.py): 40 x 8192 x 4 B =
+     * 1.25 MiB */
+    const pb_pat_op_t *ng = find(&ops, PB_ALLREDUCE, PB_PH_OPT, 0);
+    CHECK(ng && ng->count == 1 && ng->bytes == 40 * 32768 && ng->dtype == PB_F32);
+    /* every stage: 160 + 40 + 1 ops, wire 80 x 112 + 40 x 56 MiB + 2 x 7/8
+     * x 1.25 MiB = 11200 MiB + 2293760 B; the last stage's own (output
+     * layer: gather, scatter, gather again; the loss's 3) 3 x 56 MiB + 84
+     * KiB, over the first's (embedding: scatter, gather) 2 x 56 MiB */
     pb_traffic_total_t t = pb_traffic_total(&ops, PB_STRAT_SP);
-    CHECK(t.ops == 206);
-    CHECK(t.wire_bytes == 11200 * MiB + 168 * MiB + 3 * 28672);
+    CHECK(t.ops == 207);
+    CHECK(t.wire_bytes == 11200 * MiB + 2293760 + 168 * MiB + 3 * 28672);
     pb_op_list_free(&ops);
 
-    /* a stack that keeps the gathered input (torchtitan's DTensor) */
+    /* a stack that keeps the gathered input (torchtitan's DTensor), its
+     * norms' gradients left out here (test_patterns_stacks.c has them) */
     c.sp_regather = 0;
+    c.sp_norm = PB_SPNORM_NONE;
     ops = gen(&m, &l, &c, PB_STRAT_SP);
     CHECK(ops.n == 9);
     CHECK(pb_traffic_total(&ops, PB_STRAT_SP).ops == 160 + 5);
@@ -274,9 +281,11 @@ static void test_dp_buckets(void)
 
 /* ZeRO 3 on the 70B example at tp 8, dp 4: one dense layer has
  * 2*8192^2 + 2*8192*1024 + 3*8192*28672 + 2*8192 = 855,654,400
- * parameters, /8 = 106,956,800 per rank (a multiple of 4); all-gathered
- * in bf16 forward and backward and reduce-scattered in fp32 for each of
- * the 80 layers and 4 micro-batches (gbs 16 / dp 4). */
+ * parameters; TP splits all but the two norms: (855,654,400 - 16,384) / 8
+ * + 16,384 = 106,971,136 per rank (a multiple of 4); all-gathered in bf16
+ * forward and backward and reduce-scattered in fp32 for each of the 80
+ * layers and 4 micro-batches (gbs 16 / dp 4).  Megatron's: the layers
+ * only. */
 static void test_zero3(void)
 {
     pb_model_t m = preset("example-70b");
@@ -292,8 +301,8 @@ static void test_zero3(void)
     const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, PB_PH_BWD, 0);
     CHECK(f && rs);
     if (f && rs) {
-        CHECK(f->bytes == UINT64_C(106956800) * 2 && f->count == 320);
-        CHECK(rs->bytes == UINT64_C(106956800) * 4 && rs->count == 320);
+        CHECK(f->bytes == UINT64_C(106971136) * 2 && f->count == 320);
+        CHECK(rs->bytes == UINT64_C(106971136) * 4 && rs->count == 320);
     }
     pb_op_list_free(&ops);
 }

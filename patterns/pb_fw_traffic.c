@@ -1,0 +1,53 @@
+/* Each stack's traffic choices, from its source (doc/patterns.md, "Per
+ * framework"):
+ *
+ * sp_regather - Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
+ *   .backward and Transformer Engine's LayerNormLinear keep the input's
+ *   sequence shard and gather it again for the weight gradient (megatron,
+ *   nemo, and deepspeed's Megatron layers); torchtitan's DTensor
+ *   ColwiseParallel redistributes the input before the matmul, which
+ *   autograd saves gathered; fsdp and maxtext run no Megatron-style SP.
+ *
+ * z3_ends - torchtitan/distributed/fsdp.py apply_fsdp_to_decoder
+ *   (pytorch/torchtitan b5bcd76, 2026-08): fully_shard(tok_embeddings,
+ *   reshard_after_forward=<policy>), fully_shard([norm, lm_head],
+ *   reshard_after_forward=policy == "always"), each block with the
+ *   policy, then the root (no parameters of its own left).  FSDP1
+ *   (fsdp): torch/distributed/fsdp/_runtime_utils.py
+ *   _post_forward_reshard keeps the root's flat parameter gathered.
+ *   Megatron, NeMo, DeepSpeed and MaxText: left out (the layers only).
+ *
+ * z3_pp_once - torchtitan's "default" reshard policy is not to reshard
+ *   after forward under a pipeline (get_fsdp_reshard_after_forward_policy:
+ *   "avoid per-microbatch all-gathers"), and torch.distributed.pipelining's
+ *   stage sets set_reshard_after_backward(False) and
+ *   set_requires_gradient_sync(False) for every backward, reducing once
+ *   after the last (pipelining/stage.py backward_maybe_with_nosync,
+ *   start_gradient_reduction).
+ *
+ * sp_norm - Megatron-Core: finalize_model_grads.py
+ *   _allreduce_non_tensor_model_parallel_grads (NVIDIA/Megatron-LM
+ *   d98e8a6, 2026-08), one coalesced all-reduce over TP of the gradients
+ *   of parameters marked sequence_parallel (Transformer Engine's norms
+ *   mark theirs), SUM; NeMo runs Megatron-Core's.  torchtitan: DTensor
+ *   SequenceParallel norms (recorded: tests/fixtures/pytorch/gloo-tpsp
+ *   and gloo-2d, one all-reduce of each norm weight's gradient; with
+ *   FSDP2 in fp32 before each reduce-scatter, without it once a step in
+ *   the fused AdamW).  DeepSpeed: not listed (its Megatron-DeepSpeed
+ *   layers' reduction is not checked against a source here); fsdp and
+ *   maxtext run no Megatron-style SP. */
+#include "pb_fw_traffic.h"
+
+static const pb_fw_traffic_t fw_traffic[PB_FW_COUNT] = {
+    [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED},
+    [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED},
+    [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE},
+    [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE},
+    [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH},
+    [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE},
+};
+
+const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw)
+{
+    return &fw_traffic[fw >= 0 && fw < PB_FW_COUNT ? fw : PB_FW_MEGATRON];
+}

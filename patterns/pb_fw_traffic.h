@@ -1,0 +1,67 @@
+/* pb_fw_traffic.h - the training stacks, and what each one's choices do
+ * to the operations a step sends: the one list the patterns, the step
+ * model (model/pb_framework.h adds its kernels, overlaps and memory to
+ * the same stacks) and `parbench profile` all read.
+ *
+ * Here, below the model, because the traffic generators need it and
+ * patterns/ may not include model/. */
+#ifndef PB_FW_TRAFFIC_H
+#define PB_FW_TRAFFIC_H
+
+typedef enum pb_fw {
+    PB_FW_MEGATRON, /* Megatron-LM / Megatron-Core with Transformer Engine: the default */
+    PB_FW_NEMO,
+    PB_FW_DEEPSPEED,
+    PB_FW_FSDP,
+    PB_FW_TORCHTITAN,
+    PB_FW_MAXTEXT, /* JAX / XLA (MaxText, AXLearn, Pax) */
+    PB_FW_COUNT
+} pb_fw_t;
+
+/* How ZeRO-3 (fully sharded data parallelism) wraps what is outside the
+ * transformer layers: the embedding, the final norm and the output layer. */
+typedef enum pb_z3_ends {
+    /* left out of the sharded units (their gradients not counted) */
+    PB_Z3_ENDS_NONE,
+    /* torchtitan's apply_fsdp_to_decoder: the embedding a unit of its
+     * own, resharded after forward as the layers are; [norm, output] one
+     * unit kept gathered after forward ("FSDP would prefetch them
+     * immediately") */
+    PB_Z3_ENDS_UNITS,
+    /* FSDP1 with a transformer-layer wrap policy: what the layers leave
+     * is the root's flat parameter, which the root keeps gathered after
+     * forward (_runtime_utils.py _post_forward_reshard: "Do not free the
+     * root's parameters ... used for backward") */
+    PB_Z3_ENDS_ROOT
+} pb_z3_ends_t;
+
+/* How sequence parallelism's norm weights get their gradients summed over
+ * TP (each TP rank saw only its sequence shard). */
+typedef enum pb_sp_norm {
+    PB_SPNORM_NONE, /* not listed */
+    /* Megatron-Core finalize_model_grads.py _allreduce_non_tensor_model_
+     * parallel_grads: every parameter marked sequence_parallel, flattened
+     * into one buffer, one all-reduce over TP a step */
+    PB_SPNORM_COALESCED,
+    /* DTensor's SequenceParallel: each norm weight's gradient is a Partial
+     * DTensor, all-reduced one by one - by FSDP2 before its reduce-scatter,
+     * in the reduce type, every micro-batch; without FSDP when the
+     * optimizer first reads it, once a step */
+    PB_SPNORM_EACH
+} pb_sp_norm_t;
+
+typedef struct pb_fw_traffic {
+    /* SP's backward gathers a column-parallel layer's input again for its
+     * weight gradient (pb_traffic_cfg_t.sp_regather) */
+    int sp_regather;
+    pb_z3_ends_t z3_ends;
+    /* ZeRO-3 under a pipeline: each stage gathers its parameters once a
+     * step and reduce-scatters its gradients once, after the last
+     * micro-batch (pb_traffic_cfg_t.z3_pp_once) */
+    int z3_pp_once;
+    pb_sp_norm_t sp_norm;
+} pb_fw_traffic_t;
+
+const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw);
+
+#endif
