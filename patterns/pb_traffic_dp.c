@@ -74,7 +74,7 @@ static int z3_push(const pb_tr_in_t *in, int n, const z3_unit_t *u, uint64_t pas
     uint64_t el = pad(u->elems, (uint64_t)n), count = u->units * passes;
     pb_dtype_t gt = in->cfg->grad_dtype;
     pb_dtype_t pt = in->cfg->param_dtype >= 0 ? (pb_dtype_t)in->cfg->param_dtype : in->m->dtype;
-    int per_pass = passes == in->micro; /* not kept for the step */
+    int per_pass = passes == in->micro; /* each micro-batch's, not once a step's */
     pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, el * pb_dtype_size(pt), pt,
                              count, PB_PH_FWD, 1, PB_P2P_NONE, u->fwd);
     o.per_pass = per_pass;
