@@ -129,13 +129,11 @@ static int norm_grads(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
         if (each[i].count == 0)
             continue;
-        pb_pat_op_t o = pb_tr_op(in->tp_strategy, PB_ALLREDUCE, PB_GK_TP,
-                                 in->l->size[PB_DIM_TP], h * ge, in->cfg->grad_dtype,
-                                 each[i].count, ph, 0, PB_P2P_NONE, each[i].what);
-        o.per_pass = fsdp && passes == in->micro; /* in each micro-batch's backward */
-        o.stage = each[i].stage;
-        if (pb_op_list_push(out, &o, err))
+        if (push(in, out, &each[i], h * ge, in->cfg->grad_dtype, err))
             return err->code;
+        /* per pass only in each micro-batch's backward (push's TP rule
+         * takes any backward op as one) */
+        out->ops[out->n - 1].per_pass = fsdp && passes == in->micro;
     }
     return PB_OK;
 }
