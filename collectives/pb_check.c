@@ -78,6 +78,9 @@ void pb_store_int(void *buf, uint64_t i, pb_dtype_t t, uint64_t v)
     case PB_I8:
         ((int8_t *)buf)[i] = (int8_t)v;
         break;
+    case PB_I64:
+        ((int64_t *)buf)[i] = (int64_t)v;
+        break;
     case PB_F8E4M3:
         ((uint8_t *)buf)[i] = pb_float_to_f8e4m3((float)v);
         break;
@@ -110,6 +113,9 @@ double pb_load_double(const void *buf, uint64_t i, pb_dtype_t t)
         break;
     case PB_I8:
         d = ((const int8_t *)buf)[i];
+        break;
+    case PB_I64:
+        d = (double)((const int64_t *)buf)[i];
         break;
     case PB_F8E4M3:
         d = pb_f8e4m3_to_float(((const uint8_t *)buf)[i]);
@@ -189,7 +195,7 @@ void pb_fill_red_host(void *buf, uint64_t count, pb_dtype_t t, pb_redparams_t p,
     pb_fill_host(buf, count, t, (uint64_t)rank + first_global, p.q);
 }
 
-static int is_float_type(pb_dtype_t t) { return t != PB_I32 && t != PB_I8; }
+static int is_float_type(pb_dtype_t t) { return t != PB_I32 && t != PB_I8 && t != PB_I64; }
 
 /* From element j on, the expected values rise by *step per element for
  * the returned number of elements (pb_cm_expect's closed forms are

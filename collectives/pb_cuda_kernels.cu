@@ -34,6 +34,7 @@ __device__ void store(void *buf, uint64_t i, pb_dtype_t t, uint64_t v)
     case PB_BF16: static_cast<__nv_bfloat16 *>(buf)[i] = __float2bfloat16_rn(f); break;
     case PB_I32: static_cast<int32_t *>(buf)[i] = (int32_t)v; break;
     case PB_I8: static_cast<int8_t *>(buf)[i] = (int8_t)v; break;
+    case PB_I64: static_cast<int64_t *>(buf)[i] = (int64_t)v; break;
     case PB_F8E4M3: static_cast<__nv_fp8_e4m3 *>(buf)[i] = __nv_fp8_e4m3(f); break;
     case PB_F8E5M2: static_cast<__nv_fp8_e5m2 *>(buf)[i] = __nv_fp8_e5m2(f); break;
     default: break;
@@ -49,6 +50,7 @@ __device__ double load(const void *buf, uint64_t i, pb_dtype_t t)
     case PB_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(buf)[i]);
     case PB_I32: return static_cast<const int32_t *>(buf)[i];
     case PB_I8: return static_cast<const int8_t *>(buf)[i];
+    case PB_I64: return (double)static_cast<const int64_t *>(buf)[i];
     case PB_F8E4M3: return (float)static_cast<const __nv_fp8_e4m3 *>(buf)[i];
     case PB_F8E5M2: return (float)static_cast<const __nv_fp8_e5m2 *>(buf)[i];
     default: return -1.0;

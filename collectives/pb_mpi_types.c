@@ -19,6 +19,8 @@ MPI_Datatype pb_mpi_datatype(pb_dtype_t t)
         return MPI_INT32_T;
     case PB_I8:
         return MPI_INT8_T;
+    case PB_I64:
+        return MPI_INT64_T;
     case PB_F8E4M3:
     case PB_F8E5M2:
         return MPI_UINT8_T;

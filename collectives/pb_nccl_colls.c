@@ -18,6 +18,8 @@ static ncclDataType_t nccl_type(pb_dtype_t t)
         return ncclInt32;
     case PB_I8:
         return ncclInt8;
+    case PB_I64:
+        return ncclInt64;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
     case PB_F8E4M3:
         return ncclFloat8e4m3;

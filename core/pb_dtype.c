@@ -12,7 +12,8 @@ struct dtype_info {
 
 /* exact_max: 2^(significand bits) for binary floats (f32 24 bits, f64 53,
  * f16 11, bf16 8, fp8 e4m3 4, e5m2 3); the largest value for signed
- * integers. */
+ * integers, but 2^53 for int64, which the checker reads through a
+ * double. */
 static const struct dtype_info dtypes[PB_DTYPE_COUNT] = {
     [PB_F32] = {"float", "f32", "fp32", 4, UINT64_C(1) << 24},
     [PB_F64] = {"double", "f64", "fp64", 8, UINT64_C(1) << 53},
@@ -22,6 +23,7 @@ static const struct dtype_info dtypes[PB_DTYPE_COUNT] = {
     [PB_I8] = {"int8", "i8", "char", 1, INT8_MAX},
     [PB_F8E4M3] = {"f8e4m3", "fp8e4m3", "e4m3", 1, UINT64_C(1) << 4},
     [PB_F8E5M2] = {"f8e5m2", "fp8e5m2", "e5m2", 1, UINT64_C(1) << 3},
+    [PB_I64] = {"int64", "i64", "long", 8, UINT64_C(1) << 53},
 };
 
 static const char *const redops[PB_REDOP_COUNT] = {

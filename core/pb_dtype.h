@@ -24,6 +24,8 @@ typedef enum pb_dtype {
     PB_I8,
     PB_F8E4M3, /* OCP fp8: 4 exponent bits, 3 mantissa bits, no infinity */
     PB_F8E5M2, /* OCP fp8: 5 exponent bits, 2 mantissa bits */
+    PB_I64,    /* counts: an MoE router's tokens per expert (Megatron-Core's and
+                * torchtitan's routing_map.sum(0), exchanged before the tokens) */
     PB_DTYPE_COUNT
 } pb_dtype_t;
 
@@ -40,7 +42,8 @@ const char *pb_dtype_name(pb_dtype_t t);
 /* 0 on success, -1 when s names no type. */
 int pb_dtype_parse(const char *s, pb_dtype_t *out);
 
-/* Largest integer N such that every integer in [0, N] is exact in t.
+/* Largest integer N such that every integer in [0, N] is exact in t
+ * (int64: 2^53, as the checker reads every type back through a double).
  * Verification only ever stores such integers, which is why its expected
  * results hold whatever order a reduction adds in. */
 uint64_t pb_dtype_exact_max(pb_dtype_t t);

@@ -142,7 +142,9 @@ int pb_jp_func(const char *name, pb_jkind_t *kind, pb_coll_t *coll)
 int pb_jp_dtype(const char *name, pb_dtype_t *out)
 {
     /* NCCL's ncclDataType_t names, PyTorch's ScalarType names (c10's
-     * "Float", "BFloat16", "Half", "c10::BFloat16"), then parbench's own. */
+     * "Float", "BFloat16", "Half", "c10::BFloat16", "Long") and the
+     * profiler's C type names ("long int", an int64 tensor's "Input
+     * type"), then parbench's own. */
     static const struct {
         const char *name;
         pb_dtype_t t;
@@ -152,6 +154,7 @@ int pb_jp_dtype(const char *name, pb_dtype_t *out)
         {"bfloat16", PB_BF16}, {"int32", PB_I32},     {"int", PB_I32},
         {"int8", PB_I8},      {"char", PB_I8},        {"float8e4m3", PB_F8E4M3},
         {"float8e4m3fn", PB_F8E4M3}, {"float8e5m2", PB_F8E5M2},
+        {"int64", PB_I64},    {"long", PB_I64},      {"long int", PB_I64},
     };
     char k[48];
     fold(name ? name : "", k, sizeof k);

@@ -150,6 +150,17 @@ static size_t predicted(const pb_pat_op_t *ops, size_t nops, int world, xkey_t *
     return n;
 }
 
+/* An all-to-all is the same operation with split sizes or without:
+ * PyTorch records all_to_all_single as "all_to_allv" whenever splits are
+ * passed, even or not (ProcessGroupNCCL::alltoall_base; gloo's
+ * alltoall_base_ takes them likewise), and Megatron's and torchtitan's
+ * dispatchers always pass them; the bytes tell an uneven one. */
+static int same_coll(pb_coll_t a, pb_coll_t b)
+{
+    int a2a = (a == PB_ALLTOALL || a == PB_ALLTOALLV) && (b == PB_ALLTOALL || b == PB_ALLTOALLV);
+    return a == b || a2a;
+}
+
 /* The unused recorded key for x nearest its size (log distance): within
  * tol when tol >= 0, any size when tol < 0; -1 none. */
 static long nearest(const rkey_t *r, size_t nr, const xkey_t *x, double tol)
@@ -157,7 +168,7 @@ static long nearest(const rkey_t *r, size_t nr, const xkey_t *x, double tol)
     long best = -1;
     double bd = 0.0;
     for (size_t i = 0; i < nr; i++) {
-        if (r[i].used || r[i].coll != x->coll ||
+        if (r[i].used || !same_coll(r[i].coll, x->coll) ||
             !(r[i].dim == x->dim || (x->world_wide && r[i].dim == PB_JD_WORLD)))
             continue;
         double rel = fabs((double)r[i].bytes - (double)x->bytes) / (double)(x->bytes ? x->bytes : 1);

@@ -37,7 +37,8 @@
  * holds NCCL-form operations keeps them and counts its gloo ones in
  * jp->dropped: an NCCL job's gloo groups are a side matter, Megatron's
  * checkpointing ones); and an all-gather's or reduce-scatter's
- * output-to-input ratio must be its group's size.  A process with one
+ * output-to-input ratio, or the length of an all-to-all's split-size
+ * lists, must be its group's size.  A process with one
  * gloo group needs none of this: everything is that group's.  Sends and
  * receives run on the caller's thread, not a worker's (their gloo:send
  * and gloo:recv events are there); their group is told only when there
@@ -210,6 +211,47 @@ static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, const size_t 
     return w < ntids ? &kt->groups[map[w]] : NULL;
 }
 
+/* Entries of a "Concrete Inputs" int list, "[32, 32]": 0 empty or not
+ * a list. */
+static int64_t list_len(const char *v)
+{
+    if (v == NULL || v[0] != '[')
+        return 0;
+    int64_t n = 0;
+    for (const char *p = v + 1; *p && *p != ']'; p++)
+        if (isdigit((unsigned char)*p) && (p[-1] == '[' || p[-1] == ' ' || p[-1] == ','))
+            n++;
+    return n;
+}
+
+/* The group size an op's sizes say: a base gather's output over its
+ * input, a base scatter's input over its output, a base all-to-all's
+ * split sizes (one per rank of the group: alltoall_base_(output, input,
+ * pg, output_split_sizes, input_split_sizes, ...), recorded in "Concrete
+ * Inputs"; torch's functional all_to_all_single fills them in even for
+ * equal splits); 0 they say none, -1 no whole size. */
+static int64_t implied_size(const pb_kev_t *c)
+{
+    char fam[48];
+    family(c->name, fam, sizeof fam);
+    if (strstr(c->name, "_base_") == NULL)
+        return 0;
+    if (strcmp(fam, "alltoall") == 0) {
+        const json_t *ci = json_object_get(c->args, "Concrete Inputs");
+        int64_t o = list_len(json_string_value(json_array_get(ci, 3)));
+        int64_t i = list_len(json_string_value(json_array_get(ci, 4)));
+        return o && i && o != i ? -1 : o ? o : i;
+    }
+    int rs = strcmp(fam, "reducescatter") == 0;
+    if (!rs && strcmp(fam, "allgather") != 0)
+        return 0;
+    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
+    int64_t big = rs ? in : out, small = rs ? out : in;
+    if (big <= 0 || small <= 0)
+        return 0;
+    return big % small == 0 ? big / small : -1;
+}
+
 /* The count by the header's convention - what one rank gives, a
  * reduce-scatter's what it receives - from the c10d op's arguments:
  * (output, input) for the gathers, all-to-all and reduce-scatter
@@ -223,11 +265,9 @@ static void gloo_count(const pb_kev_t *c, const char *fam, pb_kgroup_t *g, pb_jo
     int64_t n = takes_input ? in : out;
     op->count = n > 0 ? (uint64_t)n : 0;
     /* the one check of the thread-to-group inference the trace allows:
-     * base gathers and scatters are a group's size apart */
-    int base = strstr(c->name, "_base_") != NULL;
-    if (base && strcmp(fam, "allgather") == 0 && in > 0 && out != in * g->size)
-        *ratio_bad = 1;
-    if (base && strcmp(fam, "reducescatter") == 0 && out > 0 && in != out * g->size)
+     * the group size a base op's sizes say (implied_size) */
+    int64_t said = implied_size(c);
+    if (said != 0 && said != g->size)
         *ratio_bad = 1;
 }
 
@@ -279,29 +319,12 @@ static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_
  * (the file's comment).  A group idle in the window shows fewer: then
  * every way to hand the threads seen, in order, to the groups, at most
  * two each, is tried against what the threads ran - a base gather's or
- * scatter's output-to-input ratio is its group's size - and the threads
- * are placed only when exactly one way fits.  (A 2-D torchtitan job's
- * default group sends nothing in a step; its TP and FSDP groups' gathers
- * place them.) */
-
-/* The group size an op's sizes say: a base gather's output over its
- * input, a base scatter's input over its output; 0 they say none, -1 no
- * whole size. */
-static int64_t implied_size(const pb_kev_t *c)
-{
-    char fam[48];
-    family(c->name, fam, sizeof fam);
-    if (strstr(c->name, "_base_") == NULL)
-        return 0;
-    int rs = strcmp(fam, "reducescatter") == 0;
-    if (!rs && strcmp(fam, "allgather") != 0)
-        return 0;
-    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
-    int64_t big = rs ? in : out, small = rs ? out : in;
-    if (big <= 0 || small <= 0)
-        return 0;
-    return big % small == 0 ? big / small : -1;
-}
+ * scatter's output-to-input ratio is its group's size, as an all-to-all's
+ * split lists' length is - and the threads are placed only when exactly
+ * one way fits.  (A 2-D torchtitan job's default group sends nothing in
+ * a step; its TP and FSDP groups' gathers place them.  An MoE job's loss
+ * group all-reduces once a step, on one of its threads; its EP group's
+ * all-to-alls tell it from the expert-FSDP group of the same size.) */
 
 typedef struct fit {
     const int64_t *need; /* per thread: the size its work says, 0 none, -1 conflicting */

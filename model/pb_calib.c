@@ -339,7 +339,8 @@ static int dtype_order(int dt)
 {
     static const int order[PB_DTYPE_COUNT] = {
         [PB_F32] = 0, [PB_BF16] = 1, [PB_F16] = 2,    [PB_F64] = 3,
-        [PB_I32] = 4, [PB_I8] = 5,   [PB_F8E4M3] = 6, [PB_F8E5M2] = 7};
+        [PB_I32] = 4, [PB_I8] = 5,   [PB_F8E4M3] = 6, [PB_F8E5M2] = 7,
+        [PB_I64] = 8};
     return dt < 0 ? -1 : order[dt];
 }
 

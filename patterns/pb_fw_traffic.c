@@ -35,16 +35,33 @@
  *   FSDP2 in fp32 before each reduce-scatter, without it once a step in
  *   the fused AdamW).  DeepSpeed: not listed (its Megatron-DeepSpeed
  *   layers' reduction is not checked against a source here); fsdp and
- *   maxtext run no Megatron-style SP. */
+ *   maxtext run no Megatron-style SP.
+ *
+ * ep_meta - torchtitan: torchtitan/models/common/token_dispatcher.py
+ *   AllToAllTokenDispatcher.dispatch (b5bcd76): _token_count_exchange,
+ *   an all_to_all_single of routing_map.sum(0) (int64, E of them) over
+ *   the EP mesh under torch.no_grad, before the tokens' all-to-all.
+ *   Megatron-Core's MoEAlltoAllTokenDispatcher gathers its counts over
+ *   TP x EP and sends the routing probabilities beside the tokens
+ *   (token_dispatcher.py preprocess, token_dispatch): not listed yet.
+ *
+ * moe_bias - torchtitan: components/optimizer/optimizer.py
+ *   _update_expert_bias, an optimizer step pre-hook registered when the
+ *   MoE layers have load_balance_coeff (MoE.Config's default 1e-3):
+ *   torch.vstack of every MoE layer's tokens_per_expert_E (fp32), one
+ *   all_reduce over the dense TP mesh when ep > 1 and tp > 1, one over
+ *   the "loss" mesh (batch x cp).  Megatron-Core's equivalent
+ *   (--moe-router-enable-expert-bias, finalize_model_grads.py
+ *   _update_router_expert_bias) is off by default. */
 #include "pb_fw_traffic.h"
 
 static const pb_fw_traffic_t fw_traffic[PB_FW_COUNT] = {
-    [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED},
-    [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED},
-    [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE},
-    [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE},
-    [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH},
-    [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE},
+    [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0},
+    [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0},
+    [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
+    [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
+    [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH, PB_EPMETA_COUNTS, 1},
+    [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
 };
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw)

@@ -50,6 +50,15 @@ typedef enum pb_sp_norm {
     PB_SPNORM_EACH
 } pb_sp_norm_t;
 
+/* What an MoE layer's token dispatcher sends over EP beside the tokens. */
+typedef enum pb_ep_meta {
+    PB_EPMETA_NONE, /* not listed */
+    /* torchtitan's AllToAllTokenDispatcher._token_count_exchange: the
+     * rank's tokens per expert (E int64) all-to-all'd before the tokens,
+     * each MoE layer each micro-batch, forward only (under no_grad) */
+    PB_EPMETA_COUNTS
+} pb_ep_meta_t;
+
 typedef struct pb_fw_traffic {
     /* SP's backward gathers a column-parallel layer's input again for its
      * weight gradient (pb_traffic_cfg_t.sp_regather) */
@@ -60,6 +69,13 @@ typedef struct pb_fw_traffic {
      * micro-batch (pb_traffic_cfg_t.z3_pp_once) */
     int z3_pp_once;
     pb_sp_norm_t sp_norm;
+    pb_ep_meta_t ep_meta;
+    /* The router's expert-bias update (auxiliary-loss-free balancing,
+     * arXiv 2408.15664) all-reduces every MoE layer's tokens per expert,
+     * [MoE layers, E] fp32, over the data-parallel ranks (dp x cp) once a
+     * step, and over TP too when EP runs beside TP
+     * (pb_traffic_cfg_t.moe_bias) */
+    int moe_bias;
 } pb_fw_traffic_t;
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw);

@@ -22,6 +22,8 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw)
     c->z3_ends = t->z3_ends;
     c->z3_pp_once = t->z3_pp_once;
     c->sp_norm = t->sp_norm;
+    c->ep_meta = t->ep_meta;
+    c->moe_bias = t->moe_bias;
 }
 
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)

@@ -43,6 +43,10 @@ typedef struct pb_traffic_cfg {
     int z3_pp_once;
     /* SP norm weights' gradients summed over TP (pb_fw_traffic.h) */
     pb_sp_norm_t sp_norm;
+    /* MoE: what the dispatcher sends beside the tokens, and the
+     * expert-bias update's all-reduce (pb_fw_traffic.h) */
+    pb_ep_meta_t ep_meta;
+    int moe_bias;
 } pb_traffic_cfg_t;
 
 /* Megatron's traffic (the defaults parbench has always had) */

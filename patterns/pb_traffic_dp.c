@@ -9,7 +9,8 @@
  *  ZeRO 3:   per layer, parameters all-gathered before its forward and
  *            again before its backward, gradients reduce-scattered after
  *            it, every micro-batch (FSDP FULL_SHARD).  The unit is one
- *            dense layer; the embedding and output layer as the stack
+ *            layer (an MoE layer's routed experts on the expert-data-
+ *            parallel group); the embedding and output layer as the stack
  *            wraps them, under a pipeline once a step where it says so
  *            (pb_fw_traffic.h).
  * Sharded buckets are padded to a multiple of the group size, as
@@ -55,27 +56,31 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
     return PB_OK;
 }
 
-/* One sharded unit's gathers and reduce-scatters: `elems` parameters of
- * the rank's TP shard, padded to the group; `units` of them on the stage;
- * gathered before the forward, again before the backward when `regather`
- * (resharded after forward), reduced after the backward.  `passes` times a
- * step: every micro-batch, or once where the stack keeps the parameters
- * gathered and the gradients unreduced until the last. */
+/* One sharded unit's gathers and reduce-scatters over group kind g of n
+ * ranks: `elems` parameters of the rank's TP (or EP) shard, padded to the
+ * group; `units` of them on the stage; gathered before the forward, again
+ * before the backward when `regather` (resharded after forward), reduced
+ * after the backward.  `passes` times a step: every micro-batch, or once
+ * where the stack keeps the parameters gathered and the gradients
+ * unreduced until the last. */
 typedef struct z3_unit {
     uint64_t elems, units;
     int regather;
     pb_pat_stage_t stage;
+    pb_gkind_t g;
+    int n;
     const char *fwd, *bwd, *grad;
 } z3_unit_t;
 
-static int z3_push(const pb_tr_in_t *in, int n, const z3_unit_t *u, uint64_t passes,
-                   pb_op_list_t *out, pb_err_t *err)
+static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb_op_list_t *out,
+                   pb_err_t *err)
 {
+    int n = u->n;
     uint64_t el = pad(u->elems, (uint64_t)n), count = u->units * passes;
     pb_dtype_t gt = in->cfg->grad_dtype;
     pb_dtype_t pt = in->cfg->param_dtype >= 0 ? (pb_dtype_t)in->cfg->param_dtype : in->m->dtype;
     int per_pass = passes == in->micro; /* each micro-batch's, not once a step's */
-    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, PB_GK_DP, n, el * pb_dtype_size(pt), pt,
+    pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, u->g, n, el * pb_dtype_size(pt), pt,
                              count, PB_PH_FWD, 1, PB_P2P_NONE, u->fwd);
     o.per_pass = per_pass;
     o.stage = u->stage;
@@ -87,7 +92,7 @@ static int z3_push(const pb_tr_in_t *in, int n, const z3_unit_t *u, uint64_t pas
         if (pb_op_list_push(out, &o, err))
             return err->code;
     }
-    o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, PB_GK_DP, n, el * pb_dtype_size(gt), gt, count,
+    o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, u->g, n, el * pb_dtype_size(gt), gt, count,
                  PB_PH_BWD, 1, PB_P2P_NONE, u->grad);
     o.per_pass = per_pass;
     o.stage = u->stage;
@@ -98,41 +103,59 @@ static int z3_push(const pb_tr_in_t *in, int n, const z3_unit_t *u, uint64_t pas
  * the output layer as the stack wraps them.  A layer's norms are not
  * split by TP (Megatron's and DTensor's SequenceParallel norms keep
  * their whole weight); the embedding and output matrices are (vocab-
- * parallel). */
-static int zero3(const pb_tr_in_t *in, int n, pb_op_list_t *out, pb_err_t *err)
+ * parallel).  An MoE layer is one unit on two groups, as FSDP2 shards it
+ * under torchtitan's apply_fsdp_to_decoder (ep > 1: a shard_placement_fn
+ * puts the routed experts on the expert-FSDP mesh): its attention,
+ * norms, router (replicated over TP) and shared experts over the data-
+ * parallel ranks (n), its routed experts, split by ep and the expert
+ * TP, over the expert-data-parallel ranks (edp).  A group of one rank
+ * sends nothing. */
+static int zero3(const pb_tr_in_t *in, int n, int edp, pb_op_list_t *out, pb_err_t *err)
 {
     const pb_model_t *m = in->m;
-    uint64_t tp = (uint64_t)in->l->size[PB_DIM_TP], h = m->hidden;
-    int piped = in->l->size[PB_DIM_PP] > 1, once = piped && in->cfg->z3_pp_once;
+    const pb_layout_t *l = in->l;
+    uint64_t tp = (uint64_t)l->size[PB_DIM_TP], h = m->hidden;
+    int piped = l->size[PB_DIM_PP] > 1, once = piped && in->cfg->z3_pp_once;
     uint64_t passes = once ? 1 : in->micro, vh = m->vocab * h / tp;
     pb_pat_stage_t first = piped ? PB_STAGE_FIRST : PB_STAGE_EVERY;
     pb_pat_stage_t last = piped ? PB_STAGE_LAST : PB_STAGE_EVERY;
-    z3_unit_t units[3] = {
-        {(pb_model_dense_layer_params(m) - 2 * h) / tp + 2 * h, in->layers, !once,
-         PB_STAGE_EVERY, "layer parameters (ZeRO-3)", "layer parameters again (ZeRO-3)",
-         "layer gradients (ZeRO-3)"},
-        {vh, 1, !once, first, "embedding parameters (ZeRO-3)",
-         "embedding parameters again (ZeRO-3)", "embedding gradients (ZeRO-3)"},
-        {vh + h, 1, 0, last, "norm + output layer parameters (ZeRO-3)", NULL,
-         "norm + output layer gradients (ZeRO-3)"},
+    uint64_t moe_rest = (pb_model_attn_params(m) + pb_model_shared_params(m)) / tp + 2 * h +
+                        h * m->experts;
+    uint64_t experts = pb_model_expert_params(m) /
+                       ((uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_EP]);
+    enum { DENSE, EMB, OUT, MOE, EXPERTS, NUNITS };
+    z3_unit_t u[NUNITS] = {
+        [DENSE] = {(pb_model_dense_layer_params(m) - 2 * h) / tp + 2 * h, in->layers - in->moe,
+                   !once, PB_STAGE_EVERY, PB_GK_DP, n, "layer parameters (ZeRO-3)",
+                   "layer parameters again (ZeRO-3)", "layer gradients (ZeRO-3)"},
+        [EMB] = {vh, 1, !once, first, PB_GK_DP, n, "embedding parameters (ZeRO-3)",
+                 "embedding parameters again (ZeRO-3)", "embedding gradients (ZeRO-3)"},
+        [OUT] = {vh + h, 1, 0, last, PB_GK_DP, n, "norm + output layer parameters (ZeRO-3)", NULL,
+                 "norm + output layer gradients (ZeRO-3)"},
+        [MOE] = {moe_rest, in->moe, !once, PB_STAGE_EVERY, PB_GK_DP, n,
+                 "MoE layer parameters but the experts (ZeRO-3)",
+                 "MoE layer parameters but the experts again (ZeRO-3)",
+                 "MoE layer gradients but the experts (ZeRO-3)"},
+        [EXPERTS] = {experts, in->moe, !once, PB_STAGE_EVERY, PB_GK_EDP, edp,
+                     "expert parameters (ZeRO-3)", "expert parameters again (ZeRO-3)",
+                     "expert gradients (ZeRO-3)"},
     };
-    int nunits = 1;
-    if (in->cfg->z3_ends == PB_Z3_ENDS_UNITS)
-        nunits = 3;
+    int use[NUNITS] = {1, in->cfg->z3_ends == PB_Z3_ENDS_UNITS,
+                       in->cfg->z3_ends == PB_Z3_ENDS_UNITS, 1, 1};
     if (in->cfg->z3_ends == PB_Z3_ENDS_ROOT) {
         /* one root unit, kept gathered after forward; split between the
          * ends when a pipeline puts them on different stages */
-        units[1].regather = 0;
-        units[1].fwd = "root parameters (ZeRO-3)";
-        units[1].grad = "root gradients (ZeRO-3)";
+        u[EMB].regather = 0;
+        u[EMB].fwd = "root parameters (ZeRO-3)";
+        u[EMB].grad = "root gradients (ZeRO-3)";
         if (!piped)
-            units[1].elems = 2 * vh + h;
+            u[EMB].elems = 2 * vh + h;
         else
-            units[2].fwd = units[1].fwd, units[2].grad = units[1].grad;
-        nunits = piped ? 3 : 2;
+            u[OUT].fwd = u[EMB].fwd, u[OUT].grad = u[EMB].grad;
+        use[EMB] = 1, use[OUT] = piped;
     }
-    for (int i = 0; i < nunits; i++)
-        if (z3_push(in, n, &units[i], passes, out, err))
+    for (int i = 0; i < NUNITS; i++)
+        if (use[i] && u[i].n > 1 && u[i].units > 0 && z3_push(in, &u[i], passes, out, err))
             return err->code;
     return PB_OK;
 }
@@ -146,13 +169,11 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     uint64_t expert = pb_model_moe_layers(m) * pb_model_expert_params(m);
     uint64_t dense = pb_model_params(m) - expert;
     int zero = in->cfg->zero;
-    if (n > 1) {
-        int code = zero == 3 ? zero3(in, n, out, err)
-                             : bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err);
-        if (code)
-            return code;
-    }
     int edp = pb_layout_group_size(l, PB_GK_EDP);
+    if (zero == 3)
+        return zero3(in, n, edp, out, err);
+    if (n > 1 && bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err))
+        return err->code;
     uint64_t etp_pp = (uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_PP];
     if (expert > 0 && edp > 1)
         return bucket_ops(in, PB_GK_EDP, edp, expert / (etp_pp * (uint64_t)l->size[PB_DIM_EP]),

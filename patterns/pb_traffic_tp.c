@@ -111,9 +111,12 @@ static int norm_grads(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     uint64_t h = in->m->hidden, ge = pb_dtype_size(in->cfg->grad_dtype);
     int piped = in->l->size[PB_DIM_PP] > 1;
     if (in->cfg->sp_norm == PB_SPNORM_COALESCED) {
+        /* with the MoE routers' weights, E x h each, which Megatron-Core
+         * marks sequence_parallel too (moe/router.py Router.reset_parameters) */
         tp_op_t c = {PB_ALLREDUCE, PB_PH_OPT, 1, PB_STAGE_EVERY,
-                     "sequence-parallel norm gradients, coalesced"};
-        return push(in, out, &c, (2 * in->layers + !piped) * h * ge, in->cfg->grad_dtype, err);
+                     "sequence-parallel norm + router gradients, coalesced"};
+        uint64_t elems = (2 * in->layers + !piped) * h + in->moe * in->m->experts * h;
+        return push(in, out, &c, elems * ge, in->cfg->grad_dtype, err);
     }
     if (in->cfg->sp_norm != PB_SPNORM_EACH)
         return PB_OK;

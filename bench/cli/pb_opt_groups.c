@@ -270,11 +270,11 @@ static const pb_opt_spec_t what_specs[] = {
      "broadcast, reduce, sendrecv, or all (default allreduce)",
      "allreduce allgather reducescatter alltoall alltoallv broadcast reduce sendrecv all", NULL},
     {"dtype", 'd', "LIST", set_dtype, 0, 0,
-     "float, double, half, bfloat16, int32, int8, f8e4m3, f8e5m2\n"
-     "(f32, f64, f16, bf16, i32, i8, e4m3, e5m2), or all\n"
+     "float, double, half, bfloat16, int32, int8, f8e4m3, f8e5m2,\n"
+     "int64 (f32, f64, f16, bf16, i32, i8, e4m3, e5m2, i64), or all\n"
      "(default float); with --pattern: the model's type, bf16,\n"
      "fp16 or fp32",
-     "float double half bfloat16 int32 int8 f8e4m3 f8e5m2 all bf16 fp16 fp32", NULL},
+     "float double half bfloat16 int32 int8 f8e4m3 f8e5m2 int64 all bf16 fp16 fp32", NULL},
     {"redop", 0, "LIST", set_redop, 0, 0,
      "sum, max, min, avg (nccl only), or all = sum,max,min\n(default sum)", "sum max min avg all",
      NULL},

@@ -99,7 +99,7 @@ static int add_row(const char *path, const pb_calib_row_t *row, pb_calib_t *k, p
     if (!any && pb_dtype_parse(row->dtype, &dt) != 0)
         return pb_err_set(err, PB_EINPUT,
                           "%s:%zu: unknown dtype '%.40s' (float, bfloat16, half, double, "
-                          "int32, int8, f8e4m3, f8e5m2 or any)",
+                          "int32, int8, f8e4m3, f8e5m2, int64 or any)",
                           path, row->line, row->dtype);
     if (row->group_size > 1000000000 || row->piece >= PB_CURVE_PIECES ||
         row->bytes_hi > UINT64_C(18000000000000000000))

@@ -3,8 +3,9 @@
 # parbench profile on real PyTorch traces of a small Llama-style model
 # parallelized as torchtitan does (tests/fixtures/pytorch/
 # make_dtensor_traces.py; each fixture's README says how it was made):
-# FSDP2 over 4 ranks, DTensor TP 4 + SP with loss parallel, and TP 2 x
-# FSDP2 2.  Against --framework torchtitan's patterns every recording
+# FSDP2 over 4 ranks, DTensor TP 4 + SP with loss parallel, TP 2 x
+# FSDP2 2, and an MoE model's expert parallelism 2 beside FSDP2 4
+# (make_moe_traces.py).  Against --framework torchtitan's patterns every recording
 # matches operation by operation: 0 missing, extra, size or count.
 #
 # The numbers, by hand.  The model: vocab 128, hidden 64, FFN 256
@@ -23,6 +24,17 @@
 #    all-reduces: the loss's 3 fp32 per token (32 tokens) a micro-batch
 #    (6) and the 9 norm weights' bf16 gradients (64 x 2 B) once a step,
 #    when the optimizer reads them: 15.
+#  moe (make_moe_traces.py; its own model: hidden 64, 4 layers, the
+#    first dense, 3 MoE of 4 experts of 128, top 2, a shared expert of
+#    128; dp 4 (FSDP2), ep 2, 2 micro-batches): the dense layer as fsdp4's
+#    (128 KiB x 4 - one layer now - and 256 KiB x 2); an MoE layer beside
+#    its experts, 16384 + 128 + 4 x 64 + 3 x 64 x 128 = 41344: 80.8 KiB
+#    x 3 x 2 x 2 = 12, 162 KiB x 6; its experts, 4 x 3 x 64 x 128 / 2 =
+#    49152 on the expert-FSDP group of 2: 96 KiB x 12, 192 KiB x 6; the
+#    embedding and [norm, output] as fsdp4's; over EP the counts, 4 int64
+#    = 32 B, 3 x 2 = 6, and the tokens, 32 x 2 x 64 x 2 B = 8 KiB,
+#    dispatch + combine forward and backward, 24; the expert bias, 3 x 4
+#    fp32 = 48 B over dp once: 13 rows.
 #  tp2-fsdp2: TP as tp4-sp but the norms' gradients summed in FSDP2's
 #    fp32, 256 B, each micro-batch: 18; a layer's FSDP unit is its TP
 #    shard, (65664 - 128) / 2 + 128 = 32896 (the norms are not split):
@@ -70,4 +82,21 @@ row dp reducescatter "16 KiB" 2 tp2-fsdp2
 row dp allgather "8.12 KiB" 2 tp2-fsdp2
 row dp reducescatter "16.2 KiB" 2 tp2-fsdp2
 all_ok 10 tp2-fsdp2
-echo "ok: FSDP2, TP+SP and TP x FSDP2 jobs matched op by op against torchtitan's patterns"
+moe="--hidden 64 --heads 4 --kv-heads 4 --ffn 256 --seq 16 --mbs 2 --vocab 128 --layers 4 --gated"
+moe="$moe --experts 4 --topk 2 --moe-ffn 128 --shared-ffn 128 --dense-first 1 --moe-every 1"
+out=$("$pb" profile "$fix/gloo-moe" --dp 4 --ep 2 --zero 3 --gbs 16 $tt $moe 2>&1) ||
+    fail "moe exited $?"
+grep -q 'gloo-moe: pytorch, 4 ranks, 6 communicators' <<< "$out" || fail "moe: groups"
+row dp allgather "128 KiB" 4 moe
+row dp reducescatter "256 KiB" 2 moe
+row dp allgather "80.8 KiB" 12 moe
+row dp reducescatter "162 KiB" 6 moe
+row edp allgather "96 KiB" 12 moe
+row edp reducescatter "192 KiB" 6 moe
+row dp allgather "16 KiB" 4 moe
+row dp allgather "16.1 KiB" 2 moe
+row ep alltoall "32 B" 6 moe
+row ep alltoall "8 KiB" 24 moe
+row dp allreduce "48 B" 1 moe
+all_ok 13 moe
+echo "ok: FSDP2, TP+SP, TP x FSDP2 and MoE EP jobs matched op by op against torchtitan's patterns"

@@ -18,7 +18,7 @@
 
 #include "pb_test.h"
 
-static const pb_dtype_t all_types[] = {PB_F32, PB_F64, PB_F16, PB_BF16, PB_I32, PB_I8};
+static const pb_dtype_t all_types[] = {PB_F32, PB_F64, PB_F16, PB_BF16, PB_I32, PB_I8, PB_I64};
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
 /* ---------------------------------------------------------------- dtypes */
@@ -33,6 +33,8 @@ static void test_dtype(void)
     CHECK(pb_dtype_exact_max(PB_I8) == 127u);                    /* 2^7 - 1 */
     CHECK(pb_dtype_exact_max(PB_F8E4M3) == 16u);                 /* 3 mantissa bits: 2^4 */
     CHECK(pb_dtype_exact_max(PB_F8E5M2) == 8u);                  /* 2 mantissa bits: 2^3 */
+    /* read back through a double: its 53 bits, not int64's 63 */
+    CHECK(pb_dtype_exact_max(PB_I64) == UINT64_C(9007199254740992));
 
     /* the limits really are the limits: N exact, N + 1 not (floats) */
     CHECK((float)16777216.0 == 16777216.0f && (double)(float)16777217.0 != 16777217.0);
@@ -44,6 +46,7 @@ static void test_dtype(void)
     CHECK(pb_dtype_size(PB_F32) == 4 && pb_dtype_size(PB_F64) == 8);
     CHECK(pb_dtype_size(PB_F16) == 2 && pb_dtype_size(PB_BF16) == 2);
     CHECK(pb_dtype_size(PB_I32) == 4 && pb_dtype_size(PB_I8) == 1);
+    CHECK(pb_dtype_size(PB_I64) == 8);
 
     /* nccl-tests' printed names, and the short forms */
     static const struct {
@@ -52,7 +55,8 @@ static void test_dtype(void)
     } names[] = {{"float", PB_F32},   {"f32", PB_F32},     {"double", PB_F64},
                  {"f64", PB_F64},     {"half", PB_F16},    {"f16", PB_F16},
                  {"bfloat16", PB_BF16}, {"bf16", PB_BF16}, {"int32", PB_I32},
-                 {"i32", PB_I32},     {"int8", PB_I8},     {"i8", PB_I8}};
+                 {"i32", PB_I32},     {"int8", PB_I8},     {"i8", PB_I8},
+                 {"int64", PB_I64},   {"i64", PB_I64}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         pb_dtype_t t = PB_DTYPE_COUNT;
         CHECK(pb_dtype_parse(names[i].s, &t) == 0 && t == names[i].t);
@@ -452,6 +456,13 @@ static void combine(void *dst, const void *src, uint64_t count, pb_dtype_t t, pb
             int64_t r = op == PB_SUM ? a + b : op == PB_MAX ? (a > b ? a : b) : (a < b ? a : b);
             /* wrap like two's complement hardware would, so overflow shows */
             ((int32_t *)dst)[i] = (int32_t)(uint32_t)(uint64_t)r;
+            break;
+        }
+        case PB_I64: {
+            int64_t a = ((int64_t *)dst)[i], b = ((const int64_t *)src)[i];
+            ((int64_t *)dst)[i] = op == PB_SUM ? (int64_t)((uint64_t)a + (uint64_t)b)
+                                  : op == PB_MAX ? (a > b ? a : b)
+                                                 : (a < b ? a : b);
             break;
         }
         case PB_I8: {

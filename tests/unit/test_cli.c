@@ -104,7 +104,7 @@ static void test_coll_values(void)
     CHECK(PARSE(&o, &err, "coll", "--dtype", "bf16,f32") == PB_OK); /* order kept */
     CHECK(o.meas.ndtypes == 2 && o.meas.dtypes[0] == PB_BF16 && o.meas.dtypes[1] == PB_F32);
     CHECK(PARSE(&o, &err, "coll", "-d", "all") == PB_OK);
-    CHECK(o.meas.ndtypes == 8); /* float double half bfloat16 int32 int8 f8e4m3 f8e5m2 */
+    CHECK(o.meas.ndtypes == 9); /* float double half bfloat16 int32 int8 f8e4m3 f8e5m2 int64 */
     CHECK(PARSE(&o, &err, "coll", "-dhalf") == PB_OK); /* -xvalue */
     CHECK(o.meas.ndtypes == 1 && o.meas.dtypes[0] == PB_F16);
 

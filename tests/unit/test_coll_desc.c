@@ -138,7 +138,8 @@ static void test_dtypes(void)
 {
     static const size_t size[PB_DTYPE_COUNT] = {
         [PB_F32] = 4, [PB_F64] = 8, [PB_F16] = 2,    [PB_BF16] = 2,
-        [PB_I32] = 4, [PB_I8] = 1,  [PB_F8E4M3] = 1, [PB_F8E5M2] = 1};
+        [PB_I32] = 4, [PB_I8] = 1,  [PB_F8E4M3] = 1, [PB_F8E5M2] = 1,
+        [PB_I64] = 8};
     for (int t = 0; t < PB_DTYPE_COUNT; t++)
         CHECK(pb_dtype_size((pb_dtype_t)t) == size[t]);
     pb_dtype_t t = PB_I8;

@@ -81,7 +81,8 @@ static void check_rank(const pb_jobprof_t *jp, int r)
     if (!b0 || !b9 || !a1)
         return;
     CHECK(strcmp(b0->func, "broadcast") == 0 && strcmp(b9->func, "broadcast") == 0);
-    CHECK(b0->peer == 0 && !b0->known && strcmp(b0->dtype_name, "long int") == 0);
+    /* the profiler's name for an int64 tensor */
+    CHECK(b0->peer == 0 && b0->known && b0->dtype == PB_I64 && strcmp(b0->dtype_name, "long int") == 0);
     CHECK(a1->known && a1->coll == PB_ALLREDUCE && a1->dtype == PB_BF16 && a1->peer == -1);
     /* gloo work begins on its worker after the call and is CPU-timed only;
      * the times are baseTimeNanoseconds (the traces' 1790857026 s, Oct 2026)
@@ -228,7 +229,8 @@ static void test_nccl(void)
     CHECK(ag && ag->coll == PB_ALLGATHER && ag->count == 1024 && ag->bytes == 131072);
     CHECK(rs && rs->coll == PB_REDUCESCATTER && rs->count == 1024 && rs->bytes == 131072);
     CHECK(rs && rs->t_start_ns == 0 && rs->t_end_ns == 0 && rs->gpu_ns == -1);
-    CHECK(bc && !bc->known && bc->peer == 0 && bc->count == 64 && bc->bytes == 512);
+    CHECK(bc && bc->known && bc->dtype == PB_I64 && bc->peer == 0 && bc->count == 64 &&
+          bc->bytes == 512);
     /* the send to group rank 1 (global 3): 512 bf16 */
     const pb_jop_t *sd = nccl_op(&jp, p2, 0), *c7 = nccl_op(&jp, cut, 0);
     CHECK(sd && sd->kind == PB_JK_SEND && sd->peer == 1 && sd->bytes == 1024);
@@ -352,6 +354,53 @@ static void test_idle_group(void)
     pb_jobprof_free(&jp);
 }
 
+/* a gloo all_to_all_single of 8 x 2 floats with split sizes [4, 4] (a
+ * group of 2), called at ts on thread 1, and its worker's event */
+#define A2AB(ts)                                                                                \
+    "{\"ph\": \"X\", \"name\": \"c10d::alltoall_base_\", \"tid\": 1, \"ts\": " ts           \
+    ", \"dur\": 9, \"args\": {\"Input Dims\": [[8, 2], [8, 2], [], [], [], [], []], "           \
+    "\"Input type\": [\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"Scalar\", " \
+    "\"Scalar\"], \"Concrete Inputs\": [\"\", \"\", \"\", \"[4, 4]\", \"[4, 4]\", \"True\", "    \
+    "\"-1\"]}},"
+#define GLOO_A2A(tid, ts)                                                                      \
+    "{\"ph\": \"X\", \"name\": \"gloo:all_to_all\", \"tid\": " tid ", \"ts\": " ts           \
+    ", \"dur\": 1},"
+
+/* An MoE job's groups (tests/fixtures/pytorch/gloo-moe): default {0,1,2,3}
+ * (FSDP), "1" {0,2} (expert FSDP), "3" {0,1} (EP), "5" {0,1,2,3} (the
+ * loss group, one all-reduce a step: one thread).  Threads 5, 6 gather 4
+ * apart, 7, 8 gather 2 apart, 9, 10 run all-to-alls, 11 an all-reduce.
+ * Sizes alone fit two placements (9 the EP group's and 10, 11 the loss
+ * group's, or 9, 10 the EP group's and 11 the loss group's); the
+ * all-to-alls' split lists, one entry per rank, say 2 and leave one. */
+static void test_moe_groups(void)
+{
+    static const char text[] =
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4, \"pg_config\": ["
+        PG("0", "4", "[0, 1, 2, 3]", "cpu:gloo") ", " PG("1", "2", "[0, 2]", "cpu:gloo") ", "
+        PG("3", "2", "[0, 1]", "cpu:gloo") ", " PG("5", "4", "[0, 1, 2, 3]", "cpu:gloo") "]},"
+        "\"traceEvents\": ["
+        AGB("1", "4") GLOO_AG("5", "2") AGB("11", "4") GLOO_AG("6", "12")
+        AGB("21", "8") GLOO_AG("7", "22") AGB("31", "8") GLOO_AG("8", "32")
+        A2AB("41") GLOO_A2A("9", "42") A2AB("51") GLOO_A2A("10", "52")
+        "{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, \"ts\": 61, \"dur\": 9},"
+        "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 11, \"ts\": 62, \"dur\": 1}]}";
+    pb_jobprof_t jp;
+    pb_err_t err = {0};
+    pb_jobprof_init(&jp);
+    int rc = pb_jp_kineto("moe.json", text, strlen(text), &jp, &err);
+    if (rc != PB_OK)
+        fprintf(stderr, "moe groups: %s\n", err.msg);
+    CHECK(rc == PB_OK);
+    int m01[2] = {0, 1}, m02[2] = {0, 2};
+    const pb_jcomm_t *ep = comm_of(&jp, 2, m01), *efsdp = comm_of(&jp, 2, m02);
+    CHECK(ep && efsdp);
+    /* 16 floats sent by each all-to-all: 64 B; 8 gathered from each of 2 */
+    CHECK(ep && count(&jp, 0, ep, "alltoall_base", 16, 64) == 2);
+    CHECK(efsdp && count(&jp, 0, efsdp, "_allgather_base", 8, 64) == 2);
+    pb_jobprof_free(&jp);
+}
+
 /* Across files: a rank twice, a world that changes. */
 static void test_files(void)
 {
@@ -385,6 +434,7 @@ int main(void)
     test_nccl();
     test_bad();
     test_idle_group();
+    test_moe_groups();
     test_files();
     test_sniff();
     PB_TEST_END("test_jp_kineto");

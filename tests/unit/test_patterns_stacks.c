@@ -140,7 +140,7 @@ static void test_fsdp1_root(void)
 static void test_sp_norms(void)
 {
     pb_op_list_t o = gen(8, 1, 1, 1, PB_FW_MEGATRON, 0, PB_STRAT_SP);
-    const pb_pat_op_t *c = find(&o, "sequence-parallel norm gradients", PB_PH_OPT);
+    const pb_pat_op_t *c = find(&o, "sequence-parallel norm + router gradients", PB_PH_OPT);
     CHECK(is(c, PB_ALLREDUCE, UINT64_C(5275648), 1, PB_STAGE_EVERY) && c->group == PB_GK_TP);
     pb_op_list_free(&o);
     o = gen(8, 2, 1, 8, PB_FW_TORCHTITAN, 3, PB_STRAT_SP);
@@ -155,12 +155,103 @@ static void test_sp_norms(void)
     pb_op_list_free(&o);
     /* plain TP (no SP) sums no norm gradients: the weights saw every token */
     o = gen(8, 1, 1, 1, PB_FW_MEGATRON, 0, PB_STRAT_TP);
-    CHECK(find(&o, "sequence-parallel norm gradients", PB_PH_OPT) == NULL);
+    CHECK(find(&o, "sequence-parallel norm", PB_PH_OPT) == NULL);
+    pb_op_list_free(&o);
+}
+
+/* The MoE model tests/fixtures/pytorch/gloo-moe recorded: hidden 64, 4
+ * heads (no GQA), SwiGLU, vocab 128, 4 layers, the first dense (FFN 256),
+ * 3 MoE: 4 experts of 128, top 2, a shared expert of 128; [mbs, seq] =
+ * [2, 16], gbs 16 (2 micro-batches on dp 4), bf16. */
+static pb_op_list_t gen_moe(int tp, int dp, int ep, pb_fw_t fw, int zero, int sp)
+{
+    pb_model_t m = {"moe-tiny", 4,   64, 4,   4,     256, 128, 16, 2, 16, PB_BF16, 1, 4,
+                    2,          1,   128, 0, 0, 0,   0,   128, 1};
+    pb_layout_t l;
+    pb_traffic_cfg_t c;
+    pb_op_list_t ops = {NULL, 0, 0};
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_layout_default(&l);
+    l.size[PB_DIM_TP] = tp;
+    l.size[PB_DIM_DP] = dp;
+    l.size[PB_DIM_EP] = ep;
+    l.sp = sp;
+    pb_traffic_cfg_default(&c);
+    pb_traffic_cfg_framework(&c, fw);
+    c.zero = zero;
+    if (pb_model_check(&m, &err) != PB_OK || pb_layout_check(&l, &m, 0, &err) != PB_OK ||
+        pb_traffic_gen(&m, &l, &c, ~0u, &ops, &err) != PB_OK) {
+        fprintf(stderr, "gen_moe: %s\n", err.msg);
+        pb_test_failures++;
+    }
+    return ops;
+}
+
+/* torchtitan, dp 4 (FSDP2), ep 2: the expert-data-parallel group is 2.
+ * A dense layer: 4 x 64^2 + 3 x 64 x 256 + 2 x 64 = 65,664, gathered in
+ * bf16 (131,328 B) forward and backward of 2 micro-batches, reduced in
+ * fp32 (262,656 B) twice.  An MoE layer's unit beside its experts:
+ * attention 16,384 + norms 128 + router 64 x 4 + shared 3 x 64 x 128 =
+ * 41,344 (82,688 B; 165,376 B), 3 layers x 2 = 6 each way.  Its experts:
+ * 4 x 3 x 64 x 128 / ep 2 = 49,152 on the EDP group (98,304 B; 196,608
+ * B), 6 each way.  EP per MoE layer per micro-batch: the 4 counts, int64,
+ * 32 B, once (6); tokens 32 x top 2 x 64 x 2 B = 8 KiB, dispatch +
+ * combine forward (12) and backward (12).  The expert bias: 3 layers x 4
+ * fp32 = 48 B over dp, once a step.  The same values the recording has
+ * (tests/cli/profile_pytorch_dtensor.sh). */
+static void test_torchtitan_moe(void)
+{
+    pb_op_list_t o = gen_moe(1, 4, 2, PB_FW_TORCHTITAN, 3, 0);
+    CHECK(is(find(&o, "layer parameters (", PB_PH_FWD), PB_ALLGATHER, 131328, 2, PB_STAGE_EVERY));
+    CHECK(is(find(&o, "layer gradients", PB_PH_BWD), PB_REDUCESCATTER, 262656, 2, PB_STAGE_EVERY));
+    const pb_pat_op_t *r = find(&o, "MoE layer parameters but the experts (", PB_PH_FWD);
+    CHECK(is(r, PB_ALLGATHER, 82688, 6, PB_STAGE_EVERY) && r->group == PB_GK_DP);
+    CHECK(is(find(&o, "MoE layer gradients", PB_PH_BWD), PB_REDUCESCATTER, 165376, 6,
+             PB_STAGE_EVERY));
+    const pb_pat_op_t *x = find(&o, "expert parameters again", PB_PH_BWD);
+    CHECK(is(x, PB_ALLGATHER, 98304, 6, PB_STAGE_EVERY) && x->group == PB_GK_EDP &&
+          x->group_size == 2 && x->per_pass == 1);
+    CHECK(is(find(&o, "expert gradients", PB_PH_BWD), PB_REDUCESCATTER, 196608, 6,
+             PB_STAGE_EVERY));
+    const pb_pat_op_t *n = find(&o, "tokens per expert, before", PB_PH_FWD);
+    CHECK(is(n, PB_ALLTOALL, 32, 6, PB_STAGE_EVERY) && n->dtype == PB_I64);
+    CHECK(is(find(&o, "token dispatch", PB_PH_FWD), PB_ALLTOALL, 8192, 12, PB_STAGE_EVERY));
+    CHECK(is(find(&o, "gradient dispatch", PB_PH_BWD), PB_ALLTOALL, 8192, 12, PB_STAGE_EVERY));
+    const pb_pat_op_t *b = find(&o, "MoE tokens per expert", PB_PH_OPT);
+    CHECK(is(b, PB_ALLREDUCE, 48, 1, PB_STAGE_EVERY) && b->group == PB_GK_DP &&
+          b->group_size == 4);
+    pb_op_list_free(&o);
+    /* Megatron's dispatcher sends no counts this way, nor updates a bias
+     * by default; its ZeRO-3 has no per-layer expert unit to lose */
+    o = gen_moe(1, 4, 2, PB_FW_MEGATRON, 1, 0);
+    CHECK(find(&o, "tokens per expert", PB_PH_FWD) == NULL);
+    CHECK(find(&o, "MoE tokens per expert", PB_PH_OPT) == NULL);
+    CHECK(find(&o, "expert gradient bucket", PB_PH_BWD) != NULL);
+    pb_op_list_free(&o);
+    /* EP beside TP 2 (dp 2, ep 2): torchtitan sums the counts over TP
+     * too, 48 B */
+    o = gen_moe(2, 2, 2, PB_FW_TORCHTITAN, 3, 1);
+    const pb_pat_op_t *t = find(&o, "MoE tokens per expert", PB_PH_OPT);
+    CHECK(is(t, PB_ALLREDUCE, 48, 1, PB_STAGE_EVERY) && t->group == PB_GK_TP);
+    pb_op_list_free(&o);
+}
+
+/* Megatron-Core's coalesced SP all-reduce takes the routers' weights as
+ * well (moe/router.py marks them sequence_parallel): tp 2 with SP, one
+ * stage: (2 x 4 + 1) x 64 norms + 3 x 4 x 64 router = 1344 fp32 = 5376 B. */
+static void test_megatron_router(void)
+{
+    pb_op_list_t o = gen_moe(2, 2, 1, PB_FW_MEGATRON, 0, 1);
+    CHECK(is(find(&o, "sequence-parallel norm + router", PB_PH_OPT), PB_ALLREDUCE, 5376, 1,
+             PB_STAGE_EVERY));
     pb_op_list_free(&o);
 }
 
 int main(void)
 {
+    test_torchtitan_moe();
+    test_megatron_router();
     test_torchtitan_fsdp();
     test_torchtitan_pp();
     test_fsdp1_root();
