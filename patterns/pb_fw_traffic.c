@@ -52,16 +52,38 @@
  *   all_reduce over the dense TP mesh when ep > 1 and tp > 1, one over
  *   the "loss" mesh (batch x cp).  Megatron-Core's equivalent
  *   (--moe-router-enable-expert-bias, finalize_model_grads.py
- *   _update_router_expert_bias) is off by default. */
+ *   _update_router_expert_bias) is off by default.
+ *
+ * bucket, dp_reduce - Megatron-Core: distributed/distributed_data_
+ *   parallel.py, buckets of max(40M, 1M x dp) parameters, reduce-
+ *   scattered by the distributed optimizer (param_and_grad_buffer.py
+ *   start_grad_sync); NeMo and MaxText are counted the same.  PyTorch
+ *   DDP (fsdp and torchtitan without sharding: torch.nn.parallel.
+ *   DistributedDataParallel / replicate, bucket_cap_mb 25).  DeepSpeed
+ *   (deepspeedai/DeepSpeed edaa722, 2026-08): reduce_bucket_size and
+ *   allgather_bucket_size 5e8 elements (runtime/zero/config.py); with
+ *   reduce_scatter and use_multi_rank_bucket_allreduce on (their
+ *   defaults) stage_1_and_2.py average_tensor reduces a bucket by
+ *   allreduce_and_scatter - dist.all_reduce of the bucket, each rank
+ *   keeping its partition - in every backward under ZeRO-2
+ *   (partition_gradients: reduce_ready_partitions_and_remove_grads), at
+ *   the gradient-accumulation boundary under ZeRO-1; the updated
+ *   parameters all-gathered after the step (all_gather_dp_groups). */
 #include "pb_fw_traffic.h"
 
 static const pb_fw_traffic_t fw_traffic[PB_FW_COUNT] = {
-    [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0},
-    [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0},
-    [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
-    [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
-    [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH, PB_EPMETA_COUNTS, 1},
-    [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0},
+    [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0,
+                        PB_BUCKET_MEGATRON, PB_DPRED_RS},
+    [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0,
+                    PB_BUCKET_MEGATRON, PB_DPRED_RS},
+    [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0,
+                         PB_BUCKET_DEEPSPEED, PB_DPRED_AR},
+    [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0, PB_BUCKET_DDP,
+                    PB_DPRED_RS},
+    [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH, PB_EPMETA_COUNTS, 1,
+                          PB_BUCKET_DDP, PB_DPRED_RS},
+    [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0, PB_BUCKET_MEGATRON,
+                       PB_DPRED_RS},
 };
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw)

@@ -59,6 +59,21 @@ typedef enum pb_ep_meta {
     PB_EPMETA_COUNTS
 } pb_ep_meta_t;
 
+/* Gradient buckets (sizes: pb_traffic_cfg.h pb_bucket_elems). */
+typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP, PB_BUCKET_DEEPSPEED } pb_bucket_t;
+
+/* How ZeRO 1/2 reduce a gradient bucket. */
+typedef enum pb_dp_reduce {
+    /* a reduce-scatter once a step, after the last micro-batch's backward
+     * (Megatron-Core's distributed optimizer: param_and_grad_buffer.py
+     * start_grad_sync) */
+    PB_DPRED_RS,
+    /* DeepSpeed's allreduce_and_scatter: the bucket all-reduced and each
+     * rank keeping its partition; ZeRO-2 every micro-batch (it partitions
+     * gradients as they come), ZeRO-1 once a step */
+    PB_DPRED_AR
+} pb_dp_reduce_t;
+
 typedef struct pb_fw_traffic {
     /* SP's backward gathers a column-parallel layer's input again for its
      * weight gradient (pb_traffic_cfg_t.sp_regather) */
@@ -76,6 +91,10 @@ typedef struct pb_fw_traffic {
      * step, and over TP too when EP runs beside TP
      * (pb_traffic_cfg_t.moe_bias) */
     int moe_bias;
+    /* gradient buckets (--dp-bucket overrides) and how ZeRO 1/2 reduce
+     * them */
+    pb_bucket_t bucket;
+    pb_dp_reduce_t dp_reduce;
 } pb_fw_traffic_t;
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw);

@@ -24,12 +24,33 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw)
     c->sp_norm = t->sp_norm;
     c->ep_meta = t->ep_meta;
     c->moe_bias = t->moe_bias;
+    c->bucket = t->bucket;
+    c->dp_reduce = t->dp_reduce;
+}
+
+static const char *const bucket_names[] = {"megatron", "ddp", "deepspeed"};
+
+int pb_bucket_parse(const char *s, pb_bucket_t *out)
+{
+    for (int k = 0; k < 3; k++)
+        if (strcmp(s, bucket_names[k]) == 0) {
+            *out = (pb_bucket_t)k;
+            return 0;
+        }
+    return -1;
+}
+
+const char *pb_bucket_name(pb_bucket_t k)
+{
+    return (unsigned)k < 3 ? bucket_names[k] : "?";
 }
 
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)
 {
     if (k == PB_BUCKET_DDP)
         return PB_DDP_BUCKET_BYTES / pb_dtype_size(grad_dtype);
+    if (k == PB_BUCKET_DEEPSPEED)
+        return PB_DEEPSPEED_BUCKET_ELEMS;
     /* Megatron-LM distributed.DistributedDataParallel:
      * bucket_size = max(40000000, 1000000 * dp_size) parameters */
     uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;

@@ -14,7 +14,6 @@
 #include "../core/pb_dtype.h"
 #include "pb_fw_traffic.h"
 
-typedef enum pb_bucket { PB_BUCKET_MEGATRON, PB_BUCKET_DDP } pb_bucket_t;
 
 typedef struct pb_traffic_cfg {
     pb_bucket_t bucket;
@@ -47,6 +46,8 @@ typedef struct pb_traffic_cfg {
      * expert-bias update's all-reduce (pb_fw_traffic.h) */
     pb_ep_meta_t ep_meta;
     int moe_bias;
+    /* how ZeRO 1/2 reduce a gradient bucket (pb_fw_traffic.h) */
+    pb_dp_reduce_t dp_reduce;
 } pb_traffic_cfg_t;
 
 /* Megatron's traffic (the defaults parbench has always had) */
@@ -56,6 +57,12 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw);
 
 /* Bucket sizes in elements. */
 #define PB_DDP_BUCKET_BYTES (UINT64_C(25) << 20) /* torch bucket_cap_mb = 25 */
+/* DeepSpeed's reduce_bucket_size and allgather_bucket_size, elements
+ * (deepspeed/runtime/zero/config.py: pp_int(5e8) each) */
+#define PB_DEEPSPEED_BUCKET_ELEMS UINT64_C(500000000)
+/* "megatron", "ddp" or "deepspeed"; 0 ok, -1 none of them */
+int pb_bucket_parse(const char *s, pb_bucket_t *out);
+const char *pb_bucket_name(pb_bucket_t k);
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);
 
 #endif

@@ -5,7 +5,9 @@
  *  ZeRO 0:   buckets all-reduced (PyTorch DDP, Megatron default);
  *  ZeRO 1/2: buckets reduce-scattered, and after the optimizer step the
  *            updated parameters all-gathered in the model's type (Megatron
- *            --use-distributed-optimizer; Rajbhandari et al. 2020);
+ *            --use-distributed-optimizer; Rajbhandari et al. 2020); under
+ *            DeepSpeed all-reduced instead, ZeRO-2's every micro-batch
+ *            (pb_fw_traffic.h);
  *  ZeRO 3:   per layer, parameters all-gathered before its forward and
  *            again before its backward, gradients reduce-scattered after
  *            it, every micro-batch (FSDP FULL_SHARD).  The unit is one
@@ -22,6 +24,11 @@ static uint64_t pad(uint64_t x, uint64_t n)
     return (x + n - 1) / n * n;
 }
 
+/* A rank's gradient buckets over group kind g of n ranks: all-reduced
+ * (ZeRO 0), or sharded (ZeRO 1/2) - reduce-scattered, or all-reduced
+ * with each rank keeping its partition where the stack does that
+ * (DeepSpeed; ZeRO-2 then every micro-batch) - and the updated parameters
+ * all-gathered after the step. */
 static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems, int sharded,
                       pb_op_list_t *out, pb_err_t *err)
 {
@@ -29,24 +36,22 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
     uint64_t ge = pb_dtype_size(gt);
     uint64_t b = pb_bucket_elems(in->cfg->bucket, n, gt);
     uint64_t sizes[2] = {b, elems % b}, counts[2] = {elems / b, 1};
+    int ar = !sharded || in->cfg->dp_reduce == PB_DPRED_AR;
+    int each_micro = sharded && ar && in->cfg->zero == 2;
+    const char *grads = g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket";
     for (int i = 0; i < 2; i++) {
         if (sizes[i] == 0 || counts[i] == 0)
             continue;
-        pb_pat_op_t o;
-        if (!sharded) {
-            o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, g, n, sizes[i] * ge, gt, counts[i],
-                         PB_PH_BWD, 1, PB_P2P_NONE,
-                         g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
-            if (pb_op_list_push(out, &o, err))
-                return err->code;
-            continue;
-        }
-        uint64_t el = pad(sizes[i], (uint64_t)n);
-        o = pb_tr_op(PB_STRAT_DP, PB_REDUCESCATTER, g, n, el * ge, gt, counts[i], PB_PH_BWD,
-                     1, PB_P2P_NONE,
-                     g == PB_GK_EDP ? "expert gradient bucket" : "gradient bucket");
+        uint64_t el = ar ? sizes[i] : pad(sizes[i], (uint64_t)n);
+        pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, ar ? PB_ALLREDUCE : PB_REDUCESCATTER, g, n, el * ge,
+                                 gt, counts[i] * (each_micro ? in->micro : 1), PB_PH_BWD, 1,
+                                 PB_P2P_NONE, grads);
+        o.per_pass = each_micro;
         if (pb_op_list_push(out, &o, err))
             return err->code;
+        if (!sharded)
+            continue;
+        el = pad(sizes[i], (uint64_t)n);
         o = pb_tr_op(PB_STRAT_DP, PB_ALLGATHER, g, n, el * in->e, in->m->dtype, counts[i],
                      PB_PH_OPT, 1, PB_P2P_NONE,
                      g == PB_GK_EDP ? "updated expert parameters" : "updated parameters");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../model/pb_framework.h"
+#include "../../patterns/pb_traffic_cfg.h"
 #include "pb_opt_set.h"
 
 
@@ -126,9 +127,11 @@ static int set_bucket(pb_options_t *o, const pb_opt_spec_t *s, const char *v, co
                       pb_err_t *err)
 {
     (void)s, (void)shown;
-    if (strcmp(v, "ddp") != 0 && strcmp(v, "megatron") != 0)
-        return pb_err_set(err, PB_EINPUT, "--dp-bucket takes megatron or ddp, not '%s'", v);
-    o->model.train.dp_bucket_ddp = strcmp(v, "ddp") == 0;
+    pb_bucket_t b;
+    if (pb_bucket_parse(v, &b) != 0)
+        return pb_err_set(err, PB_EINPUT, "--dp-bucket takes megatron, ddp or deepspeed, not '%s'",
+                          v);
+    o->model.train.dp_bucket = 1 + (int)b;
     return PB_OK;
 }
 
@@ -175,8 +178,9 @@ static int set_imbalance(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
 }
 
 static const pb_opt_spec_t train_specs[] = {
-    {"dp-bucket", 0, "B", set_bucket, 0, 0, "megatron or ddp gradient buckets (default megatron)",
-     "megatron ddp", NULL},
+    {"dp-bucket", 0, "B", set_bucket, 0, 0,
+     "megatron, ddp or deepspeed gradient buckets (default: the\n--framework's)",
+     "megatron ddp deepspeed", NULL},
     {"zero", 0, "Z", set_zero, 0, 0, "optimizer sharding 0, 1, 2 or 3 (default 0)", NULL, NULL},
     {"dist-opt", 0, NULL, set_dist_opt, 0, 0, "distributed optimizer (= --zero 1)", NULL, NULL},
     {"grad-dtype", 0, "T", pb_opt_str, PB_OFF(model.train.grad_dtype), 0,

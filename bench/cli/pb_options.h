@@ -149,7 +149,7 @@ typedef struct pb_meas_opts {
 
 /* The training settings a traffic list and a prediction depend on. */
 typedef struct pb_train_opts {
-    int dp_bucket_ddp; /* --dp-bucket ddp|megatron */
+    int dp_bucket; /* --dp-bucket: 1 + pb_bucket_t; 0: the stack's */
     int zero;          /* --zero 0..3 (--dist-opt = 1) */
     const char *grad_dtype;
     int recompute;

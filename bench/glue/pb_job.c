@@ -93,7 +93,8 @@ int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job
      * half, the materialised path computes every score and masks after */
     s->causal = h->no_causal ? 0 : h->causal ? 1 : s->flash;
     s->gpus_per_node = j->hw.gpus_per_node;
-    s->traffic.bucket = t->dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    if (t->dp_bucket)
+        s->traffic.bucket = (pb_bucket_t)(t->dp_bucket - 1);
     s->traffic.zero = t->zero;
     s->traffic.imbalance = t->imbalance;
     if (h->ep_dispatcher && pb_ep_disp_parse(h->ep_dispatcher, &s->ep_disp) != 0)

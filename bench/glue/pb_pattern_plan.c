@@ -260,7 +260,8 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
     pb_fw_t fw;
     if (o->train.framework && pb_fw_parse(o->train.framework, &fw) == 0) /* checked when read */
         pb_traffic_cfg_framework(&p->cfg, fw);
-    p->cfg.bucket = o->train.dp_bucket_ddp ? PB_BUCKET_DDP : PB_BUCKET_MEGATRON;
+    if (o->train.dp_bucket)
+        p->cfg.bucket = (pb_bucket_t)(o->train.dp_bucket - 1);
     p->cfg.zero = o->train.zero;
     p->cfg.recompute = o->train.recompute;
     p->cfg.imbalance = o->train.imbalance;

@@ -169,7 +169,9 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
             "# per step: %" PRIu64 " micro-batches per replica, %" PRIu64
             " layers on the busiest stage; dp: %s buckets, ZeRO %d, gradients %s%s\n",
             pb_traffic_micro(m, l), pb_traffic_stage_layers(m, l),
-            p->cfg.bucket == PB_BUCKET_DDP ? "DDP 25 MiB" : "Megatron max(40M, 1M x dp) params",
+            p->cfg.bucket == PB_BUCKET_DDP         ? "DDP 25 MiB"
+            : p->cfg.bucket == PB_BUCKET_DEEPSPEED ? "DeepSpeed 5e8-element"
+                                                   : "Megatron max(40M, 1M x dp) params",
             p->cfg.zero, pb_dtype_name(p->cfg.grad_dtype),
             p->cfg.recompute ? "; full recomputation" : "");
     print_messages(f, p);

@@ -248,8 +248,37 @@ static void test_megatron_router(void)
     pb_op_list_free(&o);
 }
 
+/* DeepSpeed ZeRO-1/2 on tp 8, dp 4, gbs 8 (2 micro-batches): the model's
+ * 80 x 855,654,400 + 2 x 262,144,000 + 8192 = 68,976,648,192 parameters,
+ * / 8 = 8,622,081,024 a rank, in reduce_bucket_size buckets of 5e8: 17 of
+ * 5e8 and 122,081,024 (a multiple of 4: no padding).  Each bucket
+ * all-reduced in fp32 (allreduce_and_scatter), not reduce-scattered:
+ * 2e9 B and 488,324,096 B, once a step under ZeRO-1, every micro-batch
+ * under ZeRO-2; the bf16 parameters gathered after the step, 1e9 B x 17
+ * and 244,162,048 B. */
+static void test_deepspeed_buckets(void)
+{
+    for (int zero = 1; zero <= 2; zero++) {
+        pb_op_list_t o = gen(8, 4, 1, 8, PB_FW_DEEPSPEED, zero, PB_STRAT_DP);
+        uint64_t k = zero == 2 ? 2 : 1;
+        CHECK(o.n == 4);
+        CHECK(o.n == 4 && is(&o.ops[0], PB_ALLREDUCE, UINT64_C(2000000000), 17 * k,
+                             PB_STAGE_EVERY) && o.ops[0].per_pass == (zero == 2));
+        CHECK(o.n == 4 && is(&o.ops[1], PB_ALLGATHER, UINT64_C(1000000000), 17, PB_STAGE_EVERY) &&
+              o.ops[1].phase == PB_PH_OPT);
+        CHECK(o.n == 4 && is(&o.ops[2], PB_ALLREDUCE, UINT64_C(488324096), k, PB_STAGE_EVERY));
+        CHECK(o.n == 4 && is(&o.ops[3], PB_ALLGATHER, UINT64_C(244162048), 1, PB_STAGE_EVERY));
+        pb_op_list_free(&o);
+    }
+    /* Megatron's distributed optimizer reduce-scatters its buckets */
+    pb_op_list_t o = gen(8, 4, 1, 8, PB_FW_MEGATRON, 1, PB_STRAT_DP);
+    CHECK(o.n > 0 && o.ops[0].coll == PB_REDUCESCATTER);
+    pb_op_list_free(&o);
+}
+
 int main(void)
 {
+    test_deepspeed_buckets();
     test_torchtitan_moe();
     test_megatron_router();
     test_torchtitan_fsdp();
