@@ -321,14 +321,22 @@ static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_
  * two each, is tried against what the threads ran - a base gather's or
  * scatter's output-to-input ratio is its group's size, as an all-to-all's
  * split lists' length is - and the threads are placed only when exactly
- * one way fits.  (A 2-D torchtitan job's default group sends nothing in
- * a step; its TP and FSDP groups' gathers place them.  An MoE job's loss
- * group all-reduces once a step, on one of its threads; its EP group's
- * all-to-alls tell it from the expert-FSDP group of the same size.) */
+ * one way fits.  Ways that differ only between groups of the same
+ * members count as one: nothing in a trace tells such groups apart, and
+ * what is counted is the same (the first such group in pg_config order
+ * takes their work, on every rank alike; DeepSpeed's data-parallel group
+ * is the whole world beside the default group).  (A 2-D torchtitan job's
+ * default group sends nothing in a step; its TP and FSDP groups' gathers
+ * place them.  An MoE job's loss group all-reduces once a step, on one of
+ * its threads; its EP group's all-to-alls tell it from the expert-FSDP
+ * group of the same size.) */
 
 typedef struct fit {
     const int64_t *need; /* per thread: the size its work says, 0 none, -1 conflicting */
     const int *gsize;    /* per gloo group, in pg_config order */
+    /* per gloo group: the first group with the same members (itself if
+     * none): placements that differ only between such groups are one */
+    const size_t *same;
     size_t nt, ng;
     size_t *cur, *best;  /* per thread: its gloo group's place */
     int found;           /* ways that fit, counted to 2 */
@@ -339,8 +347,12 @@ static void fit_from(fit_t *f, size_t t, size_t g, int fill)
     if (f->found > 1)
         return;
     if (t == f->nt) {
-        if (f->found++ == 0)
+        int other = f->found > 0;
+        for (size_t w = 0; other && w < f->nt; w++)
+            other = f->same[f->cur[w]] == f->same[f->best[w]];
+        if (f->found == 0)
             memcpy(f->best, f->cur, f->nt * sizeof *f->cur);
+        f->found += f->found == 0 || !other;
         return;
     }
     for (size_t k = g; k < f->ng; k++) {
@@ -362,12 +374,23 @@ static int place_threads(pb_kt_t *kt, const int64_t *tids, size_t ntids, pb_kev_
     int *gsize = malloc((kt->ngroups + 1) * sizeof *gsize);
     int64_t *need = calloc(ntids + 1, sizeof *need);
     size_t *cur = malloc((ntids + 1) * sizeof *cur), *best = malloc((ntids + 1) * sizeof *best);
-    int rc = gidx && gsize && need && cur && best ? PB_OK : PB_ERUNTIME;
+    size_t *same = malloc((kt->ngroups + 1) * sizeof *same);
+    int rc = gidx && gsize && need && cur && best && same ? PB_OK : PB_ERUNTIME;
     for (size_t i = 0; rc == PB_OK && i < kt->ngroups; i++)
         if (kt->groups[i].gloo) {
             gidx[ng] = i;
             gsize[ng++] = kt->groups[i].size;
         }
+    for (size_t j = 0; rc == PB_OK && j < ng; j++) {
+        const pb_kgroup_t *b = &kt->groups[gidx[j]];
+        same[j] = j;
+        for (size_t i = 0; i < j && same[j] == j; i++) {
+            const pb_kgroup_t *a = &kt->groups[gidx[i]];
+            if (a->size == b->size && a->ranks && b->ranks &&
+                memcmp(a->ranks, b->ranks, (size_t)a->size * sizeof *a->ranks) == 0)
+                same[j] = same[i];
+        }
+    }
     for (size_t i = 0; rc == PB_OK && i < kt->c10d.n; i++) {
         size_t w = 0;
         while (wk[i] && w < ntids && tids[w] != wk[i]->tid)
@@ -377,13 +400,13 @@ static int place_threads(pb_kt_t *kt, const int64_t *tids, size_t ntids, pb_kev_
             need[w] = need[w] == 0 || need[w] == s ? s : -1;
     }
     if (rc == PB_OK) {
-        fit_t f = {need, gsize, ntids, ng, cur, best, 0};
+        fit_t f = {need, gsize, same, ntids, ng, cur, best, 0};
         fit_from(&f, 0, 0, 0);
         *ways = f.found;
         for (size_t w = 0; f.found == 1 && w < ntids; w++)
-            map[w] = gidx[best[w]];
+            map[w] = gidx[same[best[w]]];
     }
-    free(gidx), free(gsize), free(need), free(cur), free(best);
+    free(gidx), free(gsize), free(need), free(cur), free(best), free(same);
     return rc;
 }
 

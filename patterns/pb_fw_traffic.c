@@ -73,17 +73,17 @@
 
 static const pb_fw_traffic_t fw_traffic[PB_FW_COUNT] = {
     [PB_FW_MEGATRON] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0,
-                        PB_BUCKET_MEGATRON, PB_DPRED_RS},
+                        PB_BUCKET_MEGATRON, PB_DPRED_RS, 0},
     [PB_FW_NEMO] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_COALESCED, PB_EPMETA_NONE, 0,
-                    PB_BUCKET_MEGATRON, PB_DPRED_RS},
+                    PB_BUCKET_MEGATRON, PB_DPRED_RS, 0},
     [PB_FW_DEEPSPEED] = {1, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0,
-                         PB_BUCKET_DEEPSPEED, PB_DPRED_AR},
+                         PB_BUCKET_DEEPSPEED, PB_DPRED_AR, 1},
     [PB_FW_FSDP] = {0, PB_Z3_ENDS_ROOT, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0, PB_BUCKET_DDP,
-                    PB_DPRED_RS},
+                    PB_DPRED_RS, 0},
     [PB_FW_TORCHTITAN] = {0, PB_Z3_ENDS_UNITS, 1, PB_SPNORM_EACH, PB_EPMETA_COUNTS, 1,
-                          PB_BUCKET_DDP, PB_DPRED_RS},
+                          PB_BUCKET_DDP, PB_DPRED_RS, 0},
     [PB_FW_MAXTEXT] = {0, PB_Z3_ENDS_NONE, 0, PB_SPNORM_NONE, PB_EPMETA_NONE, 0, PB_BUCKET_MEGATRON,
-                       PB_DPRED_RS},
+                       PB_DPRED_RS, 0},
 };
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw)

@@ -95,6 +95,9 @@ typedef struct pb_fw_traffic {
      * them */
     pb_bucket_t bucket;
     pb_dp_reduce_t dp_reduce;
+    /* ZeRO 1/2's step all-reduces the global gradient norm over DP, one
+     * fp32, once a step (DeepSpeed; pb_traffic_cfg_t.grad_norm) */
+    int grad_norm;
 } pb_fw_traffic_t;
 
 const pb_fw_traffic_t *pb_fw_traffic(pb_fw_t fw);

@@ -26,6 +26,7 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw)
     c->moe_bias = t->moe_bias;
     c->bucket = t->bucket;
     c->dp_reduce = t->dp_reduce;
+    c->grad_norm = t->grad_norm;
 }
 
 static const char *const bucket_names[] = {"megatron", "ddp", "deepspeed"};

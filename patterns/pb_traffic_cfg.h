@@ -46,8 +46,10 @@ typedef struct pb_traffic_cfg {
      * expert-bias update's all-reduce (pb_fw_traffic.h) */
     pb_ep_meta_t ep_meta;
     int moe_bias;
-    /* how ZeRO 1/2 reduce a gradient bucket (pb_fw_traffic.h) */
+    /* how ZeRO 1/2 reduce a gradient bucket, and whether their step
+     * all-reduces the gradient norm (pb_fw_traffic.h) */
     pb_dp_reduce_t dp_reduce;
+    int grad_norm;
 } pb_traffic_cfg_t;
 
 /* Megatron's traffic (the defaults parbench has always had) */

@@ -179,6 +179,12 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
         return zero3(in, n, edp, out, err);
     if (n > 1 && bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err))
         return err->code;
+    if (n > 1 && zero > 0 && in->cfg->grad_norm) {
+        pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, PB_GK_DP, n, pb_dtype_size(PB_F32),
+                                 PB_F32, 1, PB_PH_OPT, 0, PB_P2P_NONE, "global gradient norm");
+        if (pb_op_list_push(out, &o, err))
+            return err->code;
+    }
     uint64_t etp_pp = (uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_PP];
     if (expert > 0 && edp > 1)
         return bucket_ops(in, PB_GK_EDP, edp, expert / (etp_pp * (uint64_t)l->size[PB_DIM_EP]),

@@ -35,6 +35,11 @@
 #    = 32 B, 3 x 2 = 6, and the tokens, 32 x 2 x 64 x 2 B = 8 KiB,
 #    dispatch + combine forward and backward, 24; the expert bias, 3 x 4
 #    fp32 = 48 B over dp once: 13 rows.
+#  ds-zero1, ds-zero2 (make_deepspeed_traces.py: DeepSpeed 0.19.8, the
+#    fsdp4 model, dp 4, bf16, 2 micro-batches): the 279104 parameters in
+#    one 5e8-element bucket, all-reduced in bf16 (545 KiB) once a step
+#    under ZeRO-1, each micro-batch under ZeRO-2 (2); the parameters
+#    gathered after the step, 545 KiB x 1; the gradient norm, 4 B x 1.
 #  tp2-fsdp2: TP as tp4-sp but the norms' gradients summed in FSDP2's
 #    fp32, 256 B, each micro-batch: 18; a layer's FSDP unit is its TP
 #    shard, (65664 - 128) / 2 + 128 = 32896 (the norms are not split):
@@ -86,7 +91,9 @@ moe="--hidden 64 --heads 4 --kv-heads 4 --ffn 256 --seq 16 --mbs 2 --vocab 128 -
 moe="$moe --experts 4 --topk 2 --moe-ffn 128 --shared-ffn 128 --dense-first 1 --moe-every 1"
 out=$("$pb" profile "$fix/gloo-moe" --dp 4 --ep 2 --zero 3 --gbs 16 $tt $moe 2>&1) ||
     fail "moe exited $?"
-grep -q 'gloo-moe: pytorch, 4 ranks, 6 communicators' <<< "$out" || fail "moe: groups"
+# 5: the loss group has the default group's members, and its work is
+# counted there
+grep -q 'gloo-moe: pytorch, 4 ranks, 5 communicators' <<< "$out" || fail "moe: groups"
 row dp allgather "128 KiB" 4 moe
 row dp reducescatter "256 KiB" 2 moe
 row dp allgather "80.8 KiB" 12 moe
@@ -99,4 +106,18 @@ row ep alltoall "32 B" 6 moe
 row ep alltoall "8 KiB" 24 moe
 row dp allreduce "48 B" 1 moe
 all_ok 13 moe
-echo "ok: FSDP2, TP+SP, TP x FSDP2 and MoE EP jobs matched op by op against torchtitan's patterns"
+for z in 1 2; do
+    out=$("$pb" profile "$fix/gloo-ds-zero$z" --dp 4 --zero $z --gbs 16 --grad-dtype bf16 \
+          --framework deepspeed $model 2>&1) || fail "ds-zero$z exited $?"
+    row dp allreduce "545 KiB" $z ds-zero$z
+    row dp allgather "545 KiB" 1 ds-zero$z
+    row dp allreduce "4 B" 1 ds-zero$z
+    all_ok 3 ds-zero$z
+    grep -q '^# not compared: 8 records .*allreduce of unsigned char x 4' <<< "$out" ||
+        fail "ds-zero$z: the overflow flag is not named"
+done
+# as Megatron's, a reduce-scatter the recording lacks
+out=$("$pb" profile "$fix/gloo-ds-zero1" --dp 4 --zero 1 --gbs 16 --grad-dtype bf16 $model 2>&1) ||
+    fail "ds-zero1 as megatron exited $?"
+grep -q '^# 1 ok, 0 count, 0 size, 1 missing, 2 extra$' <<< "$out" || fail "ds-zero1 as megatron"
+echo "ok: FSDP2, TP+SP, TP x FSDP2, MoE EP and DeepSpeed ZeRO-1/2 jobs matched op by op"

@@ -292,9 +292,9 @@ static void test_bad(void)
         "disagree with its Group size 2");
     /* hand-written gloo form: 2 gloo groups but 3 worker threads seen,
      * one group's second thread missing (a recording can do this: a group
-     * idle in the window) */
-    bad("{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2, \"pg_config\": ["
-        PG("0", "2", "[0, 1]", "cpu:gloo") ", " PG("1", "2", "[0, 1]", "cpu:gloo") "]},"
+     * idle in the window), and nothing to tell which */
+    bad("{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4, \"pg_config\": ["
+        PG("0", "2", "[0, 1]", "cpu:gloo") ", " PG("1", "2", "[0, 2]", "cpu:gloo") "]},"
         "\"traceEvents\": [{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, "
         "\"ts\": 1, \"dur\": 1},"
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 5, \"ts\": 2, \"dur\": 1},"
@@ -372,7 +372,9 @@ static void test_idle_group(void)
  * apart, 7, 8 gather 2 apart, 9, 10 run all-to-alls, 11 an all-reduce.
  * Sizes alone fit two placements (9 the EP group's and 10, 11 the loss
  * group's, or 9, 10 the EP group's and 11 the loss group's); the
- * all-to-alls' split lists, one entry per rank, say 2 and leave one. */
+ * all-to-alls' split lists, one entry per rank, say 2 and leave one (11
+ * the loss group's, whose work the default group of the same members
+ * takes). */
 static void test_moe_groups(void)
 {
     static const char text[] =
@@ -398,6 +400,36 @@ static void test_moe_groups(void)
     /* 16 floats sent by each all-to-all: 64 B; 8 gathered from each of 2 */
     CHECK(ep && count(&jp, 0, ep, "alltoall_base", 16, 64) == 2);
     CHECK(efsdp && count(&jp, 0, efsdp, "_allgather_base", 8, 64) == 2);
+    pb_jobprof_free(&jp);
+}
+
+/* Two gloo groups of the same members (DeepSpeed's data-parallel group
+ * beside the default one: tests/fixtures/pytorch/gloo-ds-zero1), 3
+ * worker threads seen: which group ran what no trace can tell, nor does
+ * it change what is counted, so the ways count as one and the first
+ * group takes the work - one communicator of {0, 1}, 3 all-reduces. */
+static void test_same_members(void)
+{
+    static const char text[] =
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2, \"pg_config\": ["
+        PG("0", "2", "[0, 1]", "cpu:gloo") ", " PG("1", "2", "[0, 1]", "cpu:gloo") "]},"
+        "\"traceEvents\": [{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, "
+        "\"ts\": 1, \"dur\": 1},"
+        "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 5, \"ts\": 2, \"dur\": 1},"
+        "{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, \"ts\": 3, \"dur\": 1},"
+        "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 6, \"ts\": 4, \"dur\": 1},"
+        "{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, \"ts\": 5, \"dur\": 1},"
+        "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 9, \"ts\": 6, \"dur\": 1}]}";
+    pb_jobprof_t jp;
+    pb_err_t err = {0};
+    pb_jobprof_init(&jp);
+    int rc = pb_jp_kineto("same.json", text, strlen(text), &jp, &err);
+    if (rc != PB_OK)
+        fprintf(stderr, "same members: %s\n", err.msg);
+    CHECK(rc == PB_OK && jp.ncomms == 1);
+    int m01[2] = {0, 1};
+    const pb_jcomm_t *c = comm_of(&jp, 2, m01);
+    CHECK(c && count(&jp, 0, c, NULL, 0, 0) == 3);
     pb_jobprof_free(&jp);
 }
 
@@ -435,6 +467,7 @@ int main(void)
     test_bad();
     test_idle_group();
     test_moe_groups();
+    test_same_members();
     test_files();
     test_sniff();
     PB_TEST_END("test_jp_kineto");

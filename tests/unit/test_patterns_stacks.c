@@ -255,24 +255,27 @@ static void test_megatron_router(void)
  * all-reduced in fp32 (allreduce_and_scatter), not reduce-scattered:
  * 2e9 B and 488,324,096 B, once a step under ZeRO-1, every micro-batch
  * under ZeRO-2; the bf16 parameters gathered after the step, 1e9 B x 17
- * and 244,162,048 B. */
+ * and 244,162,048 B; the step's global gradient norm, one fp32, 4 B. */
 static void test_deepspeed_buckets(void)
 {
     for (int zero = 1; zero <= 2; zero++) {
         pb_op_list_t o = gen(8, 4, 1, 8, PB_FW_DEEPSPEED, zero, PB_STRAT_DP);
         uint64_t k = zero == 2 ? 2 : 1;
-        CHECK(o.n == 4);
-        CHECK(o.n == 4 && is(&o.ops[0], PB_ALLREDUCE, UINT64_C(2000000000), 17 * k,
+        CHECK(o.n == 5);
+        CHECK(o.n == 5 && is(&o.ops[0], PB_ALLREDUCE, UINT64_C(2000000000), 17 * k,
                              PB_STAGE_EVERY) && o.ops[0].per_pass == (zero == 2));
-        CHECK(o.n == 4 && is(&o.ops[1], PB_ALLGATHER, UINT64_C(1000000000), 17, PB_STAGE_EVERY) &&
+        CHECK(o.n == 5 && is(&o.ops[1], PB_ALLGATHER, UINT64_C(1000000000), 17, PB_STAGE_EVERY) &&
               o.ops[1].phase == PB_PH_OPT);
-        CHECK(o.n == 4 && is(&o.ops[2], PB_ALLREDUCE, UINT64_C(488324096), k, PB_STAGE_EVERY));
-        CHECK(o.n == 4 && is(&o.ops[3], PB_ALLGATHER, UINT64_C(244162048), 1, PB_STAGE_EVERY));
+        CHECK(o.n == 5 && is(&o.ops[2], PB_ALLREDUCE, UINT64_C(488324096), k, PB_STAGE_EVERY));
+        CHECK(o.n == 5 && is(&o.ops[3], PB_ALLGATHER, UINT64_C(244162048), 1, PB_STAGE_EVERY));
+        CHECK(o.n == 5 && is(&o.ops[4], PB_ALLREDUCE, 4, 1, PB_STAGE_EVERY) &&
+              o.ops[4].phase == PB_PH_OPT);
         pb_op_list_free(&o);
     }
-    /* Megatron's distributed optimizer reduce-scatters its buckets */
+    /* Megatron's distributed optimizer reduce-scatters its buckets (its
+     * norm is not listed) */
     pb_op_list_t o = gen(8, 4, 1, 8, PB_FW_MEGATRON, 1, PB_STRAT_DP);
-    CHECK(o.n > 0 && o.ops[0].coll == PB_REDUCESCATTER);
+    CHECK(o.n == 4 && o.ops[0].coll == PB_REDUCESCATTER);
     pb_op_list_free(&o);
 }
 
