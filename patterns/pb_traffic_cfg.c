@@ -30,20 +30,16 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw)
 }
 
 static const char *const bucket_names[] = {"megatron", "ddp", "deepspeed"};
+#define NBUCKETS (int)(sizeof bucket_names / sizeof bucket_names[0])
 
 int pb_bucket_parse(const char *s, pb_bucket_t *out)
 {
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < NBUCKETS; k++)
         if (strcmp(s, bucket_names[k]) == 0) {
             *out = (pb_bucket_t)k;
             return 0;
         }
     return -1;
-}
-
-const char *pb_bucket_name(pb_bucket_t k)
-{
-    return (unsigned)k < 3 ? bucket_names[k] : "?";
 }
 
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)

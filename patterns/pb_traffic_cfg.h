@@ -64,7 +64,6 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw);
 #define PB_DEEPSPEED_BUCKET_ELEMS UINT64_C(500000000)
 /* "megatron", "ddp" or "deepspeed"; 0 ok, -1 none of them */
 int pb_bucket_parse(const char *s, pb_bucket_t *out);
-const char *pb_bucket_name(pb_bucket_t k);
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);
 
 #endif

@@ -91,8 +91,29 @@ static pb_pat_op_t pat(pb_coll_t coll, pb_gkind_t g, uint64_t bytes, uint64_t co
     return o;
 }
 
+/* An all-to-all recorded with split sizes (PyTorch's "all_to_allv", as
+ * every MoE dispatcher calls it) is the patterns' all-to-all: EP {0,1},
+ * 4 of 8 KiB a rank in one step against 4 predicted - one row, ok. */
+static void test_alltoall_splits(void)
+{
+    pb_jobprof_t jp;
+    pb_jobprof_init(&jp);
+    jp.world = 2;
+    int ep = comm(&jp, 7, PB_JD_EP, 0, 1);
+    for (int r = 0; r < 2; r++)
+        add(&jp, r, ep, PB_JK_COLL, PB_ALLTOALLV, 8192, -1, 4);
+    pb_pat_op_t op = pat(PB_ALLTOALL, PB_GK_EP, 8192, 4);
+    pb_jp_expect_t x;
+    pb_err_t err = {0, ""};
+    CHECK(pb_jp_expect(&jp, &op, 1, 2, 1, 0.01, &x, &err) == PB_OK);
+    CHECK(x.n == 1 && x.rows[0].verdict == PB_JX_MATCH && x.rows[0].rec_total == 4);
+    pb_jp_expect_free(&x);
+    pb_jobprof_free(&jp);
+}
+
 int main(void)
 {
+    test_alltoall_splits();
     pb_jobprof_t jp;
     job(&jp);
     const pb_pat_op_t ops[] = {
