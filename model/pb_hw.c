@@ -77,6 +77,8 @@ static const pb_hw_t presets[] = {
     {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
     {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
     {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
+    /* the H100's GH100 die with its NVLink cut to 400 GB/s both ways */
+    {"h800", "h100", 989.0, 1979.0, 80.0, 3.35, 200.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
     {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
     {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
 };
@@ -88,7 +90,7 @@ static const struct {
     {"a100-80gb", "a100"},          {"a100-sxm", "a100"},  {"a100-80gb-sxm", "a100"},
     {"a100-40gb-sxm", "a100-40gb"}, {"h100-80gb", "h100"}, {"h100-sxm", "h100"},
     {"h100-80gb-sxm", "h100"},      {"h200-sxm", "h200"},  {"b200-sxm", "b200"},
-    {"gb200-nvl72", "gb200"},
+    {"gb200-nvl72", "gb200"},       {"h800-sxm", "h800"},
 };
 
 const char *pb_hw_preset_name(int i)

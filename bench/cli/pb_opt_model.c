@@ -239,8 +239,9 @@ static const pb_opt_spec_t predict_specs[] = {
      "GPUs in all (model: dp is what the layout leaves of them)", NULL, NULL},
     {"gpus-per-node", 0, "G", pb_opt_int, PB_OFF(predict.gpus_per_node), 1,
      "GPUs per node (default: the hardware's)", NULL, NULL},
-    {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0, "a100, h100, h200, b200 (default a100)",
-     "a100 h100 h200 b200", NULL},
+    {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0,
+     "a100, a100-40gb, h100, h200, h800, b200, gb200 (default a100)",
+     "a100 a100-40gb h100 h200 h800 b200 gb200", NULL},
     {"hw-set", 0, "K=V", set_hw_set, 0, 0,
      "override a hardware field (bf16_tflops, hbm_gib, hbm_tbps,\n"
      "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node,\n"

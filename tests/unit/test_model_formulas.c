@@ -160,6 +160,14 @@ static void presets(void)
     CHECK(pb_hw_preset("tpu", &hw, &err) == PB_EINPUT);
     CHECK(pb_hw_preset("h200", &hw, &err) == PB_OK && hw.hbm_gib == 141.0);
     CHECK(pb_hw_preset("b200", &hw, &err) == PB_OK && hw.bf16_tflops == 2250.0);
+    /* H800: the H100 but NVLink 400 GB/s both ways = 200 each (doc/MODEL.md
+     * [H800]); the same chip, so the same sustained share */
+    pb_hw_t h100;
+    CHECK(pb_hw_preset("h100", &h100, &err) == PB_OK);
+    CHECK(pb_hw_preset("h800-sxm", &hw, &err) == PB_OK && hw.nvlink_gbps == 200.0 &&
+          hw.bf16_tflops == h100.bf16_tflops && hw.hbm_tbps == h100.hbm_tbps &&
+          hw.nic_gbitps == 400.0 && hw.nics_per_node == 8 && strcmp(hw.chip, "h100") == 0 &&
+          hw.sustained == h100.sustained);
     /* a 2-GPU node built like the A100 preset's (8 NICs of 200 Gb/s per 8
      * GPUs = 25 GB/s per GPU) has 2 NICs, still 25 GB/s per GPU; before,
      * 8 NICs were shared by 2 GPUs: 100 GB/s, 4x too fast */
