@@ -23,15 +23,17 @@ static const char *const cols[C_COUNT] = {
  * moe_ep_overlap) go through pb_job_set and the model's
  * (shared_ffn, dense_first) through pb_model_set, as the flags do; the
  * GPU's (alloc_frag, and hw_set: "key=value ..." as --hw-set takes each,
- * e.g. the capacity of a card the presets lack) through pb_hw_set; split,
+ * e.g. the capacity of a card the presets lack) through pb_hw_set, and
+ * gpus_per_node as --gpus-per-node (a node of 4 H200, say); split,
  * family and inferred describe the row for the summaries. */
 enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
        O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_GRAD_DTYPE, O_OPTIM_DTYPE,
-       O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_COUNT };
+       O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_GPUS_PER_NODE, O_COUNT };
 static const char *const ocols[O_COUNT] = {
     "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
     "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred",
-    "grad_dtype", "optim_dtype", "loss", "alloc_frag", "hw_set", "mem_gib", "mem_kind"};
+    "grad_dtype", "optim_dtype", "loss", "alloc_frag", "hw_set", "mem_gib", "mem_kind",
+    "gpus_per_node"};
 
 typedef struct state {
     const char *path;
@@ -295,6 +297,26 @@ int pb_against_mem_kind(const char *k)
     return -1;
 }
 
+/* The row's gpus_per_node (empty: the preset's, or hw_set's), as
+ * --gpus-per-node gives it: the NICs scaled to the node unless hw_set
+ * named their count. */
+static int row_gpus_per_node(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_hw_t *hw,
+                             pb_err_t *err)
+{
+    const char *f = opt(s, rec, O_GPUS_PER_NODE);
+    if (f[0] == '\0')
+        return PB_OK;
+    char *end;
+    errno = 0;
+    double d = strtod(f, &end);
+    if (*end != '\0' || errno || !isfinite(d) || d != floor(d) || d < 1 || d > 1000000)
+        return pb_err_set(err, PB_EINPUT,
+                          "%s:%zu: bad gpus_per_node '%s' (a whole number, 1 to 1000000)", s->path,
+                          line, f);
+    pb_job_gpus_per_node(hw, (int)d, strstr(opt(s, rec, O_HW_SET), "nics_per_node=") != NULL);
+    return PB_OK;
+}
+
 /* The row's hw_set: space-separated key=value pairs, each as --hw-set
  * gives it (pb_hw_set names a key or value it refuses). */
 static int row_hw_set(const state_t *s, size_t line, const char *f, pb_hw_t *hw, pb_err_t *err)
@@ -362,14 +384,16 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     pb_err_clear(&e);
     if (pb_hw_preset(rec->field[s->map[C_GPU]], &j.hw, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    c->gpus_per_node = j.hw.gpus_per_node;
     /* the allocator's reserve the run had (alloc_frag: e.g. expandable
      * segments), as --hw-set alloc_frag gives it */
     const char *frag = opt(s, rec, O_ALLOC_FRAG);
     if (frag[0] != '\0' && pb_hw_set(&j.hw, "alloc_frag", frag, &e) != PB_OK)
         return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->path, line, e.msg);
-    if (row_hw_set(s, line, opt(s, rec, O_HW_SET), &j.hw, err) != PB_OK)
+    if (row_hw_set(s, line, opt(s, rec, O_HW_SET), &j.hw, err) != PB_OK ||
+        row_gpus_per_node(s, line, rec, &j.hw, err) != PB_OK)
         return err->code;
+    /* after hw_set and gpus_per_node, which may change it */
+    c->gpus_per_node = j.hw.gpus_per_node;
     if (s->opts && s->opts->sustained > 0.0)
         j.hw.sustained = s->opts->sustained;
     pb_against_run_t run;

@@ -29,12 +29,17 @@ static int hardware(const pb_predict_opts_t *h, pb_hw_t *hw, pb_err_t *err)
         int named = 0;
         for (int i = 0; i < h->nhw_set; i++)
             named |= strncmp(h->hw_set[i], "nics_per_node=", 14) == 0;
-        if (named)
-            hw->gpus_per_node = h->gpus_per_node;
-        else
-            pb_hw_set_gpus_per_node(hw, h->gpus_per_node);
+        pb_job_gpus_per_node(hw, h->gpus_per_node, named);
     }
     return pb_hw_check(hw, err);
+}
+
+void pb_job_gpus_per_node(pb_hw_t *hw, int gpus, int nics_named)
+{
+    if (nics_named)
+        hw->gpus_per_node = gpus;
+    else
+        pb_hw_set_gpus_per_node(hw, gpus);
 }
 
 /* The stack's settings by name (pb_job_set), as a runs file's columns

@@ -42,6 +42,11 @@ int pb_job_settings(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job
  * what it takes, for a bad value or an unknown key. */
 int pb_job_set(pb_job_t *j, const char *key, const char *value, pb_err_t *err);
 
+/* A node of `gpus` GPUs (--gpus-per-node, a runs file's gpus_per_node):
+ * the NICs scaled to it (pb_hw_set_gpus_per_node) unless the user named
+ * their count (nics_named), which stands. */
+void pb_job_gpus_per_node(pb_hw_t *hw, int gpus, int nics_named);
+
 /* The step of j with the calibration (NULL: the preset alone); bound is
  * pb_cost_t's: 0 the central answer, -1 and +1 the optimistic and the
  * pessimistic end of what each measured or transferred collective may

@@ -240,8 +240,67 @@ static void counts_and_ranges(void)
         refused(head, rows[i][0], rows[i][1]);
 }
 
+typedef struct node {
+    int hw_gpus, hw_nics, step_gpus;
+} node_t;
+
+static int take_node(void *arg, const pb_against_run_t *r, pb_err_t *err)
+{
+    (void)err;
+    node_t *n = arg;
+    if (r->job == NULL)
+        return PB_OK;
+    *n = (node_t){r->job->hw.gpus_per_node, r->job->hw.nics_per_node,
+                  r->job->step.gpus_per_node};
+    return PB_OK;
+}
+
+/* A run's node size: the gpus_per_node column as --gpus-per-node (the
+ * h100's 8 NICs a node of 8 become 4 for a node of 4; with hw_set naming
+ * the NICs, they stand); the step model sees the node hw_set makes too
+ * (it took the preset's 8 before hw_set was read); a bad value refused
+ * with its line. */
+static void gpus_per_node_column(void)
+{
+    static const char head[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "gpus_per_node,hw_set,metric,value,flops,source\n";
+    static const struct {
+        const char *gpn, *hw_set;
+        node_t want;
+    } cases[] = {
+        {"4", "", {4, 4, 4}},
+        {"4", "nics_per_node=8", {4, 8, 4}},
+        {"", "gpus_per_node=4", {4, 8, 4}},
+        {"", "", {8, 8, 8}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = tmpfile();
+        CHECK(f != NULL);
+        if (f == NULL)
+            return;
+        fprintf(f, "%sx,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
+                   "none,3,1,g,%s,%s,step_s,1,none,s\n",
+                head, cases[i].gpn, cases[i].hw_set);
+        rewind(f);
+        node_t n = {0, 0, 0};
+        pb_err_t err;
+        pb_err_clear(&err);
+        CHECK(pb_against_each(f, "n.csv", NULL, take_node, &n, &err) == PB_OK);
+        CHECK(n.hw_gpus == cases[i].want.hw_gpus && n.hw_nics == cases[i].want.hw_nics &&
+              n.step_gpus == cases[i].want.step_gpus);
+        fclose(f);
+    }
+    refused(head,
+            "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,none,3,1,g,"
+            "4.5,,step_s,1,none,s\n",
+            ":2: bad gpus_per_node '4.5'");
+}
+
 int main(void)
 {
+    gpus_per_node_column();
     published();
     bad_rows();
     dispatcher_column();
