@@ -319,6 +319,18 @@ static void test_bad(void)
         "fits their sizes");
 }
 
+/* A hand-written trace read into *jp (initialised here); its message
+ * printed when refused. */
+static int read_text(const char *name, const char *text, pb_jobprof_t *jp)
+{
+    pb_err_t err = {0};
+    pb_jobprof_init(jp);
+    int rc = pb_jp_kineto(name, text, strlen(text), jp, &err);
+    if (rc != PB_OK)
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+    return rc;
+}
+
 /* A gloo group idle in the recorded window shows fewer than its 2 worker
  * threads (torchtitan's 2-D job: its default group sends nothing in a
  * step; tests/fixtures/pytorch/gloo-tp2-fsdp2).  Groups in pg_config
@@ -339,11 +351,7 @@ static void test_idle_group(void)
         "{\"ph\": \"X\", \"name\": \"c10d::barrier\", \"tid\": 1, \"ts\": 41, \"dur\": 9},"
         "{\"ph\": \"X\", \"name\": \"gloo:barrier\", \"tid\": 5, \"ts\": 42, \"dur\": 1}]}";
     pb_jobprof_t jp;
-    pb_err_t err = {0};
-    pb_jobprof_init(&jp);
-    int rc = pb_jp_kineto("idle.json", text, strlen(text), &jp, &err);
-    if (rc != PB_OK)
-        fprintf(stderr, "idle group: %s\n", err.msg);
+    int rc = read_text("idle.json", text, &jp);
     CHECK(rc == PB_OK);
     int m01[2] = {0, 1}, m02[2] = {0, 2};
     const pb_jcomm_t *a = comm_of(&jp, 2, m01), *b = comm_of(&jp, 2, m02);
@@ -388,11 +396,7 @@ static void test_moe_groups(void)
         "{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, \"ts\": 61, \"dur\": 9},"
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 11, \"ts\": 62, \"dur\": 1}]}";
     pb_jobprof_t jp;
-    pb_err_t err = {0};
-    pb_jobprof_init(&jp);
-    int rc = pb_jp_kineto("moe.json", text, strlen(text), &jp, &err);
-    if (rc != PB_OK)
-        fprintf(stderr, "moe groups: %s\n", err.msg);
+    int rc = read_text("moe.json", text, &jp);
     CHECK(rc == PB_OK);
     int m01[2] = {0, 1}, m02[2] = {0, 2};
     const pb_jcomm_t *ep = comm_of(&jp, 2, m01), *efsdp = comm_of(&jp, 2, m02);
@@ -421,11 +425,7 @@ static void test_same_members(void)
         "{\"ph\": \"X\", \"name\": \"c10d::allreduce_\", \"tid\": 1, \"ts\": 5, \"dur\": 1},"
         "{\"ph\": \"X\", \"name\": \"gloo:all_reduce\", \"tid\": 9, \"ts\": 6, \"dur\": 1}]}";
     pb_jobprof_t jp;
-    pb_err_t err = {0};
-    pb_jobprof_init(&jp);
-    int rc = pb_jp_kineto("same.json", text, strlen(text), &jp, &err);
-    if (rc != PB_OK)
-        fprintf(stderr, "same members: %s\n", err.msg);
+    int rc = read_text("same.json", text, &jp);
     CHECK(rc == PB_OK && jp.ncomms == 1);
     int m01[2] = {0, 1};
     const pb_jcomm_t *c = comm_of(&jp, 2, m01);
