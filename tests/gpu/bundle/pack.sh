@@ -81,7 +81,8 @@ CTEST=${CTEST:-ctest} bash "$HERE/relocate_ctest.sh" "$BUILD" "$SRC" "$W/ctest" 
     die "the gpu tests could not be relocated (relocate_ctest.sh above)"
 mapfile -t TEST_PROGS < <(grep -ho '@PB_BUNDLE@/libexec/[^";]*' "$W/ctest"/*.in |
                           sed 's|.*/||' | sort -u | grep -vx parbench)
-TARGETS=(parbench pb_memcpy_bw "${TEST_PROGS[@]}")
+# nccl-profiler-parbench: the plugin the nccl-profiler step has NCCL load
+TARGETS=(parbench pb_memcpy_bw nccl-profiler-parbench "${TEST_PROGS[@]}")
 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >"$W/cmake-build.log" ||
     { tail -30 "$W/cmake-build.log"; die "build failed"; }
 log "built: ${TARGETS[*]}"
