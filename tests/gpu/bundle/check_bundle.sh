@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_bundle.sh BUILD_DIR SRC_DIR [PARBENCH] - what of the GPU acceptance
 # run (tests/gpu/bundle) can be checked without a GPU, on the real build:
-#  1. the bundle's scripts parse (bash -n, sh -n, Python's parser);
+#  1. the bundle's scripts parse (bash -n, sh -n, Python's parser), and
+#     what pack.sh copies from the build is what it builds;
 #  2. relocate_ctest.sh on this build's tests/gpu: no build or source path
 #     and no build mpiexec left; every gpu-labelled test of the build (in
 #     tests/gpu or not: relocate_ctest.sh reads tests/gpu) is in
@@ -36,6 +37,16 @@ if command -v python3 >/dev/null; then
     python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$HERE/run_tests.py" ||
         bad "run_tests.py does not parse"
 fi
+
+# Every file pack.sh copies out of the build is one it builds: it builds
+# named targets only, and a cp of one it does not name stops the packing
+# (libnccl-profiler-parbench.so did, before the GPU machine ever saw it)
+targets=$(sed -n 's/^TARGETS=(\(.*\))$/\1/p' "$HERE/pack.sh")
+[ -n "$targets" ] || bad "pack.sh: no TARGETS=(...) line"
+for f in $(grep -o 'cp "\$BUILD/[A-Za-z0-9_.-]*"' "$HERE/pack.sh" | sed 's|.*/||; s|"$||'); do
+    t=${f#lib}; t=${t%.so}
+    case " $targets " in *" $t "*|*" $f "*) ;; *) bad "pack.sh copies $f but does not build it (TARGETS)";; esac
+done
 
 # ---- 2. the relocated CTest files -------------------------------------------
 R=$TMP/reloc
