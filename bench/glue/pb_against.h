@@ -23,7 +23,24 @@ typedef struct pb_against_acc {
     int predicted; /* rows the model accepted */
     int within;    /* |error| <= 10 % */
     double mean_abs, mean, max_abs; /* over the predicted rows, fractions */
+    /* the likely range (pb_band.h) each predicted run gets from the
+     * model's record on the other sources (the built-in
+     * model/published_runs.csv less the run's family), and how many of
+     * those ranges held the published step */
+    int banded, held;
 } pb_against_acc_t;
+
+/* Ranking: the runs of one sweep (one source's runs of one model shape
+ * and sequence, on one GPU type and count, in one stack) are
+ * configurations a user chooses between, as `plan` does; a pair of them
+ * is in the published order when the model's time per sequence puts
+ * them the same way round.  Pairs published as equally fast carry no
+ * order and are not counted. */
+typedef struct pb_against_rank {
+    int sweeps;   /* sweeps of two or more predicted runs */
+    int pairs;    /* their pairs with a published order */
+    int in_order; /* ... that the model puts the same way round */
+} pb_against_rank_t;
 
 /* The memory record of a set of runs (rows with mem_gib): error =
  * predicted / measured - 1, like with like. */
@@ -47,6 +64,8 @@ typedef struct pb_against_sum {
     pb_against_acc_t all;
     pb_against_acc_t split[PB_SPLIT_COUNT]; /* by split; [PB_SPLIT_NONE]: unsplit rows */
     pb_against_mem_acc_t mem_all, mem[PB_SPLIT_COUNT];
+    /* a sweep whose runs all share a split counts in rank[split] too */
+    pb_against_rank_t rank_all, rank[PB_SPLIT_COUNT];
 } pb_against_sum_t;
 
 /* One run of the file as the model saw it. */
@@ -152,10 +171,26 @@ int pb_mem_recs_add(pb_mem_recs_t *m, const pb_against_run_t *run, pb_err_t *err
 int pb_mem_recs_sum(const pb_mem_recs_t *m, FILE *out, pb_against_sum_t *sum, pb_err_t *err);
 void pb_mem_recs_free(pb_mem_recs_t *m);
 
-/* Reads `path`, prints one line per run, the summaries of all, fit and
- * test runs, and the leave-one-family-out table (pb_against_print.c) to
- * `out` (NULL: nothing printed).  PB_EINPUT naming the file and line for
- * a bad row. */
+/* A predicted run as the ranking sees it (pb_against_rank.c). */
+typedef struct pb_rank_run {
+    char sweep[256]; /* the sweep's key: runs with equal keys are compared */
+    char name[64], family[64], gpu[16];
+    double gpus;
+    pb_split_t split;
+    double published, predicted; /* seconds per sequence */
+} pb_rank_run_t;
+/* Fills r from a predicted run with a published time. */
+void pb_rank_run_of(const pb_against_run_t *run, pb_rank_run_t *r);
+/* Counts the pairs of every sweep among the n runs into sum's rank_all
+ * and rank[], and prints a line per sweep and the summaries (out may be
+ * NULL). */
+void pb_rank_sum(const pb_rank_run_t *r, size_t n, FILE *out, pb_against_sum_t *sum);
+
+/* Reads `path`, prints one line per run with its likely range, the
+ * summaries of all, fit and test runs with the ranges' coverage, the
+ * leave-one-family-out table and the ranking over the file's sweeps
+ * (pb_against_print.c, pb_against_rank.c) to `out` (NULL: nothing
+ * printed).  PB_EINPUT naming the file and line for a bad row. */
 int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err);
 
 #endif

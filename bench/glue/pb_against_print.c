@@ -1,5 +1,6 @@
-/* pb_against's report: a line per run, the record of all, fit and test
- * runs apart, and the leave-one-family-out table. */
+/* pb_against's report: a line per run with its likely range, the record
+ * of all, fit and test runs apart, the leave-one-family-out table and the
+ * ranking (pb_against_rank.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "../../model/pb_band.h"
 #include "pb_against.h"
+#include "pb_band_runs.h"
 
 static const char *const split_name[PB_SPLIT_COUNT] = {"-", "fit", "test"};
 
@@ -16,13 +18,20 @@ typedef struct kept {
     pb_split_t split;
     unsigned mech;
     double err; /* predicted / published - 1 */
+    int banded, held; /* given a likely range; the range held the published step */
 } kept_t;
 
 typedef struct printer {
     FILE *out;
     pb_against_sum_t *sum;
     kept_t *k;
+    pb_rank_run_t *rank; /* as k, for the ranking */
     size_t n, cap;
+    /* the model's record on the built-in runs, each with its source, and
+     * room for the part of it a run is judged by */
+    pb_band_src_t *rec;
+    pb_band_run_t *others;
+    size_t nrec;
     const pb_fit_grid_t *grid; /* the fit split at every share */
     pb_mem_recs_t mem;         /* the rows with a measured memory */
     int any_mem;               /* the file has a memory column: print it */
@@ -30,9 +39,10 @@ typedef struct printer {
     const char *path;
 } printer_t;
 
-static void acc_add(pb_against_acc_t *a, double er)
+static void acc_add(pb_against_acc_t *a, double er, int banded, int held)
 {
     a->predicted++;
+    a->banded += banded, a->held += held;
     a->within += fabs(er) <= 0.10 + 1e-12;
     a->mean_abs += fabs(er); /* sums until acc_end */
     a->mean += er;
@@ -45,21 +55,51 @@ static void acc_end(pb_against_acc_t *a)
         a->mean_abs /= a->predicted, a->mean /= a->predicted;
 }
 
-static int keep(printer_t *p, const pb_against_run_t *r, double er, pb_err_t *err)
+static int keep(printer_t *p, const pb_against_run_t *r, double er, const int band[2],
+                pb_err_t *err)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 64;
         kept_t *k = realloc(p->k, cap * sizeof *k);
-        if (k == NULL)
+        if (k != NULL)
+            p->k = k;
+        pb_rank_run_t *rk = k ? realloc(p->rank, cap * sizeof *rk) : NULL;
+        if (rk == NULL)
             return pb_err_set(err, PB_ERUNTIME, "out of memory for the runs");
-        p->k = k, p->cap = cap;
+        p->rank = rk, p->cap = cap;
     }
+    pb_rank_run_of(r, &p->rank[p->n]);
     kept_t *k = &p->k[p->n++];
     snprintf(k->family, sizeof k->family, "%s", r->family ? r->family : r->name);
     k->split = r->split;
     k->mech = pb_band_mech(&r->job->model, &r->job->layout, &r->job->step);
     k->err = er;
+    k->banded = band[0], k->held = band[1];
     return PB_OK;
+}
+
+/* A run's likely range (pb_band.h): the band of the model's record on
+ * every source but the run's own, around its prediction.  band[0]: it
+ * has one; band[1]: it held the published step. */
+static void likely(printer_t *p, const pb_against_run_t *r, double *lo, double *hi, int band[2])
+{
+    const char *fam = r->family ? r->family : r->name;
+    size_t no = 0;
+    for (size_t i = 0; i < p->nrec; i++)
+        if (strcmp(p->rec[i].family, fam) != 0)
+            p->others[no++] = p->rec[i].run;
+    pb_band_t b;
+    pb_err_t e;
+    pb_err_clear(&e);
+    band[0] = band[1] = 0;
+    if (no == 0 || pb_band_from_runs(p->others, no,
+                                     pb_band_mech(&r->job->model, &r->job->layout,
+                                                  &r->job->step),
+                                     &b, &e) != PB_OK)
+        return;
+    pb_band_range(&b, r->predicted_s, r->predicted_s, lo, hi);
+    band[0] = 1;
+    band[1] = r->published_s >= *lo * (1.0 - 1e-12) && r->published_s <= *hi * (1.0 + 1e-12);
 }
 
 /* the memory columns of a run's line: measured, predicted GiB and the
@@ -85,13 +125,15 @@ static void print_head(printer_t *p, const pb_against_run_t *r)
     p->any_mem = r->memory_file;
     fprintf(p->out,
             "# parbench model --against %s: each run with its GPU's preset, no calibration; "
-            "error = predicted / published step time - 1%s\n"
-            "%-30s %-4s %-5s %6s %10s %10s %8s",
+            "error = predicted / published step time - 1; likely range: the band of the "
+            "model's error on the other sources' runs (pb_band.h) around the prediction%s\n"
+            "%-30s %-4s %-5s %6s %10s %10s %8s %21s %-4s",
             p->path,
             p->any_mem ? "; memory: measured and predicted GiB per GPU, like with like "
                          "(allocated, reserved, smi), error = predicted / measured - 1"
                        : "",
-            "run", "set", "gpu", "gpus", "published", "predicted", "error");
+            "run", "set", "gpu", "gpus", "published", "predicted", "error", "likely range",
+            "held");
     if (p->any_mem)
         fprintf(p->out, " %7s %7s %8s %-9s", "mem", "memPred", "memErr", "kind");
     fprintf(p->out, "  source\n");
@@ -111,8 +153,8 @@ static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
     }
     if (r->step == NULL) {
         if (p->out) {
-            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10s %8s", r->name, sp, r->gpu,
-                    r->gpus, r->published_s, "-", "-");
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10s %8s %21s %-4s", r->name, sp,
+                    r->gpu, r->gpus, r->published_s, "-", "-", "-", "-");
             mem_cols(p, r);
             fprintf(p->out, "  not predicted: %s\n", r->why);
         }
@@ -120,22 +162,28 @@ static int print_run(void *arg, const pb_against_run_t *r, pb_err_t *err)
     }
     if (pb_mem_recs_add(&p->mem, r, err) != PB_OK)
         return err->code;
-    double er = timed ? r->predicted_s / r->published_s - 1.0 : 0.0;
+    double er = timed ? r->predicted_s / r->published_s - 1.0 : 0.0, lo = 0.0, hi = 0.0;
+    int band[2] = {0, 0};
     if (timed) {
-        acc_add(&p->sum->all, er);
-        acc_add(&p->sum->split[r->split], er);
+        likely(p, r, &lo, &hi, band);
+        acc_add(&p->sum->all, er, band[0], band[1]);
+        acc_add(&p->sum->split[r->split], er, band[0], band[1]);
     }
     if (p->out) {
+        char range[32] = "-";
+        if (band[0])
+            snprintf(range, sizeof range, "%.3f-%.3f", lo, hi);
         if (timed)
-            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10.3f %+7.1f%%", r->name, sp, r->gpu,
-                    r->gpus, r->published_s, r->predicted_s, 100.0 * er);
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10.3f %10.3f %+7.1f%% %21s %-4s", r->name,
+                    sp, r->gpu, r->gpus, r->published_s, r->predicted_s, 100.0 * er, range,
+                    !band[0] ? "-" : band[1] ? "yes" : "no");
         else
-            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10s %10.3f %8s", r->name, sp, r->gpu,
-                    r->gpus, "-", r->predicted_s, "-");
+            fprintf(p->out, "%-30s %-4s %-5s %6.0f %10s %10.3f %8s %21s %-4s", r->name, sp,
+                    r->gpu, r->gpus, "-", r->predicted_s, "-", "-", "-");
         mem_cols(p, r);
         fprintf(p->out, "  %s\n", r->source);
     }
-    return timed ? keep(p, r, er, err) : PB_OK;
+    return timed ? keep(p, r, er, band, err) : PB_OK;
 }
 
 static void print_acc(FILE *out, const char *what, const pb_against_acc_t *a)
@@ -144,38 +192,31 @@ static void print_acc(FILE *out, const char *what, const pb_against_acc_t *a)
         return;
     fprintf(out,
             "summary (%s): %d runs, %d predicted, %d within +-10 %% (%.0f %% of them); mean "
-            "absolute error %.1f %%, mean error %+.1f %%, max %.1f %%\n",
+            "absolute error %.1f %%, mean error %+.1f %%, max %.1f %%",
             what, a->runs, a->predicted, a->within, 100.0 * a->within / a->runs,
             100.0 * a->mean_abs, 100.0 * a->mean, 100.0 * a->max_abs);
+    if (a->banded)
+        fprintf(out, "; the likely range held %d of %d (%.0f %%)", a->held, a->banded,
+                100.0 * a->held / a->banded);
+    fputc('\n', out);
 }
 
 /* One family's runs against what the others say.  Nothing in the model
  * is fitted per family, so its errors stand as they are; what the other
- * families do inform is the uncertainty band (pb_band.h): each run's band
- * is built from the runs of every other family, and the table counts the
- * runs whose published step falls inside it. */
-static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, int *in_band,
-                       int *banded)
+ * families do inform is the uncertainty band (pb_band.h): each run's
+ * likely range comes from the model's record on every other source
+ * (likely()), and the table counts the runs whose published step falls
+ * inside it. */
+static void family_row(const printer_t *p, size_t first, int *in_band, int *banded)
 {
     const char *fam = p->k[first].family;
     int fit = 0, test = 0, in = 0, have = 0;
-    /* the band's record without this family, the same for each of its runs */
-    size_t no = 0;
-    for (size_t o = 0; o < p->n; o++)
-        if (strcmp(p->k[o].family, fam) != 0)
-            others[no].mech = p->k[o].mech, others[no++].err = p->k[o].err;
     for (size_t i = first; i < p->n; i++) {
         const kept_t *k = &p->k[i];
         if (strcmp(k->family, fam) != 0)
             continue;
         fit += k->split == PB_SPLIT_FIT, test += k->split == PB_SPLIT_TEST;
-        pb_band_t b;
-        pb_err_t e;
-        pb_err_clear(&e);
-        if (no > 0 && pb_band_from_runs(others, no, k->mech, &b, &e) == PB_OK) {
-            have++;
-            in += k->err >= b.err_lo - 1e-12 && k->err <= b.err_hi + 1e-12;
-        }
+        have += k->banded, in += k->held;
     }
     const char *sp = fit && test ? "both" : fit ? "fit" : test ? "test" : "-";
     /* each of its runs at the share the other families' fit runs give its
@@ -194,6 +235,18 @@ static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, 
         within += fabs(e) <= 0.10 + 1e-12;
         mean += e, mean_abs += fabs(e), runs++;
     }
+    if (runs == 0) {
+        /* no fit run anywhere to refit on (a file of test runs): its
+         * errors at the presets' share, refit "-" */
+        for (size_t i = first; i < p->n; i++) {
+            const kept_t *k = &p->k[i];
+            if (strcmp(k->family, fam) != 0)
+                continue;
+            within += fabs(k->err) <= 0.10 + 1e-12;
+            mean += k->err, mean_abs += fabs(k->err), runs++;
+        }
+        k0 = -2;
+    }
     if (runs == 0)
         return;
     if (k0 >= 0)
@@ -205,17 +258,15 @@ static void family_row(const printer_t *p, size_t first, pb_band_run_t *others, 
     *in_band += in, *banded += have;
 }
 
-static int print_families(const printer_t *p, pb_err_t *err)
+static void print_families(const printer_t *p)
 {
     if (p->n == 0)
-        return PB_OK;
-    pb_band_run_t *others = malloc(p->n * sizeof *others);
-    if (others == NULL)
-        return pb_err_set(err, PB_ERUNTIME, "out of memory for the family table");
+        return;
     fprintf(p->out,
             "leave-one-family-out: each source's runs predicted without it - at the "
             "sustained share the other sources' fit runs give (refit), and against the band "
-            "the other sources' errors give (pb_band.h)\n"
+            "the model's record on the other sources gives (pb_band.h; the built-in "
+            "model/published_runs.csv)\n"
             "  %-28s %4s %-4s %7s %6s %10s %9s %10s\n",
             "family", "runs", "set", "refit", "<=10%", "mean err", "mean |e|", "in band");
     int in_band = 0, banded = 0;
@@ -224,13 +275,11 @@ static int print_families(const printer_t *p, pb_err_t *err)
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(p->k[j].family, p->k[i].family) == 0;
         if (!seen)
-            family_row(p, i, others, &in_band, &banded);
+            family_row(p, i, &in_band, &banded);
     }
     fprintf(p->out, "  the band from the other sources held %d of %d runs (%.0f %%; it aims at "
                     "about 4 in 5)\n",
             in_band, banded, banded ? 100.0 * in_band / banded : 0.0);
-    free(others);
-    return PB_OK;
 }
 
 /* the fit split's share for each chip against the presets' */
@@ -280,13 +329,17 @@ static int fit(FILE *f, const char *path, printer_t *p, pb_fit_grid_t *g, pb_err
 int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err)
 {
     memset(sum, 0, sizeof *sum);
-    printer_t p = {out, sum, NULL, 0, 0, NULL, {NULL, 0, 0}, 0, 0, path};
+    printer_t p = {out, sum, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, {NULL, 0, 0}, 0, 0, path};
     pb_fit_grid_t g;
     memset(&g, 0, sizeof g);
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot read CSV '%s': %s", path, strerror(errno));
-    int code = pb_against_each(f, path, NULL, print_run, &p, err);
+    int code = pb_band_runs_src(&p.rec, &p.nrec, err);
+    if (code == PB_OK && (p.others = malloc((p.nrec ? p.nrec : 1) * sizeof *p.others)) == NULL)
+        code = pb_err_set(err, PB_ERUNTIME, "out of memory for the published runs");
+    if (code == PB_OK)
+        code = pb_against_each(f, path, NULL, print_run, &p, err);
     if (code == PB_OK && p.rows == 0)
         code = pb_err_set(err, PB_EINPUT, "%s has no runs", path);
     acc_end(&sum->all);
@@ -302,10 +355,15 @@ int pb_against(const char *path, FILE *out, pb_against_sum_t *sum, pb_err_t *err
     if (code == PB_OK)
         code = fit(f, path, &p, &g, err);
     if (code == PB_OK && out)
-        code = print_families(&p, err);
+        print_families(&p);
+    if (code == PB_OK)
+        pb_rank_sum(p.rank, p.n, out, sum);
     fclose(f);
     pb_fit_grid_free(&g);
     free(p.k);
+    free(p.rank);
+    free(p.rec);
+    free(p.others);
     pb_mem_recs_free(&p.mem);
     return code;
 }

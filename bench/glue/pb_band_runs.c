@@ -15,7 +15,7 @@ extern const unsigned char pb_memory_runs_csv[];
 extern const size_t pb_memory_runs_len;
 
 typedef struct acc {
-    pb_band_run_t *r;
+    pb_band_src_t *r;
     size_t n, cap;
     int memory; /* 1: memory errors, 0: step time errors */
 } acc_t;
@@ -29,19 +29,20 @@ static int take(void *arg, const pb_against_run_t *run, pb_err_t *err)
         return PB_OK;
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 32;
-        pb_band_run_t *p = realloc(a->r, cap * sizeof *p);
+        pb_band_src_t *p = realloc(a->r, cap * sizeof *p);
         if (p == NULL)
             return pb_err_set(err, PB_ERUNTIME, "out of memory for the published runs");
         a->r = p, a->cap = cap;
     }
-    a->r[a->n].mech = pb_band_mech(&run->job->model, &run->job->layout, &run->job->step);
-    a->r[a->n].err = pred / real - 1.0;
-    a->n++;
+    pb_band_src_t *r = &a->r[a->n++];
+    r->run.mech = pb_band_mech(&run->job->model, &run->job->layout, &run->job->step);
+    r->run.err = pred / real - 1.0;
+    snprintf(r->family, sizeof r->family, "%s", run->family ? run->family : run->name);
     return PB_OK;
 }
 
 static int built_in(const unsigned char *csv, size_t len, const char *name, int memory,
-                    pb_band_run_t **out, size_t *n, pb_err_t *err)
+                    pb_band_src_t **out, size_t *n, pb_err_t *err)
 {
     acc_t a = {NULL, 0, 0, memory};
     *out = NULL, *n = 0;
@@ -60,14 +61,41 @@ static int built_in(const unsigned char *csv, size_t len, const char *name, int 
     return PB_OK;
 }
 
-int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
+/* the runs alone, without their families */
+static int runs_only(int code, pb_band_src_t *src, size_t n, pb_band_run_t **out, pb_err_t *err)
+{
+    *out = NULL;
+    if (code != PB_OK)
+        return code;
+    pb_band_run_t *r = malloc((n ? n : 1) * sizeof *r);
+    if (r == NULL) {
+        free(src);
+        return pb_err_set(err, PB_ERUNTIME, "out of memory for the published runs");
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = src[i].run;
+    free(src);
+    *out = r;
+    return PB_OK;
+}
+
+int pb_band_runs_src(pb_band_src_t **out, size_t *n, pb_err_t *err)
 {
     return built_in(pb_published_runs_csv, pb_published_runs_len,
                     "published_runs.csv (built in)", 0, out, n, err);
 }
 
+int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
+{
+    pb_band_src_t *src = NULL;
+    int code = pb_band_runs_src(&src, n, err);
+    return runs_only(code, src, *n, out, err);
+}
+
 int pb_band_mem_runs(pb_band_run_t **out, size_t *n, pb_err_t *err)
 {
-    return built_in(pb_memory_runs_csv, pb_memory_runs_len, "memory_runs.csv (built in)", 1,
-                    out, n, err);
+    pb_band_src_t *src = NULL;
+    int code = built_in(pb_memory_runs_csv, pb_memory_runs_len, "memory_runs.csv (built in)", 1,
+                        &src, n, err);
+    return runs_only(code, src, *n, out, err);
 }

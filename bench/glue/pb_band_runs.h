@@ -13,6 +13,14 @@
  * not read: a build error, never the user's input. */
 int pb_band_runs(pb_band_run_t **out, size_t *n, pb_err_t *err);
 
+/* The same runs, each with its source (the `family` column): a run of a
+ * family is then judged by the others' record alone (pb_against). */
+typedef struct pb_band_src {
+    pb_band_run_t run;
+    char family[64];
+} pb_band_src_t;
+int pb_band_runs_src(pb_band_src_t **out, size_t *n, pb_err_t *err);
+
 /* The memory record: the model's memory error (predicted / measured - 1,
  * like with like) on every measured run of the built-in
  * model/memory_runs.csv, each with its mechanisms. */
