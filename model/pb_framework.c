@@ -111,13 +111,29 @@
  *   through Flax's fp8 dot_general (flax/linen/fp8_ops.py: delayed scaling
  *   with an amax history, weights and inputs cast at every call, no norm
  *   fusion). */
+/* The attention kernel (attn_fa2).  Megatron and NeMo run Transformer
+ * Engine's DotProductAttention, cuDNN's fused attention on Hopper and
+ * Blackwell (TE's default backend there; on Ampere TE runs flash-attn 2,
+ * the same kernel the A100 preset's rate is); MaxText's GPU recipes set
+ * attention: cudnn_flash_te.  The PyTorch-native stacks run
+ * FlashAttention-2: llm-foundry's MPT attn_impl flash (the flash-attn 2
+ * package), FMS and torchtitan PyTorch's scaled_dot_product_attention,
+ * whose flash backend is FlashAttention-2 and comes first in its default
+ * order on H100 - cuDNN's backend was made the default there for PyTorch
+ * 2.5.0 only (pytorch/pytorch#125343, made opt-in again by #138522) until
+ * PyTorch 2.10 prefers it with cuDNN 9.15 or newer
+ * (sdp_utils.cpp check_prefer_cudnn_attention); tritonbench on an H100
+ * with a December 2024 nightly: SDPA 329 TFLOP/s forward, cuDNN 631
+ * (pytorch/pytorch#142132).  Megatron-DeepSpeed: --use-flash-attn-v2.
+ * A run on a PyTorch that prefers cuDNN: --hw-set
+ * attn_fa2_tflops=<attn_tflops>. */
 static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
     [PB_FW_MEGATRON] = {"megatron", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 0.0, 0.0, 0,
-                        {1, 1, 0, 0}, PB_FW_MEGATRON_MEM},
+                        {1, 1, 0, 0}, PB_FW_MEGATRON_MEM, 0},
     [PB_FW_NEMO] = {"nemo", PB_FW_MEGATRON_KERNELS, 1, 1, 1, 1, 0, 1.0, 0.0, 0,
-                    {1, 1, 0, 1}, PB_FW_MEGATRON_MEM},
+                    {1, 1, 0, 1}, PB_FW_MEGATRON_MEM, 0},
     [PB_FW_DEEPSPEED] = {"deepspeed", PB_FW_MEGATRON_KERNELS, 0, 1, 0, 0, 0, 0.0, 8.0, 1,
-                         {1, 1, 0, 0}, {6.0, 2, 0, 2, 0, 0, 0.48, 1e9}},
+                         {1, 1, 0, 0}, {6.0, 2, 0, 2, 0, 0, 0.48, 1e9}, 1},
     [PB_FW_FSDP] = {"fsdp",
                     {36.0, 92.0, 8.0, 15.0},
                     {4.0, 6.0, 1.0, 2.0},
@@ -127,11 +143,12 @@ static const pb_fw_desc_t fw_table[PB_FW_COUNT] = {
                     {20.0, 30.0, 5.0, 8.0},
                     1, 1, 0, 0, 0, 0, 0.0, 0.0, 0,
                     {0, 0, 1, 0},
-                    {16.0, 4, 1, 2, 0, 0, 0.36, 0.0}},
+                    {16.0, 4, 1, 2, 0, 0, 0.36, 0.0},
+                    1},
     [PB_FW_TORCHTITAN] = {"torchtitan", PB_FW_COMPILED_KERNELS, 1, 1, 0, 1, 0, 1, 0.0, 0.0, 0,
-                          {0, 0, 1, 0}, {4.0, 4, 1, 2, 0, 1, 0.18, 0.0}},
+                          {0, 0, 1, 0}, {4.0, 4, 1, 2, 0, 1, 0.18, 0.0}, 1},
     [PB_FW_MAXTEXT] = {"maxtext", PB_FW_COMPILED_KERNELS, 0, 1, 1, 1, 0, 0, 0.0, 0.0, 0,
-                       {0, 0, 0, 0}, {6.0, 4, 1, 2, 0, 0, 0.20, 0.0}},
+                       {0, 0, 0, 0}, {6.0, 4, 1, 2, 0, 0, 0.20, 0.0}, 0},
 };
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw)

@@ -78,6 +78,10 @@ typedef struct pb_fw_desc {
     int ds_pipe;
     pb_fw_fp8_t fp8;
     pb_fw_mem_t mem;
+    /* the fused attention kernel: 1 FlashAttention-2 (pb_hw_t
+     * attn_fa2_tflops), 0 the vendor's (cuDNN through Transformer Engine
+     * or XLA: attn_tflops) */
+    int attn_fa2;
 } pb_fw_desc_t;
 
 const pb_fw_desc_t *pb_fw_desc(pb_fw_t fw);

@@ -40,8 +40,8 @@
  * lines print what the fit split gives; unit_model_against checks the
  * presets agree), doc/MODEL.md, "Sustained rate". */
 #define PB_SUSTAINED_A100 0.84
-#define PB_SUSTAINED_H100 0.70
-#define PB_SUSTAINED_ALL 0.74
+#define PB_SUSTAINED_H100 0.72
+#define PB_SUSTAINED_ALL 0.77
 /* What beside the allocator's peak fills a GPU (pb_mem_cap.h), the same
  * on every preset; doc/MODEL.md, "Memory", sources each:
  * PB_CUDA_CTX_GIB the CUDA context, PB_NCCL_COMM_MIB NCCL's buffers per
@@ -67,20 +67,22 @@
  * (a cuBLAS 8192^3 on this project's H200 gives 788, 0.797, within 1 %);
  * attention: FA2 on A100, cuDNN on H100/H200 (TransformerEngine
  * attention.ipynb, 514), the H100 rate x the bf16 peak ratio on
- * Blackwell [derived].  Fields: name, bf16, fp8, GiB, TB/s, NVLink GB/s
+ * Blackwell [derived]; FlashAttention-2's: A100's the same kernel, H100's
+ * from FlashAttention-3's benchmark figures (322), Blackwell's the H100
+ * rate x the peak ratio [assumption].  Fields: name, bf16, fp8, GiB, TB/s, NVLink GB/s
  * one way, NICs, Gb/s, GPUs per NVLink domain, COMMON, SMs, gemm_eff,
  * fp8_gemm_eff (the same method on the MAMF table's fp8 rows),
- * attention TFLOP/s, HBM_EFF, the chip's sustained share, the GiB CUDA
+ * attention TFLOP/s, FlashAttention-2's, HBM_EFF, the chip's sustained share, the GiB CUDA
  * reports (hbm_cuda_gib), MEMCAP. */
 static const pb_hw_t presets[] = {
-    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 79.15, MEMCAP},
-    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
-    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
-    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
+    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 79.15, MEMCAP},
+    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
+    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
+    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
     /* the H100's GH100 die with its NVLink cut to 400 GB/s both ways */
-    {"h800", "h100", 989.0, 1979.0, 80.0, 3.35, 200.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
-    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
-    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
+    {"h800", "h100", 989.0, 1979.0, 80.0, 3.35, 200.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
+    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, 733.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
+    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, 814.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -149,6 +151,7 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
         {"nccl_nvls_mib", offsetof(pb_hw_t, nccl_nvls_mib), 0},
         {"alloc_frag", offsetof(pb_hw_t, alloc_frag), 0},
         {"attn_tflops", offsetof(pb_hw_t, attn_tflops), 0},
+        {"attn_fa2_tflops", offsetof(pb_hw_t, attn_fa2_tflops), 0},
         {"hbm_eff", offsetof(pb_hw_t, hbm_eff), 0},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
@@ -171,7 +174,7 @@ int pb_hw_set(pb_hw_t *hw, const char *key, const char *value, pb_err_t *err)
                       "unknown hardware field '%s' (bf16_tflops, fp8_tflops, hbm_gib, hbm_tbps, "
                       "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node, achievable, "
                       "nvlink_eff, net_eff, lat_intra_us, lat_net_us, sms, gemm_eff, fp8_gemm_eff, sustained, "
-                      "attn_tflops, hbm_eff, hbm_cuda_gib, cuda_ctx_gib, nccl_comm_mib, nccl_nvls_mib, "
+                      "attn_tflops, attn_fa2_tflops, hbm_eff, hbm_cuda_gib, cuda_ctx_gib, nccl_comm_mib, nccl_nvls_mib, "
                       "alloc_frag)",
                       key);
 }
@@ -198,10 +201,10 @@ int pb_hw_check(const pb_hw_t *hw, pb_err_t *err)
                           hw->name);
     if (!(hw->achievable > 0 && hw->achievable <= 1 && hw->nvlink_eff > 0 &&
           hw->nvlink_eff <= 1 && hw->net_eff > 0 && hw->net_eff <= 1 && hw->gemm_eff > 0 &&
-          hw->gemm_eff <= 1 && hw->sustained > 0 && hw->sustained <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0))
+          hw->gemm_eff <= 1 && hw->sustained > 0 && hw->sustained <= 1 && hw->hbm_eff > 0 && hw->hbm_eff <= 1 && hw->attn_tflops > 0 && hw->attn_fa2_tflops > 0))
         return pb_err_set(err, PB_EINPUT,
                           "hardware '%s': achievable, efficiencies and shares must be in (0, 1], "
-                          "attn_tflops above 0",
+                          "attn_tflops and attn_fa2_tflops above 0",
                           hw->name);
     if (!(hw->hbm_cuda_gib > 0 && hw->hbm_cuda_gib <= hw->hbm_gib && hw->alloc_frag < 1 &&
           hw->cuda_ctx_gib + hw->nccl_comm_mib / 1024.0 < hw->hbm_cuda_gib))

@@ -43,6 +43,10 @@ typedef struct pb_hw {
      * fp8 tensor cores) */
     double fp8_gemm_eff;
     double attn_tflops;
+    /* the same for FlashAttention-2 (the flash-attn 2 package, PyTorch
+     * SDPA's flash backend): the kernel PyTorch-native stacks run
+     * (pb_framework.h attn_fa2), slower than cuDNN's on Hopper */
+    double attn_fa2_tflops;
     double hbm_eff;
     /* Share of the isolated tensor-core rates above (GEMMs, fused
      * attention) a training step sustains: the one constant fitted to

@@ -88,7 +88,8 @@ static void attn_core(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_
          * backward 2.5x the forward's work (it recomputes the scores),
          * at the GPU's fused-attention rate for forward + backward */
         double f = 4.0 * b * sq * s * hd * heads * (c->causal ? 0.5 : 1.0);
-        double rate = hw->attn_tflops * 1e12 * hw->sustained;
+        double rate = (pb_fw_desc(c->fw)->attn_fa2 ? hw->attn_fa2_tflops : hw->attn_tflops) *
+                      1e12 * hw->sustained;
         *fwd_s = f / rate + PB_KERNEL_US * 1e-6;
         *bwd_s = 2.5 * f / rate + PB_KERNEL_US * 1e-6;
         return;

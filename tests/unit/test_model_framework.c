@@ -36,15 +36,24 @@ static pb_hw_t gpu(void)
     return h;
 }
 
-static pb_layer_time_t layer(pb_fw_t fw, pb_recomp_t r, uint64_t layers)
+/* same_attn: FlashAttention-2 at the vendor kernel's rate, so that two
+ * stacks differ in their memory-bound passes alone */
+static pb_layer_time_t layer_on(pb_fw_t fw, pb_recomp_t r, uint64_t layers, int same_attn)
 {
     pb_model_t m = small(layers);
     pb_hw_t h = gpu();
+    if (same_attn)
+        h.attn_fa2_tflops = h.attn_tflops;
     pb_kern_cfg_t c = {.tp = 1, .cp = 1, .ep = 1, .etp = 1, .flash = 1, .causal = 1,
                        .recomp = r, .fw = fw, .layers = layers};
     pb_layer_time_t t;
     pb_kern_layer(&m, &h, &c, 0, &t);
     return t;
+}
+
+static pb_layer_time_t layer(pb_fw_t fw, pb_recomp_t r, uint64_t layers)
+{
+    return layer_on(fw, r, layers, 1);
 }
 
 /* Memory-bound bytes of the layer per stack (bytes per element from
@@ -74,6 +83,29 @@ static void stacks(void)
     CHECK_NEAR(tt.bwd - mg.bwd, 18e-6, 1e-9);
     CHECK_NEAR(ds.fwd, mg.fwd, 1e-12);
     CHECK_NEAR(ds.bwd, mg.bwd, 1e-12);
+}
+
+/* The attention kernel is the stack's (pb_framework.c): the PyTorch-
+ * native ones run FlashAttention-2, Megatron's cuDNN.  The causal
+ * forward of the small layer: 4 b s^2 hd heads / 2 = 4 x 1024^2 x 128 x
+ * 8 / 2 = 2,147,483,648 FLOPs, forward + backward 3.5 x that, at each
+ * kernel's rate times the sustained share: torchtitan's core takes
+ * 3.5 f / (sustained 1e12) x (1/attn_fa2_tflops - 1/attn_tflops) longer
+ * (H100: 1/322 - 1/514), the rest of the layer the same as above. */
+static void stack_attention(void)
+{
+    pb_hw_t h = gpu();
+    double f = 2147483648.0, want = 3.5 * f / (h.sustained * 1e12) *
+                                    (1.0 / h.attn_fa2_tflops - 1.0 / h.attn_tflops);
+    CHECK(want > 0.0);
+    pb_layer_time_t mg = layer_on(PB_FW_MEGATRON, PB_RECOMP_NONE, 4, 0);
+    pb_layer_time_t tt = layer_on(PB_FW_TORCHTITAN, PB_RECOMP_NONE, 4, 0);
+    pb_layer_time_t ttv = layer_on(PB_FW_TORCHTITAN, PB_RECOMP_NONE, 4, 1);
+    CHECK_NEAR(tt.attn - mg.attn, want, 1e-12);
+    CHECK_NEAR((tt.fwd + tt.bwd) - (ttv.fwd + ttv.bwd), want, 1e-12);
+    /* maxtext runs cuDNN (attention: cudnn_flash_te): Megatron's core */
+    pb_layer_time_t mx = layer_on(PB_FW_MAXTEXT, PB_RECOMP_NONE, 4, 0);
+    CHECK_NEAR(mx.attn, mg.attn, 1e-15);
 }
 
 /* layer:2 on 4 layers: torchtitan wraps blocks 2 and 4 (count % 2 == 0):
@@ -162,6 +194,7 @@ static void ub_cost(void)
 int main(void)
 {
     stacks();
+    stack_attention();
     layer_recompute();
     op_recompute();
     job_set();
