@@ -14,8 +14,11 @@ const char *pb_jx_name(pb_jx_t v)
 
 pb_jdim_t pb_jp_gkind_dim(pb_gkind_t k)
 {
-    static const pb_jdim_t d[PB_GK_COUNT] = {PB_JD_TP, PB_JD_CP, PB_JD_DP,
-                                             PB_JD_PP, PB_JD_EP, PB_JD_EDP};
+    /* HSDP's shard and replica groups are no dimension a trace's
+     * communicators are named by (pb_jp_infer.c): `profile` refuses
+     * --shard-group */
+    static const pb_jdim_t d[PB_GK_COUNT] = {PB_JD_TP, PB_JD_CP, PB_JD_DP,   PB_JD_PP,
+                                             PB_JD_EP, PB_JD_EDP, PB_JD_OTHER, PB_JD_OTHER};
     return (unsigned)k < PB_GK_COUNT ? d[k] : PB_JD_UNKNOWN;
 }
 

@@ -307,9 +307,11 @@ static void one_stage(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cf
     stage_params_t p;
     stage_params(m, l, st, s, &p);
     uint64_t micro = micro_of(m, l, c);
-    double d = (double)l->size[PB_DIM_DP] * (double)l->size[PB_DIM_CP];
+    /* sharded over the data-parallel group, or HSDP's shard group */
+    double d = (double)pb_layout_dp_shard(l);
     /* Megatron-Core: expert data parallel = tp*cp*dp / (ep*etp) */
-    double de = d * (double)l->size[PB_DIM_TP] /
+    double de = (double)l->size[PB_DIM_DP] * (double)l->size[PB_DIM_CP] *
+                (double)l->size[PB_DIM_TP] /
                 ((double)l->size[PB_DIM_EP] * (double)pb_layout_etp(l));
     out->stage = s;
     out->layers = pb_stages_layers(st, s);

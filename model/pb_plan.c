@@ -102,6 +102,12 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
      * with pipeline parallelism (its docs, "Pipeline Parallelism"), and
      * Megatron-Core's FSDP runs without a pipeline */
     int zeros = pp > 1 ? 2 : 4;
+    /* and HSDP with node-sized shard groups (FSDP's HYBRID_SHARD as
+     * recipes run it: gathers over NVLink, replicas across nodes) where
+     * the data-parallel group spans nodes */
+    int gpn = c->step.gpus_per_node, d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
+    int hsdp = zeros == 4 && m.experts == 0 && gpn > 1 && d > gpn && d % gpn == 0;
+    zeros += hsdp;
     int overlaps = pb_step_tp_overlap_runs(l, c->step.gpus_per_node) ? 2 : 1;
     double on = c->step.tp_overlap > 0.0 ? c->step.tp_overlap : PB_PLAN_TP_OVERLAP;
     pb_recomp_t modes[8];
@@ -124,15 +130,17 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
         rest /= (uint64_t)nmodes;
         en.zero = (int)(rest % (uint64_t)zeros);
         rest /= (uint64_t)zeros;
+        if (en.zero == 4) /* HSDP */
+            en.zero = 3, en.layout.shard = gpn;
         en.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */
         rest /= 2;
         en.tp_overlap = rest % (uint64_t)overlaps ? on : 0.0;
         en.pp_trim = m.pp_trim;
         pb_step_cfg_t sc;
         pb_plan_entry_setup(&m, c, &en, NULL, &sc);
-        if (pb_step_model(&m, l, &sc, cost, &en.st, err) != PB_OK)
+        if (pb_step_model(&m, &en.layout, &sc, cost, &en.st, err) != PB_OK)
             return err->code;
-        if (mem_verdict(&m, l, &sc, c, out, &en, err) != PB_OK)
+        if (mem_verdict(&m, &en.layout, &sc, c, out, &en, err) != PB_OK)
             return err->code;
         if (en.mem.fit == PB_FIT_NO) {
             out->oom++;
@@ -234,12 +242,17 @@ void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
     if (l->size[PB_DIM_EP] > 1)
         snprintf(ep, sizeof ep, " ep %d", l->size[PB_DIM_EP]);
     static const char *const zero[] = {"no opt-shard", "dist-opt", "zero 2", "zero 3"};
+    char z[32];
+    if (e->zero == 3 && l->shard > 0)
+        snprintf(z, sizeof z, "zero 3 hsdp %d", l->shard);
+    else
+        snprintf(z, sizeof z, "%s", zero[e->zero & 3]);
     char ends[32] = "";
     if (l->size[PB_DIM_PP] > 1 && e->pp_trim)
         snprintf(ends, sizeof ends, ", ends -%llu", (unsigned long long)e->pp_trim);
     snprintf(buf, len, "tp %d%s, pp %d%s, dp %d%s%s, mbs %llu, %s, %s%s%s%s", l->size[PB_DIM_TP],
              l->sp ? " sp" : "", l->size[PB_DIM_PP], vp, l->size[PB_DIM_DP], cp, ep,
-             (unsigned long long)e->mbs, pb_recomp_name(e->recomp), zero[e->zero & 3],
+             (unsigned long long)e->mbs, pb_recomp_name(e->recomp), z,
              e->flash ? "" : ", no-flash", e->tp_overlap > 0.0 ? ", tp-overlap" : "", ends);
 }
 

@@ -38,7 +38,8 @@
 
 typedef struct pb_plan_cfg {
     int gpus;
-    /* recomp, flash, tp_overlap and traffic.zero are searched over;
+    /* recomp, flash, tp_overlap and traffic.zero (with HSDP over a node,
+     * pb_layout_t shard) are searched over;
      * step.tp_overlap > 0 is the fraction "on" means */
     pb_step_cfg_t step;
     /* the memory record (pb_band.h, pb_mem_band): a layout is dropped

@@ -27,42 +27,6 @@ const char *pb_part_name(int part)
     return part >= 0 && part < PB_PART_COUNT ? n[part] : "?";
 }
 
-int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
-{
-    /* The span of a group is the stride of its outermost dimension times
-     * that dimension's size: everything up to there, in rank order, in
-     * the group's view (dense, or expert for EP and EDP). */
-    int sz[PB_DIM_COUNT];
-    pb_layout_view_sizes(l, k, sz);
-    unsigned dims = pb_layout_group_dims(k);
-    long span = 1, reach = 1;
-    for (int i = 0; i < PB_DIM_COUNT; i++) {
-        pb_dim_t d = l->order[i];
-        span *= sz[d];
-        if (dims & 1u << d)
-            reach = span;
-    }
-    return reach > gpus_per_node;
-}
-
-/* members of one group of kind k inside one node (ranks numbered node by
- * node): the dimensions up to the node's size, in the layout's order */
-static int group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node)
-{
-    int sz[PB_DIM_COUNT];
-    pb_layout_view_sizes(l, k, sz);
-    unsigned dims = pb_layout_group_dims(k);
-    long span = 1, in = 1;
-    for (int i = 0; i < PB_DIM_COUNT && span < gpus_per_node; i++) {
-        pb_dim_t d = l->order[i];
-        long fits = gpus_per_node / span, take = sz[d] < fits ? sz[d] : fits;
-        if (dims & 1u << d)
-            in *= take;
-        span *= sz[d];
-    }
-    return (int)in;
-}
-
 /* the MoE dispatcher the step runs: the configured one, or by where the
  * EP group lies (pb_ep_cost.h) */
 static pb_ep_disp_t ep_dispatcher(const pb_layout_t *l, const pb_step_cfg_t *c)
@@ -187,17 +151,19 @@ typedef struct comm_sums {
      * scatters, and one layer's gather and scatter (the pieces no
      * compute of the same pass hides) */
     double z3_fwd, z3_bwd, z3_ag_one, z3_rs_one;
+    double z3_ar_one; /* HSDP: one layer's all-reduce across the replicas */
 } comm_sums_t;
 
 static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, double tot,
                    comm_sums_t *s)
 {
-    if (c->traffic.zero == 3 && o->group == PB_GK_DP) {
+    if (c->traffic.zero == 3 &&
+        (o->group == PB_GK_DP || o->group == PB_GK_SHARD || o->group == PB_GK_REPL)) {
         *(o->phase == PB_PH_FWD ? &s->z3_fwd : &s->z3_bwd) += tot;
-        if (o->coll == PB_ALLGATHER)
-            s->z3_ag_one = t > s->z3_ag_one ? t : s->z3_ag_one;
-        else
-            s->z3_rs_one = t > s->z3_rs_one ? t : s->z3_rs_one;
+        double *one = o->coll == PB_ALLGATHER     ? &s->z3_ag_one
+                      : o->group == PB_GK_REPL    ? &s->z3_ar_one
+                                                  : &s->z3_rs_one;
+        *one = t > *one ? t : *one;
     } else if (o->phase == PB_PH_OPT) {
         s->dp_opt += tot;
         s->dp_opt_max = t > s->dp_opt_max ? t : s->dp_opt_max;
@@ -246,7 +212,7 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
      * it does not span nodes), for the curve's transfer and the rail
      * preset (pb_cost_place_us) */
     int net = out->net[o->group];
-    int per_node = net ? group_per_node(l, o->group, c->gpus_per_node) : o->group_size;
+    int per_node = net ? pb_step_group_per_node(l, o->group, c->gpus_per_node) : o->group_size;
     double t = pb_cost_place_us(cost, o->coll, o->dtype, o->group_size, net, per_node, o->bytes,
                                 o->imbalance, &src) * 1e-6;
     pb_ep_disp_t disp = ep_dispatcher(l, c);
@@ -257,7 +223,7 @@ static void add_op(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
         memset(&src, 0, sizeof src);
         src.cal = PB_CAL_PRESET;
         t = pb_ep_net_us(cost->hw, disp, o->group_size,
-                         group_per_node(l, o->group, c->gpus_per_node), (int)m->experts,
+                         pb_step_group_per_node(l, o->group, c->gpus_per_node), (int)m->experts,
                          (int)m->topk, o->bytes, o->imbalance) * 1e-6;
     }
     pb_step_count_source(out, &src);
@@ -396,8 +362,10 @@ static void expose(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
     dpx = dpx > s->dp_bwd_last ? dpx : s->dp_bwd_last;
     double agx = s->dp_opt - st->fwd;
     agx = agx > s->dp_opt_max ? agx : s->dp_opt_max;
-    pb_z3_t z = {s->z3_fwd, s->z3_bwd, s->z3_ag_one, s->z3_rs_one, micro, micro * st->fwd,
-                 micro * st->bwd};
+    /* HSDP: the last layer's reduce-scatter is followed by its replicas'
+     * all-reduce, both after the last backward compute */
+    pb_z3_t z = {s->z3_fwd, s->z3_bwd, s->z3_ag_one, s->z3_rs_one + s->z3_ar_one, micro,
+                 micro * st->fwd, micro * st->bwd};
     double z3x = pb_step_z3_exposed(&z);
     double shown = dpx + agx + z3x;
     out->part[PB_PART_DP] =
@@ -462,7 +430,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         double acc = pb_step_accum_stack_s(l, c, hw, out->mem.params_max);
         st.bwd += acc, st.mb += acc;
     }
-    if (c->traffic.zero == 3 && c->zero3_copies && l->size[PB_DIM_DP] * l->size[PB_DIM_CP] > 1) {
+    if (c->traffic.zero == 3 && c->zero3_copies && pb_layout_dp_shard(l) > 1) {
         double bf, bb;
         pb_step_fsdp_copy_bytes((double)pb_dtype_size(c->traffic.grad_dtype), &bf, &bb);
         double cf = pb_membound_s(hw, out->mem.params_max * bf);
@@ -485,7 +453,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 
     double opt_params = out->mem.params_max;
     if (c->traffic.zero >= 1)
-        opt_params /= (double)(l->size[PB_DIM_DP] * l->size[PB_DIM_CP]);
+        opt_params /= (double)pb_layout_dp_shard(l);
     /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
      * write them and the bf16 copy), the gradient norm 4 more
      * (doc/MODEL.md, "Optimizer") */

@@ -220,6 +220,9 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
 /* Does a group of kind k of the layout span nodes of G GPUs (ranks
  * numbered node by node)? */
 int pb_step_group_net(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
+/* Members of one group of kind k inside one node: the dimensions up to
+ * the node's size, in the layout's order (pb_step_place.c). */
+int pb_step_group_per_node(const pb_layout_t *l, pb_gkind_t k, int gpus_per_node);
 
 /* Whether TP overlap can run for layout l: a TP group of more than one
  * GPU within a node (Transformer Engine's userbuffers work within one

@@ -110,7 +110,7 @@ double pb_step_ds_regather_s(const pb_model_t *m, const pb_layout_t *l, const pb
 double pb_step_accum_stack_s(const pb_layout_t *l, const pb_step_cfg_t *c, const pb_hw_t *hw,
                              double params)
 {
-    int d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
+    int d = pb_layout_dp_shard(l);
     if (c->traffic.zero == 3 && d > 1)
         params /= (double)d;
     double extra = pb_fw_desc(c->framework)->accum_extra_bytes;

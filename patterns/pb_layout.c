@@ -60,6 +60,29 @@ uint64_t pb_layout_world(const pb_layout_t *l)
 
 #define ULL(x) ((unsigned long long)(x))
 
+/* HSDP's shard group (pb_layout_t shard): a real cut of the data-
+ * parallel group, and a dense model */
+static int check_shard(const pb_layout_t *l, const pb_model_t *m, pb_err_t *err)
+{
+    int dp = l->size[PB_DIM_DP], cp = l->size[PB_DIM_CP];
+    if (l->shard == 1)
+        return pb_err_set(err, PB_EINPUT,
+                          "--shard-group 1 shards nothing: every rank holds the whole model, "
+                          "as --zero 0 (plain data parallelism)");
+    if (l->shard < 0 || (l->shard > 0 && (dp * cp) % l->shard != 0))
+        return pb_err_set(err, PB_EINPUT,
+                          "--shard-group %d does not divide the data-parallel group (cp x dp = %d)",
+                          l->shard, dp * cp);
+    /* torchtitan puts the routed experts on their own FSDP mesh (dp_shard
+     * in ep); how that mesh is cut with a replicate dimension is not
+     * modelled */
+    if (l->shard > 0 && m->experts > 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "--shard-group (HSDP) with a mixture-of-experts model is not "
+                          "modelled: leave one of them out");
+    return PB_OK;
+}
+
 int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, pb_err_t *err)
 {
     int tp = l->size[PB_DIM_TP], cp = l->size[PB_DIM_CP], ep = l->size[PB_DIM_EP];
@@ -121,11 +144,18 @@ int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, p
         return pb_err_set(err, PB_EINPUT,
                           "sequence %llu / cp %d is not divisible by --tp %d, as --sp needs",
                           ULL(m->seq), cp, tp);
+    if (check_shard(l, m, err) != PB_OK)
+        return err->code;
     if (m->gbs > 0 && m->gbs % (m->mbs * (uint64_t)dp) != 0)
         return pb_err_set(err, PB_EINPUT,
                           "global batch %llu is not divisible by micro-batch %llu x dp %d",
                           ULL(m->gbs), ULL(m->mbs), dp);
     return PB_OK;
+}
+
+int pb_layout_dp_shard(const pb_layout_t *l)
+{
+    return l->shard > 0 ? l->shard : l->size[PB_DIM_CP] * l->size[PB_DIM_DP];
 }
 
 /* in the expert view the cp slot is 1, the tp slot holds etp and the dp
@@ -159,6 +189,8 @@ unsigned pb_layout_group_dims(pb_gkind_t k)
     case PB_GK_CP:
         return 1u << PB_DIM_CP;
     case PB_GK_DP:
+    case PB_GK_SHARD:
+    case PB_GK_REPL:
         return 1u << PB_DIM_CP | 1u << PB_DIM_DP;
     case PB_GK_PP:
         return 1u << PB_DIM_PP;
@@ -174,6 +206,12 @@ unsigned pb_layout_group_dims(pb_gkind_t k)
 
 int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k)
 {
+    if (k == PB_GK_SHARD || k == PB_GK_REPL) {
+        int d = l->size[PB_DIM_CP] * l->size[PB_DIM_DP];
+        if (l->shard <= 0 || l->shard > d)
+            return 1;
+        return k == PB_GK_SHARD ? l->shard : d / l->shard;
+    }
     int sz[PB_DIM_COUNT], n = 1;
     pb_layout_view_sizes(l, k, sz);
     unsigned mask = pb_layout_group_dims(k);
@@ -183,12 +221,11 @@ int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k)
     return n;
 }
 
-void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id, int *index,
-                     int *members)
+/* Rank's coordinates in the view of kind k, each dimension's stride. */
+static void coords(const pb_layout_t *l, pb_gkind_t k, int rank, int *sz, int *coord,
+                   int *stride)
 {
-    int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
     pb_layout_view_sizes(l, k, sz);
-    unsigned mask = pb_layout_group_dims(k);
     int s = 1;
     for (int i = 0; i < PB_DIM_COUNT; i++) {
         pb_dim_t d = l->order[i];
@@ -196,6 +233,57 @@ void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id
         coord[d] = (rank / s) % sz[d];
         s *= sz[d];
     }
+}
+
+/* The j-th member of rank's group of kind k (not SHARD or REPL): the
+ * rank with rank's outside coordinates and the inside ones of j. */
+static int member(const pb_layout_t *l, pb_gkind_t k, int rank, int j)
+{
+    int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
+    coords(l, k, rank, sz, coord, stride);
+    unsigned mask = pb_layout_group_dims(k);
+    int r = rank, rest = j;
+    for (int i = 0; i < PB_DIM_COUNT; i++) {
+        pb_dim_t d = l->order[i];
+        if (mask & (1u << d)) {
+            r += (rest % sz[d] - coord[d]) * stride[d];
+            rest /= sz[d];
+        }
+    }
+    return r;
+}
+
+/* HSDP's groups, cut out of rank's data-parallel group: a shard group
+ * is `shard` consecutive members of it, a replica group every shard-th
+ * (FSDP's HYBRID_SHARD, FSDP2 on init_device_mesh(("replicate",
+ * "shard")): the shard dimension innermost). */
+static void hsdp_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id, int *index,
+                       int *members)
+{
+    int d = pb_layout_group_size(l, PB_GK_DP), gid, idx;
+    int s = k == PB_GK_SHARD ? pb_layout_group_size(l, k) : d / pb_layout_group_size(l, k);
+    int r = d / s; /* shard groups per DP group */
+    pb_layout_group(l, PB_GK_DP, rank, &gid, &idx, NULL);
+    int block = idx / s, within = idx % s;
+    if (k == PB_GK_SHARD)
+        *group_id = gid * r + block, *index = within;
+    else
+        *group_id = gid * s + within, *index = block;
+    int n = k == PB_GK_SHARD ? s : r;
+    for (int j = 0; members && j < n; j++)
+        members[j] = member(l, PB_GK_DP, rank, k == PB_GK_SHARD ? block * s + j : j * s + within);
+}
+
+void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id, int *index,
+                     int *members)
+{
+    if (k == PB_GK_SHARD || k == PB_GK_REPL) {
+        hsdp_group(l, k, rank, group_id, index, members);
+        return;
+    }
+    int sz[PB_DIM_COUNT], coord[PB_DIM_COUNT], stride[PB_DIM_COUNT];
+    coords(l, k, rank, sz, coord, stride);
+    unsigned mask = pb_layout_group_dims(k);
     /* group id: the outside coordinates, index: the inside ones, both
      * mixed-radix in the order (first fastest) */
     int gid = 0, gmul = 1, idx = 0, imul = 1;
@@ -211,24 +299,8 @@ void pb_layout_group(const pb_layout_t *l, pb_gkind_t k, int rank, int *group_id
     }
     *group_id = gid;
     *index = idx;
-    if (members == NULL)
-        return;
-    /* member j: rank with the inside coordinates of j */
-    int base = rank;
-    for (int d = 0; d < PB_DIM_COUNT; d++)
-        if (mask & (1u << d))
-            base -= coord[d] * stride[d];
-    for (int j = 0; j < imul; j++) {
-        int r = base, rest = j;
-        for (int i = 0; i < PB_DIM_COUNT; i++) {
-            pb_dim_t d = l->order[i];
-            if (mask & (1u << d)) {
-                r += (rest % sz[d]) * stride[d];
-                rest /= sz[d];
-            }
-        }
-        members[j] = r;
-    }
+    for (int j = 0; members && j < imul; j++)
+        members[j] = member(l, k, rank, j);
 }
 
 int pb_layout_coord(const pb_layout_t *l, int rank, pb_dim_t d)

@@ -35,6 +35,11 @@ typedef struct pb_layout {
      * TP, CP and DP dimensions (--ep 64 with --tp 2 --dp 32 is valid). */
     int etp;
     int sp; /* sequence parallelism */
+    /* HSDP (PyTorch FSDP's HYBRID_SHARD, FSDP2 on a 2-D mesh, torchtitan's
+     * dp_shard x dp_replicate): ZeRO-3 shards within groups of `shard`
+     * consecutive members of the data-parallel group (cp x dp) and
+     * replicates across them; 0: over the whole group */
+    int shard;
 } pb_layout_t;
 
 /* tp = cp = ep = dp = pp = vp = 1, no sp, order tp-cp-ep-dp-pp. */
@@ -52,8 +57,12 @@ uint64_t pb_layout_world(const pb_layout_t *l);
  * Megatron-Core), heads and kv_heads divisible by tp, layers
  * (+ pp_trim) divisible by pp*vp, vp > 1 needs pp > 1, sequence divisible
  * by 2*cp (load-balanced context chunks) and by tp with sp, global batch
- * divisible by mbs*dp. */
+ * divisible by mbs*dp, a shard group dividing cp*dp and not with experts. */
 int pb_layout_check(const pb_layout_t *l, const pb_model_t *m, uint64_t world, pb_err_t *err);
+
+/* The ranks ZeRO-3 shards over: shard, else the data-parallel group's
+ * cp x dp. */
+int pb_layout_dp_shard(const pb_layout_t *l);
 
 /* Sizes, indexed by pb_dim_t, of the view a group of kind k lives in
  * (dense, or the expert view for EP and EDP). */
@@ -62,10 +71,12 @@ void pb_layout_view_sizes(const pb_layout_t *l, pb_gkind_t k, int *sz);
 int pb_layout_etp(const pb_layout_t *l);
 
 /* The dimensions (bits 1u << pb_dim_t) a group of kind k spans: tp, cp,
- * cp and dp for DP, pp, ep, and the expert view's dp for EDP. */
+ * cp and dp for DP, pp, ep, and the expert view's dp for EDP; SHARD and
+ * REPL, parts of the DP group, DP's. */
 unsigned pb_layout_group_dims(pb_gkind_t k);
 
-/* Size of every group of kind k. */
+/* Size of every group of kind k (SHARD: shard, REPL: cp x dp / shard;
+ * both 1 without a shard). */
 int pb_layout_group_size(const pb_layout_t *l, pb_gkind_t k);
 
 /* The group of kind k that `rank` belongs to: its index among the groups

@@ -4,7 +4,7 @@
 
 const char *pb_gkind_name(pb_gkind_t k)
 {
-    static const char *const n[] = {"tp", "cp", "dp", "pp", "ep", "edp"};
+    static const char *const n[] = {"tp", "cp", "dp", "pp", "ep", "edp", "shard", "repl"};
     return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
 

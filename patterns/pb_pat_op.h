@@ -22,6 +22,11 @@ typedef enum pb_gkind {
     PB_GK_PP,
     PB_GK_EP,
     PB_GK_EDP,
+    /* HSDP (pb_layout_t shard): the data-parallel group cut into shard
+     * groups of consecutive members, and the replica groups across them;
+     * one rank each without a shard group */
+    PB_GK_SHARD,
+    PB_GK_REPL,
     PB_GK_COUNT
 } pb_gkind_t;
 

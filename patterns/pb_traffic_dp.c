@@ -10,7 +10,9 @@
  *            (pb_fw_traffic.h);
  *  ZeRO 3:   per layer, parameters all-gathered before its forward and
  *            again before its backward, gradients reduce-scattered after
- *            it, every micro-batch (FSDP FULL_SHARD).  The unit is one
+ *            it, every micro-batch (FSDP FULL_SHARD); under HSDP over the
+ *            shard group, each reduced shard then all-reduced over the
+ *            replica group (HYBRID_SHARD).  The unit is one
  *            layer (an MoE layer's routed experts on the expert-data-
  *            parallel group); the embedding and output layer as the stack
  *            wraps them, under a pipeline once a step where it says so
@@ -77,6 +79,25 @@ typedef struct z3_unit {
     const char *fwd, *bwd, *grad;
 } z3_unit_t;
 
+/* HSDP: the replicas' all-reduce of the shard a reduce-scatter left,
+ * right after it (FSDP2's post-backward: foreach_reduce reduce-scatters
+ * over the shard mesh dimension, then all-reduces the output over the
+ * replicate one; FSDP1 HYBRID_SHARD the same in _reduce_grad) */
+static int z3_replicas(const pb_tr_in_t *in, const pb_pat_op_t *rs, pb_op_list_t *out,
+                       pb_err_t *err)
+{
+    int r = pb_layout_group_size(in->l, PB_GK_REPL);
+    if (rs->group != PB_GK_SHARD || r < 2)
+        return PB_OK;
+    pb_pat_op_t o = *rs;
+    o.coll = PB_ALLREDUCE;
+    o.group = PB_GK_REPL;
+    o.group_size = r;
+    o.bytes = rs->bytes / (uint64_t)rs->group_size;
+    o.what = "gradient shards across the replicas (HSDP)";
+    return pb_op_list_push(out, &o, err);
+}
+
 static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb_op_list_t *out,
                    pb_err_t *err)
 {
@@ -101,7 +122,9 @@ static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb
                  PB_PH_BWD, 1, PB_P2P_NONE, u->grad);
     o.per_pass = per_pass;
     o.stage = u->stage;
-    return pb_op_list_push(out, &o, err);
+    if (pb_op_list_push(out, &o, err))
+        return err->code;
+    return z3_replicas(in, &o, out, err);
 }
 
 /* ZeRO-3 (pb_fw_traffic.h): the layers, each a unit; the embedding and
@@ -128,16 +151,20 @@ static int zero3(const pb_tr_in_t *in, int n, int edp, pb_op_list_t *out, pb_err
                         h * m->experts;
     uint64_t experts = pb_model_expert_params(m) /
                        ((uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_EP]);
+    /* HSDP shards over the shard group (pb_layout_check keeps it off
+     * MoE models, so the experts' units stay on EDP) */
+    pb_gkind_t g = l->shard > 0 ? PB_GK_SHARD : PB_GK_DP;
+    n = l->shard > 0 ? pb_layout_group_size(l, PB_GK_SHARD) : n;
     enum { DENSE, EMB, OUT, MOE, EXPERTS, NUNITS };
     z3_unit_t u[NUNITS] = {
         [DENSE] = {(pb_model_dense_layer_params(m) - 2 * h) / tp + 2 * h, in->layers - in->moe,
-                   !once, PB_STAGE_EVERY, PB_GK_DP, n, "layer parameters (ZeRO-3)",
+                   !once, PB_STAGE_EVERY, g, n, "layer parameters (ZeRO-3)",
                    "layer parameters again (ZeRO-3)", "layer gradients (ZeRO-3)"},
-        [EMB] = {vh, 1, !once, first, PB_GK_DP, n, "embedding parameters (ZeRO-3)",
+        [EMB] = {vh, 1, !once, first, g, n, "embedding parameters (ZeRO-3)",
                  "embedding parameters again (ZeRO-3)", "embedding gradients (ZeRO-3)"},
-        [OUT] = {vh + h, 1, 0, last, PB_GK_DP, n, "norm + output layer parameters (ZeRO-3)", NULL,
+        [OUT] = {vh + h, 1, 0, last, g, n, "norm + output layer parameters (ZeRO-3)", NULL,
                  "norm + output layer gradients (ZeRO-3)"},
-        [MOE] = {moe_rest, in->moe, !once, PB_STAGE_EVERY, PB_GK_DP, n,
+        [MOE] = {moe_rest, in->moe, !once, PB_STAGE_EVERY, g, n,
                  "MoE layer parameters but the experts (ZeRO-3)",
                  "MoE layer parameters but the experts again (ZeRO-3)",
                  "MoE layer gradients but the experts (ZeRO-3)"},
@@ -175,6 +202,11 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     uint64_t dense = pb_model_params(m) - expert;
     int zero = in->cfg->zero;
     int edp = pb_layout_group_size(l, PB_GK_EDP);
+    if (l->shard > 0 && zero != 3)
+        return pb_err_set(err, PB_EINPUT,
+                          "--shard-group %d is HSDP, which shards ZeRO-3's parameters: it needs "
+                          "--zero 3",
+                          l->shard);
     if (zero == 3)
         return zero3(in, n, edp, out, err);
     if (n > 1 && bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err))

@@ -115,6 +115,10 @@ static const pb_opt_spec_t layout_specs[] = {
      "experts' tensor parallelism: expert groups folded out of\ntp x cp x dp (MoE parallel "
      "folding)",
      NULL, NULL},
+    {"shard-group", 0, "N", pb_opt_int, PB_OFF(model.shard), 1,
+     "HSDP: --zero 3 shards within groups of N data-parallel\nranks and replicates across them "
+     "(default: all of them)",
+     NULL, NULL},
     {"order", 0, "ORDER", pb_opt_str, PB_OFF(model.order), 0,
      "rank order, first fastest (default tp-cp-ep-dp-pp,\nMegatron's)", NULL, NULL},
 };

@@ -184,6 +184,7 @@ typedef struct pb_model_opts {
     int vp;
     int sp;
     int etp; /* --etp N: the experts' tensor parallelism (0: = tp) */
+    int shard; /* --shard-group N: HSDP's shard group (0: the whole DP group) */
     const char *order;
     pb_train_opts_t train;
 } pb_model_opts_t;

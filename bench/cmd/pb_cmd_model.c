@@ -4,6 +4,7 @@
  * runs it. */
 #include "pb_cmd_model.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,6 @@ static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_pred
  * which groups cross nodes. */
 static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const pb_step_t *st)
 {
-    static const char *const kinds[] = {"TP", "CP", "DP", "PP", "EP", "EDP"};
     pb_print_hw(&e->job.hw);
     printf("compute rate: %.1f TFLOP/s per GPU (%s)\n", st->rate_tflops, e->rate_src);
     printf("collectives: %d operation kinds from the calibration, %d from the %s preset%s\n",
@@ -84,7 +84,11 @@ static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const
         int n = pb_layout_group_size(l, (pb_gkind_t)k);
         if (n <= 1)
             continue;
-        printf(" %s %d %s", kinds[k], n, st->net[k] ? "across nodes" : "within a node");
+        char kind[8];
+        snprintf(kind, sizeof kind, "%s", pb_gkind_name((pb_gkind_t)k));
+        for (char *c = kind; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        printf(" %s %d %s", kind, n, st->net[k] ? "across nodes" : "within a node");
         if (k == PB_GK_EP) /* the dispatcher its all-to-alls are costed as */
             printf(" (%s dispatcher)",
                    pb_ep_disp_name(pb_ep_disp_resolve(e->job.step.ep_disp, st->net[k])));

@@ -49,6 +49,13 @@ static int flag_layout(const pb_model_opts_t *mo, int world, pb_layout_t *l, pb_
     pb_layout_default(l);
     if (mo->order && pb_layout_parse_order(l, mo->order, err))
         return err->code;
+    /* a trace names its communicators by Megatron's and PyTorch's
+     * dimensions (pb_jp_infer.c); HSDP's shard and replica groups are
+     * none of them */
+    if (mo->shard)
+        return pb_err_set(err, PB_EINPUT,
+                          "profile cannot compare HSDP's shard and replica groups with a "
+                          "trace's yet: leave --shard-group out");
     l->etp = mo->etp;
     for (int d = 0; d < PB_DIM_COUNT; d++)
         if (mo->layout[d])

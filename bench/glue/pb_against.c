@@ -24,16 +24,17 @@ static const char *const cols[C_COUNT] = {
  * (shared_ffn, dense_first) through pb_model_set, as the flags do; the
  * GPU's (alloc_frag, and hw_set: "key=value ..." as --hw-set takes each,
  * e.g. the capacity of a card the presets lack) through pb_hw_set, and
- * gpus_per_node as --gpus-per-node (a node of 4 H200, say); split,
+ * gpus_per_node as --gpus-per-node (a node of 4 H200, say), shard_group
+ * as --shard-group (HSDP); split,
  * family and inferred describe the row for the summaries. */
 enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
        O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_GRAD_DTYPE, O_OPTIM_DTYPE,
-       O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_GPUS_PER_NODE, O_COUNT };
+       O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_GPUS_PER_NODE, O_SHARD, O_COUNT };
 static const char *const ocols[O_COUNT] = {
     "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
     "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred",
     "grad_dtype", "optim_dtype", "loss", "alloc_frag", "hw_set", "mem_gib", "mem_kind",
-    "gpus_per_node"};
+    "gpus_per_node", "shard_group"};
 
 typedef struct state {
     const char *path;
@@ -297,23 +298,34 @@ int pb_against_mem_kind(const char *k)
     return -1;
 }
 
-/* The row's gpus_per_node (empty: the preset's, or hw_set's), as
- * --gpus-per-node gives it: the NICs scaled to the node unless hw_set
- * named their count. */
-static int row_gpus_per_node(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_hw_t *hw,
-                             pb_err_t *err)
+/* An optional whole-number column o: *v untouched when it is empty. */
+static int row_whole(const state_t *s, size_t line, const pb_csv_rec_t *rec, int o, int *v,
+                     pb_err_t *err)
 {
-    const char *f = opt(s, rec, O_GPUS_PER_NODE);
+    const char *f = opt(s, rec, o);
     if (f[0] == '\0')
         return PB_OK;
     char *end;
     errno = 0;
     double d = strtod(f, &end);
     if (*end != '\0' || errno || !isfinite(d) || d != floor(d) || d < 1 || d > 1000000)
-        return pb_err_set(err, PB_EINPUT,
-                          "%s:%zu: bad gpus_per_node '%s' (a whole number, 1 to 1000000)", s->path,
-                          line, f);
-    pb_job_gpus_per_node(hw, (int)d, strstr(opt(s, rec, O_HW_SET), "nics_per_node=") != NULL);
+        return pb_err_set(err, PB_EINPUT, "%s:%zu: bad %s '%s' (a whole number, 1 to 1000000)",
+                          s->path, line, ocols[o], f);
+    *v = (int)d;
+    return PB_OK;
+}
+
+/* The row's gpus_per_node (empty: the preset's, or hw_set's), as
+ * --gpus-per-node gives it: the NICs scaled to the node unless hw_set
+ * named their count. */
+static int row_gpus_per_node(const state_t *s, size_t line, const pb_csv_rec_t *rec, pb_hw_t *hw,
+                             pb_err_t *err)
+{
+    int g = 0;
+    if (row_whole(s, line, rec, O_GPUS_PER_NODE, &g, err) != PB_OK)
+        return err->code;
+    if (g > 0)
+        pb_job_gpus_per_node(hw, g, strstr(opt(s, rec, O_HW_SET), "nics_per_node=") != NULL);
     return PB_OK;
 }
 
@@ -370,7 +382,8 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
     for (int i = 0; i < PB_DIM_COUNT; i++)
         l->size[i] = n.d[i];
     l->vp = n.d[N_VP], l->sp = n.d[N_SP], l->etp = n.d[N_ETP];
-    if (row_step(s, line, rec, &n, &j, err) != PB_OK ||
+    if (row_whole(s, line, rec, O_SHARD, &l->shard, err) != PB_OK ||
+        row_step(s, line, rec, &n, &j, err) != PB_OK ||
         row_set(s, line, rec, O_DTYPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_TP_OVERLAP, &j, err) != PB_OK ||
         row_set(s, line, rec, O_PARAM_DTYPE, &j, err) != PB_OK ||

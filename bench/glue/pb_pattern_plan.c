@@ -187,6 +187,7 @@ static int build_layout(const pb_model_opts_t *o, unsigned mask, int world, int 
         return err->code;
     l->vp = o->vp ? o->vp : 1;
     l->etp = o->etp;
+    l->shard = o->shard;
     l->sp = o->sp || (mask & 1u << PB_STRAT_SP);
     int given = 0;
     for (int d = 0; d < PB_DIM_COUNT; d++)

@@ -17,10 +17,11 @@ static json_t *model_json(const pb_model_t *m)
 
 static json_t *layout_json(const pb_layout_t *l)
 {
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:I}", "tp", l->size[PB_DIM_TP],
-                     "cp", l->size[PB_DIM_CP], "ep", l->size[PB_DIM_EP], "dp",
-                     l->size[PB_DIM_DP], "pp", l->size[PB_DIM_PP], "vp", l->vp, "etp",
-                     pb_layout_etp(l), "sp", l->sp, "gpus", (json_int_t)pb_layout_world(l));
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:i, s:I}", "tp",
+                     l->size[PB_DIM_TP], "cp", l->size[PB_DIM_CP], "ep", l->size[PB_DIM_EP],
+                     "dp", l->size[PB_DIM_DP], "pp", l->size[PB_DIM_PP], "vp", l->vp, "etp",
+                     pb_layout_etp(l), "sp", l->sp, "shard", pb_layout_dp_shard(l), "gpus",
+                     (json_int_t)pb_layout_world(l));
 }
 
 static json_t *step_json(const pb_step_t *st, const pb_step_band_t *b)

@@ -303,9 +303,64 @@ static void gpus_per_node_column(void)
             ":2: bad gpus_per_node '4.5'");
 }
 
+typedef struct shard_seen {
+    int shard;       /* the predicted row's layout's */
+    char why[256];   /* the reason the model gave for a row it refused */
+} shard_seen_t;
+
+static int take_shard(void *arg, const pb_against_run_t *r, pb_err_t *err)
+{
+    (void)err;
+    shard_seen_t *s = arg;
+    if (r->step)
+        s->shard = r->job->layout.shard;
+    else
+        snprintf(s->why, sizeof s->why, "%s", r->why ? r->why : "");
+    return PB_OK;
+}
+
+/* The shard_group column as --shard-group (HSDP): the row's layout takes
+ * it, empty leaves it whole, 3 of dp 16 is a layout the model refuses
+ * (the row not predicted, saying why); a value not a whole number is
+ * refused with its line. */
+static void shard_group_column(void)
+{
+    static const char head[] =
+        "name,gpu,gpus,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,gated,experts,topk,"
+        "moe_ffn,seq,mbs,gbs,tp,pp,dp,cp,ep,etp,vp,sp,pp_trim,recompute,zero,flash,overlap,"
+        "shard_group,metric,value,flops,source\n";
+    static const struct {
+        const char *col;
+        int want;
+        const char *why;
+    } cases[] = {{"8", 8, ""}, {"", 0, ""}, {"3", -1, "--shard-group 3 does not divide"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = tmpfile();
+        CHECK(f != NULL);
+        if (f == NULL)
+            return;
+        fprintf(f, "%sx,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
+                   "none,3,1,g,%s,step_s,1,none,s\n",
+                head, cases[i].col);
+        rewind(f);
+        shard_seen_t seen = {-1, ""};
+        pb_err_t err;
+        pb_err_clear(&err);
+        CHECK(pb_against_each(f, "s.csv", NULL, take_shard, &seen, &err) == PB_OK);
+        CHECK(seen.shard == cases[i].want);
+        CHECK(strstr(seen.why, cases[i].why) != NULL);
+        fclose(f);
+    }
+    refused(head,
+            "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,none,3,1,g,"
+            "two,step_s,1,none,s\n",
+            ":2: bad shard_group 'two'");
+}
+
 int main(void)
 {
     gpus_per_node_column();
+    shard_group_column();
     published();
     bad_rows();
     dispatcher_column();

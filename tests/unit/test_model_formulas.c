@@ -196,6 +196,21 @@ static void placement(void)
     CHECK(pb_step_group_net(&l, PB_GK_TP, 8));
     l.size[PB_DIM_TP] = 2, l.size[PB_DIM_DP] = 4;
     CHECK(!pb_step_group_net(&l, PB_GK_DP, 8)); /* spans 2*4 = 8 ranks */
+    /* HSDP, 8 GPUs a node: dp 64 at tp 1 puts 8 DP members in a node.
+     * Shard groups of 8 fill a node, their replicas (every 8th member)
+     * are one per node; shard groups of 16 span two nodes; at tp 2 a node
+     * holds 4 DP members: shard groups of 4 stay inside, their 8 replicas
+     * each in another node; one node of dp 8 keeps both inside. */
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 64, l.shard = 8;
+    CHECK(!pb_step_group_net(&l, PB_GK_SHARD, 8) && pb_step_group_net(&l, PB_GK_REPL, 8));
+    l.shard = 16;
+    CHECK(pb_step_group_net(&l, PB_GK_SHARD, 8) && pb_step_group_net(&l, PB_GK_REPL, 8));
+    l.size[PB_DIM_TP] = 2, l.size[PB_DIM_DP] = 32, l.shard = 4;
+    CHECK(!pb_step_group_net(&l, PB_GK_SHARD, 8) && pb_step_group_net(&l, PB_GK_REPL, 8));
+    pb_layout_default(&l);
+    l.size[PB_DIM_DP] = 8, l.shard = 2;
+    CHECK(!pb_step_group_net(&l, PB_GK_SHARD, 8) && !pb_step_group_net(&l, PB_GK_REPL, 8));
 }
 
 /* The GEMM efficiency function (model/pb_gemm_rate.c), by hand:

@@ -181,6 +181,28 @@ static void fsdp_pipeline(void)
     CHECK_NEAR(s.term[PB_MEM_GATHERED], 156241920.0, 1e-12);
 }
 
+/* HSDP: FSDP2 shards its 16 B a parameter (fp32 shard, gradient, Adam's
+ * two moments) over the shard group, not the data-parallel group: stage
+ * 0 of pp 2 (83,107,840 parameters, above) at dp 8 holds 16/8 = 2 B a
+ * parameter, and with shard groups of 4, 16/4 = 4 B, as at dp 4. */
+static void hsdp_sharding(void)
+{
+    pb_model_t m = model_a(16);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_PP] = 2, l.size[PB_DIM_DP] = 8;
+    pb_mem_cfg_t c = cfg(PB_FW_TORCHTITAN, 3);
+    c.fsdp2 = 1;
+    pb_mem_stage_t s;
+    pb_memory_stage(&m, &l, &c, 0, &s);
+    CHECK_NEAR(s.term[PB_MEM_PARAMS] + s.term[PB_MEM_GRADS] + s.term[PB_MEM_OPTIM],
+               2 * 83107840.0, 1e-12);
+    l.shard = 4;
+    pb_memory_stage(&m, &l, &c, 0, &s);
+    CHECK_NEAR(s.term[PB_MEM_PARAMS] + s.term[PB_MEM_GRADS] + s.term[PB_MEM_OPTIM],
+               4 * 83107840.0, 1e-12);
+}
+
 /* MoE: experts' states sharded over the expert-data-parallel group,
  * dp x cp x tp / (ep x etp) = 8 / 4 = 2, the rest over dp x cp = 8
  * (Megatron-Core parallel_state).  2 MoE layers of 8 experts (2 x 1024 x
@@ -328,6 +350,7 @@ int main(void)
     interleaved();
     uneven_ends();
     fsdp_pipeline();
+    hsdp_sharding();
     moe_sharding();
     full_recompute();
     loss_by_stack();

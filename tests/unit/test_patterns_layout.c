@@ -206,6 +206,45 @@ static void test_constraints(void)
     REFUSED(&l, &l3, 0, "layers 126 (+ pp_trim) are not divisible by pp x vp = 12");
 }
 
+/* HSDP: FSDP's HYBRID_SHARD on init_device_mesh(("replicate", "shard"),
+ * (2, 4)) over a data-parallel group of 8: the mesh's rows are the
+ * shard groups, its columns the replica groups.  tp 2, dp 8 (16 ranks,
+ * tp fastest): rank 0's DP group is [0 2 4 6 8 10 12 14], rank 1's
+ * [1 3 ... 15]; shard groups of 4 consecutive members, ids DP group x 2
+ * + block; replica groups of every 4th, ids DP group x 4 + position. */
+static void test_hsdp_groups(void)
+{
+    pb_layout_t l = mk(2, 1, 1, 8, 1);
+    /* no shard group: one rank each, ids DP group x 8 + index */
+    GROUPS(&l, PB_GK_SHARD, 16, 1, 0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    GROUPS(&l, PB_GK_REPL, 16, 1, 0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    CHECK(pb_layout_dp_shard(&l) == 8);
+    l.shard = 4;
+    CHECK(pb_layout_dp_shard(&l) == 4);
+    GROUPS(&l, PB_GK_SHARD, 4, 4, 0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    GROUPS(&l, PB_GK_REPL, 8, 2, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15);
+    /* with cp 2 the data-parallel group is cp x dp (cp fastest): rank 0's
+     * [0 2 4 6] at tp 2, cp 2, dp 2; shard 2: [0 2] and [4 6] */
+    l = mk(2, 2, 1, 2, 1);
+    l.shard = 2;
+    GROUPS(&l, PB_GK_SHARD, 4, 2, 0, 2, 4, 6, 1, 3, 5, 7);
+    GROUPS(&l, PB_GK_REPL, 4, 2, 0, 4, 2, 6, 1, 5, 3, 7);
+    pb_model_t m = model(), moe = model();
+    moe.experts = 8, moe.topk = 2, moe.moe_every = 1;
+    pb_err_t err;
+    pb_err_clear(&err);
+    l = mk(1, 1, 1, 8, 1);
+    l.shard = 8; /* the whole group: plain FSDP */
+    CHECK(pb_layout_check(&l, &m, 8, &err) == PB_OK);
+    CHECK(pb_layout_group_size(&l, PB_GK_REPL) == 1);
+    l.shard = 1;
+    REFUSED(&l, &m, 0, "--shard-group 1 shards nothing");
+    l.shard = 3;
+    REFUSED(&l, &m, 0, "--shard-group 3 does not divide the data-parallel group (cp x dp = 8)");
+    l.shard = 4;
+    REFUSED(&l, &moe, 0, "--shard-group (HSDP) with a mixture-of-experts model is not modelled");
+}
+
 int main(void)
 {
     test_megatron_16();
@@ -213,5 +252,6 @@ int main(void)
     test_order();
     test_expert_groups();
     test_constraints();
+    test_hsdp_groups();
     PB_TEST_END("unit_patterns_layout");
 }

@@ -307,6 +307,45 @@ static void test_zero3(void)
     pb_op_list_free(&ops);
 }
 
+/* HSDP: the same 70B layers at tp 8, dp 4 cut into shard groups of 2.
+ * Each layer's gathers and reduce-scatter run over the shard group (2
+ * ranks) with the same per-rank buffers as above (106,971,136 elements
+ * pad to 2 as to 4); after each reduce-scatter the shard it leaves, half
+ * of the fp32 input, 106,971,136 x 4 / 2 = 213,942,272 B, is all-reduced
+ * over the replica group (dp 4 / 2 = 2 ranks), as often: 80 layers x 4
+ * micro-batches.  HSDP is ZeRO-3's: with --zero 1 it is refused. */
+static void test_hsdp(void)
+{
+    pb_model_t m = preset("example-70b");
+    m.gbs = 16;
+    pb_layout_t l = layout(8, 1, 1, 4, 1);
+    l.shard = 2;
+    pb_traffic_cfg_t c;
+    pb_traffic_cfg_default(&c);
+    c.zero = 3;
+    pb_op_list_t ops = gen(&m, &l, &c, PB_STRAT_DP);
+    CHECK(ops.n == 4);
+    const pb_pat_op_t *f = find(&ops, PB_ALLGATHER, PB_PH_FWD, 0);
+    const pb_pat_op_t *rs = find(&ops, PB_REDUCESCATTER, PB_PH_BWD, 0);
+    const pb_pat_op_t *ar = find(&ops, PB_ALLREDUCE, PB_PH_BWD, 0);
+    CHECK(f && rs && ar);
+    if (f && rs && ar) {
+        CHECK(f->group == PB_GK_SHARD && f->group_size == 2);
+        CHECK(f->bytes == UINT64_C(106971136) * 2 && f->count == 320);
+        CHECK(rs->group == PB_GK_SHARD && rs->bytes == UINT64_C(106971136) * 4);
+        CHECK(ar->group == PB_GK_REPL && ar->group_size == 2 && ar->dtype == PB_F32);
+        CHECK(ar->bytes == UINT64_C(213942272) && ar->count == 320);
+    }
+    pb_op_list_free(&ops);
+    c.zero = 1;
+    pb_err_t err;
+    pb_err_clear(&err);
+    ops = (pb_op_list_t){NULL, 0, 0};
+    CHECK(pb_traffic_gen(&m, &l, &c, 1u << PB_STRAT_DP, &ops, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "--shard-group 2 is HSDP") && strstr(err.msg, "needs --zero 3"));
+    pb_op_list_free(&ops);
+}
+
 /* EP: Mixtral 8x7B at ep 8 (dp 8), s 4096, b 1, bf16, 1 micro-batch:
  * a rank sends 4096 tokens x top-2 x 4096 x 2 B = 64 MiB per all-to-all,
  * dispatch + combine in 32 MoE layers: 64 forward, 64 backward. */
@@ -411,6 +450,7 @@ int main(void)
     test_pp_70b();
     test_dp_buckets();
     test_zero3();
+    test_hsdp();
     test_ep_mixtral();
     test_cp_llama3();
     test_wire();
