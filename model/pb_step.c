@@ -172,8 +172,9 @@ static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, doubl
         /* buckets fill in reverse parameter order, full ones first
          * (pb_traffic_dp.c lists them so): the one launched last, after
          * the last gradient, is the list's last - the remainder, usually
-         * the smallest */
-        s->dp_bwd_last = t;
+         * the smallest - with, under a partial distributed optimizer,
+         * the replicas' all-reduce that follows its reduce-scatter */
+        s->dp_bwd_last = o->group == PB_GK_REPL ? s->dp_bwd_last + t : t;
     }
 }
 

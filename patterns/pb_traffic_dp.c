@@ -7,7 +7,10 @@
  *            updated parameters all-gathered in the model's type (Megatron
  *            --use-distributed-optimizer; Rajbhandari et al. 2020); under
  *            DeepSpeed all-reduced instead, ZeRO-2's every micro-batch
- *            (pb_fw_traffic.h);
+ *            (pb_fw_traffic.h).  With a shard group, Megatron's partial
+ *            distributed optimizer (--num-distributed-optimizer-instances
+ *            = dp / shard): reduce-scattered and gathered within the
+ *            instance, the shard all-reduced across the instances;
  *  ZeRO 3:   per layer, parameters all-gathered before its forward and
  *            again before its backward, gradients reduce-scattered after
  *            it, every micro-batch (FSDP FULL_SHARD); under HSDP over the
@@ -24,6 +27,29 @@
 static uint64_t pad(uint64_t x, uint64_t n)
 {
     return (x + n - 1) / n * n;
+}
+
+/* A shard group's reduce-scatter (rs) is followed by the replicas' all-
+ * reduce of the shard it left: HSDP (FSDP2's post-backward foreach_reduce
+ * reduce-scatters over the shard mesh dimension, then all-reduces the
+ * output over the replicate one; FSDP1 HYBRID_SHARD the same in
+ * _reduce_grad) and Megatron's partial distributed optimizer (its
+ * buckets reduce-scattered within the instance, then all-reduced across
+ * the instances: the intra- and inter-partial data-parallel groups of
+ * parallel_state).  Nothing for any other operation. */
+static int replicas(const pb_tr_in_t *in, const pb_pat_op_t *rs, pb_op_list_t *out,
+                       pb_err_t *err)
+{
+    int r = pb_layout_group_size(in->l, PB_GK_REPL);
+    if (rs->group != PB_GK_SHARD || r < 2)
+        return PB_OK;
+    pb_pat_op_t o = *rs;
+    o.coll = PB_ALLREDUCE;
+    o.group = PB_GK_REPL;
+    o.group_size = r;
+    o.bytes = rs->bytes / (uint64_t)rs->group_size;
+    o.what = "gradient shards across the replicas";
+    return pb_op_list_push(out, &o, err);
 }
 
 /* A rank's gradient buckets over group kind g of n ranks: all-reduced
@@ -49,7 +75,7 @@ static int bucket_ops(const pb_tr_in_t *in, pb_gkind_t g, int n, uint64_t elems,
                                  gt, counts[i] * (each_micro ? in->micro : 1), PB_PH_BWD, 1,
                                  PB_P2P_NONE, grads);
         o.per_pass = each_micro;
-        if (pb_op_list_push(out, &o, err))
+        if (pb_op_list_push(out, &o, err) || replicas(in, &o, out, err))
             return err->code;
         if (!sharded)
             continue;
@@ -79,25 +105,6 @@ typedef struct z3_unit {
     const char *fwd, *bwd, *grad;
 } z3_unit_t;
 
-/* HSDP: the replicas' all-reduce of the shard a reduce-scatter left,
- * right after it (FSDP2's post-backward: foreach_reduce reduce-scatters
- * over the shard mesh dimension, then all-reduces the output over the
- * replicate one; FSDP1 HYBRID_SHARD the same in _reduce_grad) */
-static int z3_replicas(const pb_tr_in_t *in, const pb_pat_op_t *rs, pb_op_list_t *out,
-                       pb_err_t *err)
-{
-    int r = pb_layout_group_size(in->l, PB_GK_REPL);
-    if (rs->group != PB_GK_SHARD || r < 2)
-        return PB_OK;
-    pb_pat_op_t o = *rs;
-    o.coll = PB_ALLREDUCE;
-    o.group = PB_GK_REPL;
-    o.group_size = r;
-    o.bytes = rs->bytes / (uint64_t)rs->group_size;
-    o.what = "gradient shards across the replicas (HSDP)";
-    return pb_op_list_push(out, &o, err);
-}
-
 static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb_op_list_t *out,
                    pb_err_t *err)
 {
@@ -124,7 +131,7 @@ static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb
     o.stage = u->stage;
     if (pb_op_list_push(out, &o, err))
         return err->code;
-    return z3_replicas(in, &o, out, err);
+    return replicas(in, &o, out, err);
 }
 
 /* ZeRO-3 (pb_fw_traffic.h): the layers, each a unit; the embedding and
@@ -202,17 +209,23 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     uint64_t dense = pb_model_params(m) - expert;
     int zero = in->cfg->zero;
     int edp = pb_layout_group_size(l, PB_GK_EDP);
-    if (l->shard > 0 && zero != 3)
+    /* a shard group cuts what is sharded: ZeRO-3's parameters (HSDP), or
+     * Megatron's distributed optimizer reduce-scattering its buckets */
+    if (l->shard > 0 && (zero == 0 || (zero < 3 && in->cfg->dp_reduce == PB_DPRED_AR)))
         return pb_err_set(err, PB_EINPUT,
-                          "--shard-group %d is HSDP, which shards ZeRO-3's parameters: it needs "
-                          "--zero 3",
-                          l->shard);
+                          "--shard-group %d shards the optimizer within groups of data-parallel "
+                          "ranks: it needs --zero 3 (HSDP), or --zero 1 or 2 with Megatron's "
+                          "distributed optimizer (partial instances), not %s",
+                          l->shard, zero == 0 ? "--zero 0" : "DeepSpeed's all-reduce");
+    pb_gkind_t g = l->shard > 0 ? PB_GK_SHARD : PB_GK_DP;
+    int ns = pb_layout_group_size(l, g);
     if (zero == 3)
         return zero3(in, n, edp, out, err);
-    if (n > 1 && bucket_ops(in, PB_GK_DP, n, dense / tp_pp, zero > 0, out, err))
+    if (n > 1 && bucket_ops(in, g, ns, dense / tp_pp, zero > 0, out, err))
         return err->code;
-    if (n > 1 && zero > 0 && in->cfg->grad_norm) {
-        pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, PB_GK_DP, n, pb_dtype_size(PB_F32),
+    /* the norm of the gradient one optimizer instance holds in shards */
+    if (ns > 1 && zero > 0 && in->cfg->grad_norm) {
+        pb_pat_op_t o = pb_tr_op(PB_STRAT_DP, PB_ALLREDUCE, g, ns, pb_dtype_size(PB_F32),
                                  PB_F32, 1, PB_PH_OPT, 0, PB_P2P_NONE, "global gradient norm");
         if (pb_op_list_push(out, &o, err))
             return err->code;

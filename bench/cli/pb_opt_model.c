@@ -116,8 +116,8 @@ static const pb_opt_spec_t layout_specs[] = {
      "folding)",
      NULL, NULL},
     {"shard-group", 0, "N", pb_opt_int, PB_OFF(model.shard), 1,
-     "HSDP: --zero 3 shards within groups of N data-parallel\nranks and replicates across them "
-     "(default: all of them)",
+     "shard within groups of N data-parallel ranks and\nreplicate across them: HSDP with --zero 3, "
+     "Megatron's\npartial distributed optimizer with --zero 1 or 2\n(default: all of them)",
      NULL, NULL},
     {"order", 0, "ORDER", pb_opt_str, PB_OFF(model.order), 0,
      "rank order, first fastest (default tp-cp-ep-dp-pp,\nMegatron's)", NULL, NULL},

@@ -313,7 +313,14 @@ static void test_zero3(void)
  * pad to 2 as to 4); after each reduce-scatter the shard it leaves, half
  * of the fp32 input, 106,971,136 x 4 / 2 = 213,942,272 B, is all-reduced
  * over the replica group (dp 4 / 2 = 2 ranks), as often: 80 layers x 4
- * micro-batches.  HSDP is ZeRO-3's: with --zero 1 it is refused. */
+ * micro-batches.
+ * With --zero 1 a shard group is Megatron's partial distributed
+ * optimizer: the 70B's dense buckets (80 x 106,971,136 + embeddings,
+ * whatever the bucket split) reduce-scattered over the instance of 2,
+ * each bucket's shard (half its fp32 input) all-reduced over the 2
+ * instances, the updated parameters gathered over the instance: per
+ * bucket, the all-reduce's bytes are half the reduce-scatter's.  With
+ * --zero 0 there is nothing to shard: refused. */
 static void test_hsdp(void)
 {
     pb_model_t m = preset("example-70b");
@@ -338,11 +345,28 @@ static void test_hsdp(void)
     }
     pb_op_list_free(&ops);
     c.zero = 1;
+    ops = gen(&m, &l, &c, PB_STRAT_DP);
+    int rs_n = 0, ar_n = 0, ag_n = 0;
+    for (size_t i = 0; i < ops.n; i++) {
+        const pb_pat_op_t *o = &ops.ops[i];
+        if (o->coll == PB_REDUCESCATTER) {
+            rs_n++;
+            CHECK(o->group == PB_GK_SHARD && o->group_size == 2 && i + 1 < ops.n);
+            const pb_pat_op_t *a = &ops.ops[i + 1]; /* right after it */
+            CHECK(a->coll == PB_ALLREDUCE && a->group == PB_GK_REPL && a->group_size == 2 &&
+                  2 * a->bytes == o->bytes && a->count == o->count);
+        }
+        ar_n += o->coll == PB_ALLREDUCE;
+        ag_n += o->coll == PB_ALLGATHER && o->group == PB_GK_SHARD && o->phase == PB_PH_OPT;
+    }
+    CHECK(rs_n > 0 && ar_n == rs_n && ag_n == rs_n);
+    pb_op_list_free(&ops);
+    c.zero = 0;
     pb_err_t err;
     pb_err_clear(&err);
     ops = (pb_op_list_t){NULL, 0, 0};
     CHECK(pb_traffic_gen(&m, &l, &c, 1u << PB_STRAT_DP, &ops, &err) == PB_EINPUT);
-    CHECK(strstr(err.msg, "--shard-group 2 is HSDP") && strstr(err.msg, "needs --zero 3"));
+    CHECK(strstr(err.msg, "--shard-group 2 shards the optimizer") && strstr(err.msg, "--zero 0"));
     pb_op_list_free(&ops);
 }
 
