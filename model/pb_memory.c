@@ -267,7 +267,10 @@ static void activations(const pb_model_t *m, const pb_layout_t *l, const pb_mem_
         dense -= keep * pb_mem_act_fp8_saving(m, l, 0, c->flash);
         mo -= keep * pb_mem_act_fp8_saving(m, l, 1, c->flash);
     }
-    out->inflight = pb_mem_inflight(pp, l->vp, s, micro);
+    /* DualPipe: pp + 1 micro-batches' activations of a chunk on every
+     * rank (the DualPipe README's table, "Activation PP+1") */
+    out->inflight = c->dualpipe && pp > 1 ? (double)(pp + 1)
+                                          : pb_mem_inflight(pp, l->vp, s, micro);
     out->term[PB_MEM_ACT] = out->inflight * ((double)(L - moe) * dense + (double)moe * mo);
     if (c->recomp == PB_RECOMP_FULL || c->recomp > PB_RECOMP_LAYER) {
         /* the recomputed layer, whole, beside its checkpoint */
@@ -306,6 +309,16 @@ static void one_stage(const pb_model_t *m, const pb_layout_t *l, const pb_mem_cf
     int grad_b = c->grad_bytes ? c->grad_bytes : fm->grad_bytes;
     stage_params_t p;
     stage_params(m, l, st, s, &p);
+    int pp = l->size[PB_DIM_PP];
+    if (c->dualpipe && pp > 1 && pp - 1 - s != s) {
+        /* DualPipe: the rank holds stage pp-1-s too, its parameters
+         * ("Parameter 2x" of the DualPipe README's table) */
+        stage_params_t q;
+        stage_params(m, l, st, pp - 1 - s, &q);
+        p.dense += q.dense, p.expert += q.expert, p.layers += q.layers;
+        p.layer_max = q.layer_max > p.layer_max ? q.layer_max : p.layer_max;
+        p.unit_max = q.unit_max > p.unit_max ? q.unit_max : p.unit_max;
+    }
     uint64_t micro = micro_of(m, l, c);
     /* sharded over the data-parallel group, or HSDP's shard group */
     double d = (double)pb_layout_dp_shard(l);

@@ -86,6 +86,7 @@ typedef struct pb_mem_cfg {
                        * the master */
     uint64_t micro;   /* micro-batches per step; 0: from the model and layout */
     pb_fw_t framework;
+    int dualpipe;     /* DualPipe: stages s and pp-1-s on a rank, pp+1 in flight */
 } pb_mem_cfg_t;
 
 /* One stage's bytes on one of its GPUs. */

@@ -116,7 +116,10 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
     pb_err_t e;
     pb_err_clear(&e);
     out->considered += combos;
-    if (pb_layout_check(l, &m, (uint64_t)c->gpus, &e) != PB_OK) {
+    /* a layout the schedule cannot run (DualPipe: an even pp, enough
+     * micro-batches) breaks a constraint as an invalid layout does */
+    if (pb_layout_check(l, &m, (uint64_t)c->gpus, &e) != PB_OK ||
+        (c->step.dualpipe && pb_step_dualpipe_check(l, pb_traffic_micro(&m, l), &e) != PB_OK)) {
         out->invalid += combos;
         return PB_OK;
     }

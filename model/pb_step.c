@@ -347,14 +347,18 @@ static void expose(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_
     out->part[PB_PART_EP] = pb_moe_ep_exposed(&c->moe, out->comm_total[PB_PART_EP], micro, pp,
                                               st->fwd, st->bwd, hw->sms);
     double ppc = out->comm_total[PB_PART_PP];
-    if (v > 1 && c->overlap_p2p) /* interleaved: overlapped with compute, the excess shows */
+    /* interleaved, and DualPipe's paired chunks: overlapped with compute,
+     * the excess shows */
+    if ((v > 1 && c->overlap_p2p) || c->dualpipe)
         ppc = ppc > out->part[PB_PART_COMPUTE] ? ppc - out->part[PB_PART_COMPUTE] : 0.0;
     out->part[PB_PART_PP] = ppc;
     double cpx = out->comm_total[PB_PART_CP] - micro * st->attn;
     out->part[PB_PART_CP] = cpx > 0 ? cpx : 0.0;
     double work = out->part[PB_PART_COMPUTE] + out->part[PB_PART_TP] + out->part[PB_PART_PP] +
                   out->part[PB_PART_EP] + out->part[PB_PART_CP];
-    out->part[PB_PART_BUBBLE] = (double)(pp - 1) / ((double)v * micro) * work;
+    out->part[PB_PART_BUBBLE] = c->dualpipe ? pb_step_dualpipe_bubble(pp, st->fwd, st->bwd,
+                                                                      st->wgrad, micro, work)
+                                            : (double)(pp - 1) / ((double)v * micro) * work;
 
     /* DP: the gradient buckets behind the last micro-batch's backward
      * (the last bucket always shows), the parameter gathers behind the
@@ -418,6 +422,8 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         return pb_err_set(err, PB_EINPUT, "fp8 GEMMs need a GPU with fp8 tensor cores (%s has none)",
                           hw->name);
     out->micro = pb_traffic_micro(m, l);
+    if (c->dualpipe && pb_step_dualpipe_check(l, out->micro, err) != PB_OK)
+        return err->code;
     double rate = c->compute_tflops > 0 ? c->compute_tflops : hw->bf16_tflops * hw->achievable;
     out->rate_tflops = rate;
 

@@ -112,6 +112,12 @@ typedef struct pb_step_cfg {
     int optim_bytes;
     double loss_bytes;
     int loss_set;
+    /* DeepSeek-V3's DualPipe pipeline schedule (its repository's README
+     * table; pb_step.c): each rank holds stage s and stage pp-1-s and
+     * runs micro-batches in both directions, a forward and a backward
+     * chunk overlapped so that their all-to-alls and sends hide behind
+     * each other's compute.  0: Megatron's 1F1B (interleaved with vp). */
+    int dualpipe;
 } pb_step_cfg_t;
 
 /* The memory model's settings of a step's (pb_memory.h). */
@@ -216,6 +222,21 @@ void pb_step_count_source(pb_step_t *st, const pb_cost_src_t *s);
 /* The layout must have passed pb_layout_check. */
 int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c,
                   const pb_cost_t *cost, pb_step_t *out, pb_err_t *err);
+
+/* DualPipe's bubble (the DualPipe README's table, DeepSeek-V3 Sec.
+ * 3.2.1): (pp/2 - 1) (F&B + B - 3W) for a forward chunk F, a backward
+ * chunk B (with recomputation), its weight-gradient part W, one
+ * micro-batch's on the stage; F&B, a forward and a backward chunk run
+ * together, is F + B (their compute shares the GPU; only their
+ * communication hides).  In seconds of work: times work / (micro (F +
+ * B)), the exposed TP, EP and CP a chunk carries, as 1F1B's bubble is a
+ * share of work (pb_step_dualpipe.c). */
+double pb_step_dualpipe_bubble(int pp, double fwd, double bwd, double wgrad, double micro,
+                               double work);
+/* DualPipe's schedule needs an even number of ranks and an even number
+ * of micro-batches, at least twice the ranks (dualpipe/dualpipe.py,
+ * step's asserts), and one chunk per direction (no --vp): PB_EINPUT. */
+int pb_step_dualpipe_check(const pb_layout_t *l, uint64_t micro, pb_err_t *err);
 
 /* Does a group of kind k of the layout span nodes of G GPUs (ranks
  * numbered node by node)? */

@@ -13,6 +13,7 @@ void pb_step_mem_cfg(const pb_model_t *m, const pb_layout_t *l, const pb_step_cf
     out->fp8 = c->fp8, out->framework = c->framework;
     out->optim_bytes = c->optim_bytes, out->loss_bytes = c->loss_bytes, out->loss_set = c->loss_set;
     out->fsdp2 = c->zero3_copies;
+    out->dualpipe = c->dualpipe;
     pb_dtype_t pt = c->traffic.param_dtype >= 0 ? (pb_dtype_t)c->traffic.param_dtype : m->dtype;
     out->param_bytes = pt == PB_F32 ? 4 : 2;
     /* the gradient type given (--grad-dtype, a grad_dtype column, the

@@ -325,6 +325,11 @@ static const pb_opt_spec_t predict_specs[] = {
      "(torchtune) or fused-linear (Liger); default: the\n"
      "framework's",
      "vocab-parallel fused-ce fp32 hf chunked fused-linear", NULL},
+    {"pp-schedule", 0, "S", pb_opt_str, PB_OFF(predict.pp_schedule), 0,
+     "the pipeline schedule modelled: 1f1b (Megatron's,\ninterleaved with --vp; default) or "
+     "dualpipe (DeepSeek-V3's:\nstages s and pp-1-s on a rank, both directions, the EP\n"
+     "all-to-alls and sends hidden as --moe-ep-overlap)",
+     "1f1b dualpipe", NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, PB_OFF(predict.ep_dispatcher), 0,
      "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
      "crosses the network once per node) or auto (default:\n"
@@ -340,7 +345,7 @@ static const pb_opt_spec_t predict_specs[] = {
     "--gpus, --gpus-per-node, --hw, --hw-set, --calib, --gemm-csv, --selective, "              \
     "--recompute-mode, --flash, --no-flash, --causal, --no-causal, --fsdp2, "                  \
     "--unfused-grad-accum, --no-overlap-grad-reduce, --no-overlap-tp-bwd, --no-overlap-p2p, "  \
-    "--tp-overlap, --optim-dtype, --loss, --ep-dispatcher and --tflops "  \
+    "--tp-overlap, --optim-dtype, --loss, --pp-schedule, --ep-dispatcher and --tflops "  \
     "belong to parbench model, plan "                                                          \
     "and step"
 const pb_opt_group_t pb_grp_predict = {"hardware and compute:", predict_specs,

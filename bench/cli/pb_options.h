@@ -226,6 +226,7 @@ typedef struct pb_predict_opts {
     int unfused_accum;    /* --unfused-grad-accum: a separate add per micro-batch */
     double tflops;        /* --tflops: compute rate override */
     const char *ep_dispatcher; /* --ep-dispatcher: alltoall, flex or auto */
+    const char *pp_schedule;   /* --pp-schedule: 1f1b or dualpipe (model, plan) */
 } pb_predict_opts_t;
 
 /* ---- each command's own options ---- */

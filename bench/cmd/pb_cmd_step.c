@@ -252,6 +252,12 @@ static void step_defaults(pb_options_t *o)
  * append to one file, each run under its own run_id */
 static int step_finish(pb_options_t *o, pb_err_t *err)
 {
+    /* step runs the schedules it executes (--schedule); DualPipe is
+     * modelled, not executed */
+    if (o->predict.pp_schedule)
+        return pb_err_set(err, PB_EINPUT,
+                          "step executes --schedule's schedules (1f1b, gpipe, interleaved): "
+                          "--pp-schedule belongs to model and plan");
     if (o->run.csv_path == NULL && o->run.json_path == NULL)
         o->run.csv_path = PB_STEP_DEFAULT_CSV;
     if (pb_predict_finish(o, err) != PB_OK)

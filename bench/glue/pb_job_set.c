@@ -173,6 +173,19 @@ static int set_loss(pb_job_t *j, const char *v)
     return -1;
 }
 
+/* DualPipe (pb_step.h dualpipe) overlaps the EP all-to-alls as
+ * --moe-ep-overlap does (DeepSeek-V3 Sec. 3.2.1) */
+static int set_pp_schedule(pb_job_t *j, const char *v)
+{
+    if (strcmp(v, "1f1b") == 0)
+        j->step.dualpipe = 0;
+    else if (strcmp(v, "dualpipe") == 0)
+        j->step.dualpipe = 1, j->step.moe.ep_overlap = 1;
+    else
+        return -1;
+    return 0;
+}
+
 static const struct {
     const char *key;
     set_fn set;
@@ -189,6 +202,7 @@ static const struct {
     {"grad_dtype", set_grad_dtype, "fp32 or bf16"},
     {"optim_dtype", set_optim_dtype, "fp32 or bf16"},
     {"loss", set_loss, "vocab-parallel, fused-ce, fp32, hf, chunked or fused-linear"},
+    {"pp_schedule", set_pp_schedule, "1f1b or dualpipe"},
 };
 
 int pb_job_set(pb_job_t *j, const char *key, const char *value, pb_err_t *err)

@@ -418,8 +418,36 @@ static void pp_regather(void)
     CHECK_NEAR(st.comm_total[PB_PART_PP], 16.0 * send * 1e-6, 1e-9);
 }
 
+/* DualPipe's bubble, (pp/2 - 1)(F&B + B - 3W) with F&B = F + B (the
+ * DualPipe README's table): pp 8, F 1, B 2, W 1 -> 3 x (3 + 2 - 3) = 6
+ * chunk-seconds; over 20 micro-batches of work 60 = 20 x (1 + 2) that is
+ * 6 s, and 12 s when exposed communication doubles the work to 120;
+ * pp 2 pairs the only two stages: none.  What it asks: an even pp, no
+ * vp, micro-batches even and at least 2 pp (dualpipe.py's asserts). */
+static void dualpipe(void)
+{
+    CHECK_NEAR(pb_step_dualpipe_bubble(8, 1.0, 2.0, 1.0, 20.0, 60.0), 6.0, 1e-12);
+    CHECK_NEAR(pb_step_dualpipe_bubble(8, 1.0, 2.0, 1.0, 20.0, 120.0), 12.0, 1e-12);
+    CHECK_NEAR(pb_step_dualpipe_bubble(2, 1.0, 2.0, 1.0, 20.0, 60.0), 0.0, 1e-12);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    pb_err_t err;
+    pb_err_clear(&err);
+    l.size[PB_DIM_PP] = 8;
+    CHECK(pb_step_dualpipe_check(&l, 16, &err) == PB_OK);
+    CHECK(pb_step_dualpipe_check(&l, 14, &err) == PB_EINPUT && strstr(err.msg, "at least 2 x pp = 16"));
+    CHECK(pb_step_dualpipe_check(&l, 17, &err) == PB_EINPUT);
+    l.vp = 2;
+    pb_err_clear(&err);
+    CHECK(pb_step_dualpipe_check(&l, 16, &err) == PB_EINPUT && strstr(err.msg, "--vp"));
+    l.vp = 1, l.size[PB_DIM_PP] = 3;
+    pb_err_clear(&err);
+    CHECK(pb_step_dualpipe_check(&l, 16, &err) == PB_EINPUT && strstr(err.msg, "even --pp"));
+}
+
 int main(void)
 {
+    dualpipe();
     hidden_cost();
     grad_accum();
     fsdp_copies();

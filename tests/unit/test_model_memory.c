@@ -203,6 +203,28 @@ static void hsdp_sharding(void)
                4 * 83107840.0, 1e-12);
 }
 
+/* DualPipe: rank 0 of pp 4 holds stage 0 (2 layers and the input
+ * embedding) and stage 3 (2 layers, the output layer and the final
+ * norm): 4 x 12,584,960 + 2 x 32,768,000 + 1,024 = 115,876,864
+ * parameters, at Megatron's 2 B each without a distributed optimizer;
+ * and pp + 1 = 5 micro-batches' activations of its 2 layers in flight
+ * (the DualPipe README's table), where 1F1B's stage 0 holds pp = 4. */
+static void dualpipe_memory(void)
+{
+    pb_model_t m = model_a(16);
+    pb_layout_t l;
+    pb_layout_default(&l);
+    l.size[PB_DIM_PP] = 4;
+    pb_mem_cfg_t c = cfg(PB_FW_MEGATRON, 0);
+    c.dualpipe = 1;
+    pb_mem_stage_t s;
+    pb_memory_stage(&m, &l, &c, 0, &s);
+    CHECK_NEAR(s.params, 115876864.0, 1e-12);
+    CHECK_NEAR(s.term[PB_MEM_PARAMS], 2 * 115876864.0, 1e-12);
+    CHECK_NEAR(s.inflight, 5.0, 1e-12);
+    CHECK_NEAR(s.term[PB_MEM_ACT], 5.0 * 2 * ACT, 1e-12);
+}
+
 /* MoE: experts' states sharded over the expert-data-parallel group,
  * dp x cp x tp / (ep x etp) = 8 / 4 = 2, the rest over dp x cp = 8
  * (Megatron-Core parallel_state).  2 MoE layers of 8 experts (2 x 1024 x
@@ -351,6 +373,7 @@ int main(void)
     uneven_ends();
     fsdp_pipeline();
     hsdp_sharding();
+    dualpipe_memory();
     moe_sharding();
     full_recompute();
     loss_by_stack();
