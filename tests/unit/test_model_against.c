@@ -90,13 +90,14 @@ static void published(void)
         CHECK_NEAR(s.chip[c].preset, s.chip[c].fit, 1e-9);
     }
     /* Held-out accuracy.  Issue 30's target is 4 in 5 test runs within
-     * +-10 %; the model does not reach it (doc/MODEL.md, "Validation":
-     * 52 of 116 when the split was first evaluated, 45 %).  What is
-     * asserted is that floor less two binomial standard errors,
-     * sqrt(0.45 x 0.55 / 116) = 4.6 %, so 36 %: a change that loses
-     * held-out accuracy beyond sampling noise fails here, and the day the
-     * target is met this line moves to it. */
-    CHECK(100 * t->within >= 36 * t->runs);
+     * +-10 %; the model does not reach it (doc/MODEL.md, "Validation").
+     * The test split is issue 30's 116 runs and issue 48's 120 fresh ones
+     * (16 new sources): 94 of 236 within +-10 % when the fresh runs were
+     * first evaluated, 40 %.  What is asserted is that floor less two
+     * binomial standard errors, sqrt(0.40 x 0.60 / 236) = 3.2 %, so 33 %:
+     * a change that loses held-out accuracy beyond sampling noise fails
+     * here, and the day the target is met this line moves to it. */
+    CHECK(100 * t->within >= 33 * t->runs);
     /* every run gets a likely range from the other sources' record, and
      * the file holds sweeps to rank (korthikanti-2022's selective and
      * full recomputation of one model on one GPU count, among others) */

@@ -75,7 +75,7 @@ static const struct {
     {"dtype", "--dtype"},  {"tp_overlap", "--tp-overlap"}, {"param_dtype", "--param-dtype"},
     {"moe_imbalance", "--moe-imbalance"}, {"recompute", "--recompute-mode"},
     {"shared_ffn", "--shared-ffn"}, {"dense_first", "--dense-first"},
-    {"shard_group", "--shard-group"},
+    {"shard_group", "--shard-group"}, {"pp_schedule", "--pp-schedule"},
 };
 
 static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
@@ -88,7 +88,8 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
             "vocab", "gated", "experts", "topk", "moe_ffn", "seq", "mbs", "gbs", "tp", "pp",
             "dp", "cp", "ep", "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash",
             "overlap", "dispatcher", "framework", "dtype", "tp_overlap", "param_dtype",
-            "moe_imbalance", "moe_ep_overlap", "shared_ffn", "dense_first", "shard_group"};
+            "moe_imbalance", "moe_ep_overlap", "shared_ffn", "dense_first", "shard_group",
+            "pp_schedule"};
         t->ncols = (int)(sizeof want / sizeof want[0]);
         for (int i = 0; i < t->ncols; i++) {
             t->names[i] = want[i];
