@@ -38,7 +38,7 @@ static uint64_t pad(uint64_t x, uint64_t n)
  * the instances: the intra- and inter-partial data-parallel groups of
  * parallel_state).  Nothing for any other operation. */
 static int replicas(const pb_tr_in_t *in, const pb_pat_op_t *rs, pb_op_list_t *out,
-                       pb_err_t *err)
+                    pb_err_t *err)
 {
     int r = pb_layout_group_size(in->l, PB_GK_REPL);
     if (rs->group != PB_GK_SHARD || r < 2)
@@ -142,10 +142,11 @@ static int z3_push(const pb_tr_in_t *in, const z3_unit_t *u, uint64_t passes, pb
  * under torchtitan's apply_fsdp_to_decoder (ep > 1: a shard_placement_fn
  * puts the routed experts on the expert-FSDP mesh): its attention,
  * norms, router (replicated over TP) and shared experts over the data-
- * parallel ranks (n), its routed experts, split by ep and the expert
- * TP, over the expert-data-parallel ranks (edp).  A group of one rank
- * sends nothing. */
-static int zero3(const pb_tr_in_t *in, int n, int edp, pb_op_list_t *out, pb_err_t *err)
+ * parallel ranks (group kind g of n: DP, or HSDP's shard group), its
+ * routed experts, split by ep and the expert TP, over the expert-data-
+ * parallel ranks (edp).  A group of one rank sends nothing. */
+static int zero3(const pb_tr_in_t *in, pb_gkind_t g, int n, int edp, pb_op_list_t *out,
+                 pb_err_t *err)
 {
     const pb_model_t *m = in->m;
     const pb_layout_t *l = in->l;
@@ -158,10 +159,6 @@ static int zero3(const pb_tr_in_t *in, int n, int edp, pb_op_list_t *out, pb_err
                         h * m->experts;
     uint64_t experts = pb_model_expert_params(m) /
                        ((uint64_t)pb_layout_etp(l) * (uint64_t)l->size[PB_DIM_EP]);
-    /* HSDP shards over the shard group (pb_layout_check keeps it off
-     * MoE models, so the experts' units stay on EDP) */
-    pb_gkind_t g = l->shard > 0 ? PB_GK_SHARD : PB_GK_DP;
-    n = l->shard > 0 ? pb_layout_group_size(l, PB_GK_SHARD) : n;
     enum { DENSE, EMB, OUT, MOE, EXPERTS, NUNITS };
     z3_unit_t u[NUNITS] = {
         [DENSE] = {(pb_model_dense_layer_params(m) - 2 * h) / tp + 2 * h, in->layers - in->moe,
@@ -217,10 +214,13 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
                           "ranks: it needs --zero 3 (HSDP), or --zero 1 or 2 with Megatron's "
                           "distributed optimizer (partial instances), not %s",
                           l->shard, zero == 0 ? "--zero 0" : "DeepSpeed's all-reduce");
+    /* what is sharded is sharded over the shard group when there is one
+     * (HSDP; pb_layout_check keeps it off MoE models, so the experts'
+     * units stay on EDP) */
     pb_gkind_t g = l->shard > 0 ? PB_GK_SHARD : PB_GK_DP;
     int ns = pb_layout_group_size(l, g);
     if (zero == 3)
-        return zero3(in, n, edp, out, err);
+        return zero3(in, g, ns, edp, out, err);
     if (n > 1 && bucket_ops(in, g, ns, dense / tp_pp, zero > 0, out, err))
         return err->code;
     /* the norm of the gradient one optimizer instance holds in shards */

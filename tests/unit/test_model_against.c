@@ -246,6 +246,21 @@ static void counts_and_ranges(void)
         refused(head, rows[i][0], rows[i][1]);
 }
 
+/* One row under head, read by pb_against_each into fn (arg): PB_OK. */
+static void one_row(const char *head, const char *row, pb_against_fn fn, void *arg)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    fprintf(f, "%s%s", head, row);
+    rewind(f);
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_against_each(f, "row.csv", NULL, fn, arg, &err) == PB_OK);
+    fclose(f);
+}
+
 typedef struct node {
     int hw_gpus, hw_nics, step_gpus;
 } node_t;
@@ -282,21 +297,15 @@ static void gpus_per_node_column(void)
         {"", "", {8, 8, 8}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        FILE *f = tmpfile();
-        CHECK(f != NULL);
-        if (f == NULL)
-            return;
-        fprintf(f, "%sx,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
-                   "none,3,1,g,%s,%s,step_s,1,none,s\n",
-                head, cases[i].gpn, cases[i].hw_set);
-        rewind(f);
+        char row[256];
+        snprintf(row, sizeof row,
+                 "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
+                 "none,3,1,g,%s,%s,step_s,1,none,s\n",
+                 cases[i].gpn, cases[i].hw_set);
         node_t n = {0, 0, 0};
-        pb_err_t err;
-        pb_err_clear(&err);
-        CHECK(pb_against_each(f, "n.csv", NULL, take_node, &n, &err) == PB_OK);
+        one_row(head, row, take_node, &n);
         CHECK(n.hw_gpus == cases[i].want.hw_gpus && n.hw_nics == cases[i].want.hw_nics &&
               n.step_gpus == cases[i].want.step_gpus);
-        fclose(f);
     }
     refused(head,
             "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,none,3,1,g,"
@@ -336,21 +345,15 @@ static void shard_group_column(void)
         const char *why;
     } cases[] = {{"8", 8, ""}, {"", 0, ""}, {"3", -1, "--shard-group 3 does not divide"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        FILE *f = tmpfile();
-        CHECK(f != NULL);
-        if (f == NULL)
-            return;
-        fprintf(f, "%sx,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
-                   "none,3,1,g,%s,step_s,1,none,s\n",
-                head, cases[i].col);
-        rewind(f);
+        char row[256];
+        snprintf(row, sizeof row,
+                 "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,"
+                 "none,3,1,g,%s,step_s,1,none,s\n",
+                 cases[i].col);
         shard_seen_t seen = {-1, ""};
-        pb_err_t err;
-        pb_err_clear(&err);
-        CHECK(pb_against_each(f, "s.csv", NULL, take_shard, &seen, &err) == PB_OK);
+        one_row(head, row, take_shard, &seen);
         CHECK(seen.shard == cases[i].want);
         CHECK(strstr(seen.why, cases[i].why) != NULL);
-        fclose(f);
     }
     refused(head,
             "x,h100,16,4,1024,16,16,0,4096,32000,0,0,0,0,512,1,16,1,1,16,1,1,0,1,0,0,none,3,1,g,"
