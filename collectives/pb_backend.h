@@ -49,12 +49,17 @@ typedef enum pb_cap {
     PB_CAP_TIGHT = 1u << 1,    /* set_tight: collectives take marks 0, 1 */
     PB_CAP_GRAPH = 1u << 2,    /* graph_begin, _end, _launch, _release */
     PB_CAP_DEADLINE = 1u << 3, /* own hang deadline (timeout_s), inject_stall */
+    /* no operation: the library's reference benchmark moves its buffers
+     * between timed operations (nccl-tests does, OSU does not), so
+     * parbench's times compare with it by default (--buffers) */
+    PB_CAP_ROTATE = 1u << 6,
     /* memory side */
     PB_CAP_DEVICE_MEM = 1u << 4, /* buffers on a GPU; device_info names it */
     PB_CAP_BUSY = 1u << 5        /* busy: the compute stand-in */
 } pb_cap_t;
 
-#define PB_CAP_COMM_BITS (PB_CAP_ASYNC | PB_CAP_TIGHT | PB_CAP_GRAPH | PB_CAP_DEADLINE)
+#define PB_CAP_COMM_BITS                                                                  \
+    (PB_CAP_ASYNC | PB_CAP_TIGHT | PB_CAP_GRAPH | PB_CAP_DEADLINE | PB_CAP_ROTATE)
 #define PB_CAP_MEM_BITS (PB_CAP_DEVICE_MEM | PB_CAP_BUSY)
 
 /* Timer slots every backend offers to mark() and elapsed(). */

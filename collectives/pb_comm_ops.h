@@ -49,8 +49,10 @@ struct pb_comm_ops {
     void (*finalize)(pb_backend_t *be);
     /* Library versions, e.g. "Open MPI v4.1.4 (MPI 3.1)". */
     void (*version)(pb_backend_t *be, char *buf, size_t len);
-    /* Which reductions and types this library can run, with a reason. */
-    int (*supports)(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len);
+    /* Which reductions and types this library can run on a group of
+     * nranks, with a reason. */
+    int (*supports)(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, int nranks, char *why,
+                    size_t len);
     /* Does this library define the in-place variant of c (asked only
      * where pb_coll_has_in_place(c) holds)? */
     int (*has_in_place)(pb_backend_t *be, pb_coll_t c);

@@ -183,10 +183,12 @@ static int mpi_sync(pb_group_t *g, pb_err_t *err)
     return pb_mpi_pending_wait(g, err);
 }
 
-static int mpi_supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len)
+static int mpi_supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, int nranks, char *why,
+                        size_t len)
 {
     (void)be;
     (void)t;
+    (void)nranks;
     if (op == PB_AVG) {
         snprintf(why, len, "redop avg is not available on the mpi backend (MPI has no average)");
         return 0;

@@ -222,11 +222,30 @@ static int nccl_split(pb_group_t *parent, int color, int key, pb_group_t **out, 
     return group_wrap(parent->be, comm, out, err);
 }
 
-static int supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, char *why, size_t len)
+/* NCCL runs a one-rank reduction itself (src/device/onerank.cu,
+ * ncclLaunchOneRank): a copy, or for avg a pre-multiplied sum, whose
+ * host-side switch lists the fp8 types only under __CUDA_ARCH__ >= 900,
+ * never true in host code; so every NCCL from 2.24.3 (fp8's first) to
+ * 2.29 answers ncclInvalidArgument to an fp8 avg on one rank.  Found on
+ * an H200 with NCCL 2.28.3 (doc/gpu-acceptance.md). */
+static int fp8_avg_alone(pb_dtype_t t, pb_redop_t op, int nranks, char *why, size_t len)
 {
-    (void)op; /* sum, max, min and avg: every NCCL since 2.10 */
+    if (op != PB_AVG || nranks != 1)
+        return 0;
+    snprintf(why, len,
+             "%s avg on a one-rank group: NCCL refuses it (ncclLaunchOneRank has no fp8 "
+             "kernel on the host side)", pb_dtype_name(t));
+    return 1;
+}
+
+static int supports(pb_backend_t *be, pb_dtype_t t, pb_redop_t op, int nranks, char *why,
+                    size_t len)
+{
+    /* sum, max, min and avg: every NCCL since 2.10 */
     if (t != PB_F8E4M3 && t != PB_F8E5M2)
         return 1;
+    if (fp8_avg_alone(t, op, nranks, why, len))
+        return 0;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
     const pb_nccl_state_t *st = be->priv;
     if (!pb_nccl_version_at_least(st->lib.version, 2, 24)) {
@@ -282,7 +301,7 @@ static int c_progress(pb_backend_t *be, pb_err_t *err)
 static unsigned nccl_caps(pb_memory_t memory)
 {
     (void)memory; /* device memory only */
-    return PB_CAP_ASYNC | PB_CAP_GRAPH | PB_CAP_DEADLINE;
+    return PB_CAP_ASYNC | PB_CAP_GRAPH | PB_CAP_DEADLINE | PB_CAP_ROTATE;
 }
 
 const pb_comm_ops_t pb_nccl_comm_ops = {

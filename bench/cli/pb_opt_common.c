@@ -29,6 +29,7 @@ void pb_meas_defaults(pb_options_t *o)
     m->max_iters = 1000;
     m->precision = 0.02;
     m->time_budget = 1.0;
+    m->rotate = -1; /* the backend's way, decided once it is open */
 }
 
 void pb_model_defaults(pb_options_t *o)

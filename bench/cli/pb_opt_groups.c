@@ -232,6 +232,7 @@ static int set_dtype(pb_options_t *o, const pb_opt_spec_t *s, const char *v, con
 {
     (void)s, (void)shown;
     o->model.dtype = v;
+    o->meas.dtypes_all = strcmp(v, "all") == 0;
     if (pb_parse_dtypes(v, o->meas.dtypes, &o->meas.ndtypes, err))
         return err->code;
     o->meas.given |= PB_GIVEN_DTYPE;
@@ -398,6 +399,17 @@ static int set_warmup(pb_options_t *o, const pb_opt_spec_t *s, const char *v, co
     return pb_parse_u64(shown, v, 0, &o->meas.warmup, err);
 }
 
+static int set_buffers(pb_options_t *o, const pb_opt_spec_t *s, const char *v,
+                       const char *shown, pb_err_t *err)
+{
+    (void)s;
+    if (strcmp(v, "rotate") == 0 || strcmp(v, "fixed") == 0) {
+        o->meas.rotate = strcmp(v, "rotate") == 0;
+        return PB_OK;
+    }
+    return pb_err_set(err, PB_EINPUT, "%s: '%s' is not rotate or fixed", shown, v);
+}
+
 static const pb_opt_spec_t timing_specs[] = {
     {"mode", 0, "M", set_mode, 0, 0,
      "latency (barrier, time each op; OSU-like), throughput\n"
@@ -421,6 +433,12 @@ static const pb_opt_spec_t timing_specs[] = {
      NULL, NULL},
     {"batch", 0, "N", pb_opt_u64, PB_OFF(meas.batch), 1,
      "throughput mode: operations per sample (default: ~1 ms)", NULL, NULL},
+    {"buffers", 0, "HOW", set_buffers, 0, 0,
+     "rotate (each timed operation on the next slice of the\n"
+     "buffers, as nccl-tests: memory, not cache) or fixed (the\n"
+     "same buffers, as OSU); default: the backend's reference\n"
+     "tool's way (nccl rotate, mpi fixed)",
+     "rotate fixed", NULL},
     {"samples", 0, "FILE", pb_opt_file, PB_OFF(meas.samples_path), 0,
      "write every rank's time in every sample to FILE (CSV,\n"
      "replaced): the raw times behind each row, to find the\nslow rank", "@file", NULL},

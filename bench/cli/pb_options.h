@@ -142,6 +142,10 @@ typedef struct pb_meas_opts {
     double time_budget; /* seconds per measurement */
     uint64_t batch;     /* throughput mode ops per sample; 0 = auto */
     uint64_t graph_replays; /* graph mode: replays of the captured batch per sample */
+    /* --buffers: 1 rotate, 0 fixed, -1 (unset) the backend's reference
+     * tool's way (PB_CAP_ROTATE: nccl-tests rotates, OSU does not) */
+    int rotate;
+    int dtypes_all; /* --dtype all: skip (and name) what the backend cannot run */
     const char *samples_path; /* --samples: every rank's every sample (points into argv) */
     int check;
     unsigned given; /* PB_GIVEN_* */

@@ -1,4 +1,5 @@
 #include "pb_cmd_coll.h"
+#include "pb_coll_sweep.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,23 +14,6 @@
 #include "../../util/pb_size.h"
 #include "../cli/pb_opt_common.h"
 
-typedef struct sweep {
-    pb_ctx_t *ctx;
-    pb_group_t *g; /* this rank's group */
-    const char *group_name;
-    char link_class[16]; /* the slowest link inside any group */
-    uint64_t *sizes;
-    size_t nsizes;
-    int from_range; /* range sizes are rounded; listed ones must divide */
-    /* several collectives or types: a listed size that one of them cannot
-     * take is skipped for that one (and said), not the whole run refused */
-    int skip_indivisible;
-    pb_bufs_t bufs;
-    int64_t wrong_total;
-    int stalled; /* the stall fault fires once */
-    pb_progress_t progress;
-    pb_wall_t ph; /* where the wall time goes (PARBENCH_PHASES prints it) */
-} sweep_t;
 
 /* Sizes for one collective on this group: a range is rounded down to the
  * collective's granule (a sweep must work at 3 ranks too), dropping sizes
@@ -83,6 +67,12 @@ static int build_sizes(sweep_t *s, pb_err_t *err)
                          o->meas.size_step, &s->sizes, &s->nsizes, err);
 }
 
+/* A combination --dtype all leaves out (refuse) */
+static int left_out(const sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t r)
+{
+    return pb_coll_reduces(c) && (s->refused[t] >> r & 1u);
+}
+
 /* Measurements the sweep will make: the progress line's total. */
 static uint64_t count_measurements(const sweep_t *s)
 {
@@ -96,16 +86,32 @@ static uint64_t count_measurements(const sweep_t *s)
         int in_ok = pb_backend_in_place(&s->ctx->be, c);
         uint64_t places = (uint64_t)(o->meas.in_place && in_ok) +
                           (uint64_t)(o->meas.out_of_place && pb_coll_has_out_of_place(c));
-        uint64_t nred = pb_coll_reduces(c) ? (uint64_t)o->meas.nredops : 1;
         for (int di = 0; di < o->meas.ndtypes; di++) {
             size_t n = 0, skipped;
             int rounded;
+            uint64_t nred = 0;
+            for (int ri = 0; ri < (pb_coll_reduces(c) ? o->meas.nredops : 1); ri++)
+                nred += !left_out(s, c, o->meas.dtypes[di], o->meas.redops[ri]);
             if (sizes_for(s, c, o->meas.dtypes[di], tmp, &n, &rounded, &skipped, &err) == PB_OK)
                 total += (uint64_t)n * places * nred * (uint64_t)o->meas.nmodes;
         }
     }
     free(tmp);
     return total;
+}
+
+/* A type and reduction the backend cannot run on this group: with
+ * --dtype all, skipped and named (pb_coll_run_head); asked for by name,
+ * refused. */
+static int refuse(sweep_t *s, pb_dtype_t t, pb_redop_t r, pb_err_t *err)
+{
+    char *why = s->refused_why[t];
+    if (s->ctx->be.comm->supports(&s->ctx->be, t, r, s->g->size, why, sizeof s->refused_why[t]))
+        return PB_OK;
+    if (!s->ctx->opt->meas.dtypes_all)
+        return pb_err_set(err, PB_EINPUT, "%s", why);
+    s->refused[t] |= 1u << r;
+    return PB_OK;
 }
 
 /* Everything that can be refused is refused before anything runs. */
@@ -135,12 +141,8 @@ static int validate(sweep_t *s, pb_err_t *err)
             int rounded;
             code = sizes_for(s, c, o->meas.dtypes[di], tmp, &n, &rounded, &skipped, err);
             usable += n;
-            for (int ri = 0; ri < o->meas.nredops && code == PB_OK && pb_coll_reduces(c); ri++) {
-                char why[160];
-                if (!s->ctx->be.comm->supports(&s->ctx->be, o->meas.dtypes[di], o->meas.redops[ri], why,
-                                              sizeof why))
-                    code = pb_err_set(err, PB_EINPUT, "%s", why);
-            }
+            for (int ri = 0; ri < o->meas.nredops && code == PB_OK && pb_coll_reduces(c); ri++)
+                code = refuse(s, o->meas.dtypes[di], o->meas.redops[ri], err);
         }
     }
     free(tmp);
@@ -159,45 +161,6 @@ static uint64_t max_size(const sweep_t *s)
         if (s->sizes[i] > m)
             m = s->sizes[i];
     return m;
-}
-
-static void print_table_head(const sweep_t *s, pb_coll_t c, pb_dtype_t t, const char *redop,
-                             pb_mode_t mode, int rounded, size_t skipped)
-{
-    const pb_options_t *o = s->ctx->opt;
-    printf("#\n# %s | %s | redop %s | group %s (%d ranks) | mode %s\n", pb_coll_name(c),
-           pb_dtype_name(t), redop, s->group_name, s->g->size, pb_mode_name(mode));
-    if (mode == PB_MODE_LATENCY)
-        printf("#   timing: barrier, then one operation between two clocks; the slowest rank's time per sample\n");
-    else if (mode == PB_MODE_THROUGHPUT)
-        printf("#   timing: barrier, then a batch of back-to-back operations between two clocks, / batch; slowest rank\n");
-    else
-        printf("#   timing: barrier, then %" PRIu64 " replays of a graph of back-to-back operations, / operations; slowest rank\n",
-               o->meas.graph_replays);
-    char warm[112]; /* the main job caps the warm-up's time (pb_harness.h) */
-    int w = snprintf(warm, sizeof warm, "%s%" PRIu64 " warm-up operations",
-                     o->meas.warmup_cap > 0.0 ? "up to " : "", o->meas.warmup);
-    if (o->meas.warmup_cap > 0.0 && w > 0 && (size_t)w < sizeof warm)
-        snprintf(warm + w, sizeof warm - (size_t)w, " (as many as fit in %.3g s, at least 1)",
-                 o->meas.warmup_cap);
-    if (o->meas.iters)
-        printf("#   samples: %" PRIu64 " fixed, after %s\n", o->meas.iters, warm);
-    else
-        printf("#   samples: at least %" PRIu64 ", then until the median's 95%% CI is within "
-               "+-%.3g%%, %.3g s are spent or %" PRIu64 " are taken; %s\n",
-               o->meas.min_iters, o->meas.precision * 100.0, o->meas.time_budget, o->meas.max_iters,
-               warm);
-    printf("#   size = %s; algbw = size / median time; busbw = algbw * %s; GB = 1e9 B\n",
-           pb_coll_desc(c)->size_is, pb_busbw_factor_text(c));
-    if (rounded)
-        printf("#   range sizes rounded down to multiples of %" PRIu64 " B (n x element)\n",
-               pb_coll_granule(c, s->g->size, t));
-    if (skipped)
-        printf("#   %zu listed size%s skipped here: not a multiple of %" PRIu64
-               " B, as %s of %s on %d ranks needs\n",
-               skipped, skipped == 1 ? "" : "s", pb_coll_granule(c, s->g->size, t),
-               pb_coll_name(c), pb_dtype_name(t), s->g->size);
-    pb_table_header(stdout);
 }
 
 static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const pb_timing_t *tm,
@@ -228,7 +191,7 @@ static void fill_row(const sweep_t *s, const pb_op_t *op, pb_mode_t mode, const 
 
 /* Verification, outside the timed region: this rank's wrong elements,
  * then their sum over all ranks (every rank returns the same count). */
-static int64_t verify(sweep_t *s, pb_op_t *op, double *t)
+static int64_t verify(sweep_t *s, pb_op_t *op, int as_left, double *t)
 {
     pb_ctx_t *ctx = s->ctx;
     pb_err_t err;
@@ -238,8 +201,8 @@ static int64_t verify(sweep_t *s, pb_op_t *op, double *t)
     int corrupt = ctx->opt->run.fault == PB_FAULT_CORRUPT && ctx->opt->run.fault_rank == ctx->rank;
     /* a repeatable operation's last timed run is checked as it is (its
      * outputs were poisoned before timing); the others run once more */
-    if (pb_op_repeatable(op) ? pb_op_check(s->g, op, &s->bufs, corrupt, &w, &err)
-                             : pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
+    if (as_left ? pb_op_check(s->g, op, &s->bufs, corrupt, &w, &err)
+                : pb_op_verify(s->g, op, &s->bufs, corrupt, &w, &err))
         pb_ctx_abort(ctx, &err);
     pb_wall_lap(&s->ph, PB_WALL_VERIFY, t);
     int64_t wrong = (int64_t)w;
@@ -261,7 +224,7 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
     pb_err_clear(&err);
     pb_harness_cfg_t cfg = {mode, o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters, o->meas.batch,
                             o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd,
-                            o->meas.samples_path != NULL, o->meas.warmup_cap};
+                            o->meas.samples_path != NULL, o->meas.warmup_cap, s->rotate};
     if (o->run.fault == PB_FAULT_HANG && o->run.fault_rank == ctx->rank)
         pb_watchdog_hang_forever(); /* the others' watchdogs must name this rank */
     snprintf(s->g->doing, sizeof s->g->doing, "%s of %" PRIu64 " B %s%s, group %s (%d ranks), %s",
@@ -275,7 +238,9 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
             pb_ctx_abort(ctx, &err);
     }
     double t = pb_ctl_now();
-    int checked_as_left = o->meas.check && pb_op_repeatable(op);
+    /* rotated buffers: the last timed operation ran on some slice, so
+     * the check runs one more on the filled one */
+    int checked_as_left = o->meas.check && pb_op_repeatable(op) && !s->rotate;
     if (pb_op_setup(op, s->g, &s->bufs, &err) ||
         (checked_as_left ? pb_op_prepare(s->g, op, &s->bufs, &err)
                          : pb_op_fill(s->g, op, &s->bufs, &err)))
@@ -290,7 +255,7 @@ static int measure(sweep_t *s, pb_op_t *op, pb_mode_t mode, pb_result_t *r)
         free(tm.per_rank);
         return 0;
     }
-    int64_t wrong = o->meas.check ? verify(s, op, &t) : PB_RESULT_WRONG_UNCHECKED;
+    int64_t wrong = o->meas.check ? verify(s, op, checked_as_left, &t) : PB_RESULT_WRONG_UNCHECKED;
     fill_row(s, op, mode, &tm, wrong, r);
     if (pb_ctx_emit(ctx, r, &err) != PB_OK ||
         pb_ctx_emit_samples(ctx, r, tm.per_rank, tm.samples, &err) != PB_OK)
@@ -315,7 +280,7 @@ static void run_table(sweep_t *s, pb_coll_t c, pb_dtype_t t, pb_redop_t op_red, 
     const char *redop = pb_coll_reduces(c) ? pb_redop_name(op_red) : "none";
     if (s->ctx->rank == 0 && !o->run.quiet) {
         pb_progress_clear(&s->progress);
-        print_table_head(s, c, t, redop, mode, rounded, skipped);
+        pb_coll_table_head(s, c, t, redop, mode, rounded, skipped);
     }
     pb_table_summary_t sum;
     memset(&sum, 0, sizeof sum);
@@ -372,51 +337,6 @@ static int make_group(sweep_t *s, pb_err_t *err)
     return ctx->be.comm->split(ctx->world_group, ctx->rank / k, ctx->rank, &s->g, err);
 }
 
-/* Collective: every rank's device line goes to rank 0, which prints them
- * so a run's log says which GPU (and bus ID) each rank drove. */
-static void print_run_head(const sweep_t *s)
-{
-    const pb_ctx_t *ctx = s->ctx;
-    enum { INFO = 192 };
-    char mine[INFO] = "";
-    char *all = NULL;
-    /* buffers on a GPU: which one (the same answer on every rank) */
-    if (pb_backend_has(&ctx->be, PB_CAP_DEVICE_MEM)) {
-        ctx->be.mem->device_info((pb_backend_t *)&ctx->be, mine, sizeof mine);
-        /* every rank joins the gather; rank 0 without room for it says
-         * less rather than writing past a buffer */
-        int ok = ctx->rank != 0 || (all = calloc((size_t)ctx->size, INFO)) != NULL;
-        if (pb_ctl_allreduce(ctx->world, &ok, 1, PB_CTL_INT, PB_CTL_MIN) != PB_OK || !ok ||
-            pb_ctl_gather(ctx->world, mine, all, INFO, 0) != PB_OK) {
-            free(all);
-            all = NULL;
-        }
-    }
-    if (ctx->rank != 0 || ctx->opt->run.quiet) {
-        free(all);
-        return;
-    }
-    printf("# parbench %s | %s | backend %s: %s\n", PB_VERSION,
-           ctx->opt->cmd == PB_CMD_MAIN ? "main job: collective sweep" : "coll", ctx->be.comm->name,
-           ctx->version);
-    /* --gpus: say the ranks are threads, so nobody reads it as mpirun's */
-    printf("# run %s | world %d rank%s%s on %d node%s (rank 0 on %s)", ctx->run_id, ctx->size,
-           ctx->size == 1 ? "" : "s", pb_ctl_is_mpi(ctx->world) ? "" : " (threads of one process)",
-           ctx->nodes, ctx->nodes == 1 ? "" : "s", ctx->host);
-    if (s->g->size != ctx->size)
-        printf(" | %d groups of %d ranks, running at once", ctx->size / s->g->size, s->g->size);
-    printf(" | slowest link in a group: %s\n", s->link_class);
-    pb_ctx_print_oversub(ctx, stdout);
-    for (int r = 0; all && r < ctx->size; r++)
-        printf("#   rank %d: %s\n", r, all + (size_t)r * INFO);
-    if (ctx->opt->meas.check)
-        printf("# check: every output compared with its exact expected value after timing\n");
-    if (ctx->csv_path)
-        printf("# csv: %s\n", ctx->csv_path);
-    fflush(stdout);
-    free(all);
-}
-
 int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
 {
     const pb_options_t *o = ctx->opt;
@@ -428,6 +348,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     if (code == PB_OK)
         code = build_sizes(&s, err);
     s.skip_indivisible = !s.from_range && (o->meas.ncolls > 1 || o->meas.ndtypes > 1);
+    s.rotate = pb_harness_rotate(o->meas.rotate, &ctx->be);
     if (code == PB_OK)
         code = validate(&s, err);
     /* input problems are found identically on every rank; allocation can
@@ -443,7 +364,7 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
     code = pb_bufs_alloc(s.g, max_size(&s), &s.bufs, err);
     if (pb_ctx_agree(ctx, code, err) != PB_OK)
         goto out;
-    print_run_head(&s);
+    pb_coll_run_head(&s);
     pb_progress_start(&s.progress, pb_progress_wanted(ctx->rank, o->run.quiet),
                       count_measurements(&s));
     for (int ci = 0; ci < o->meas.ncolls; ci++) {
@@ -451,7 +372,9 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
         for (int di = 0; di < o->meas.ndtypes; di++) {
             int nred = pb_coll_reduces(c) ? o->meas.nredops : 1;
             for (int ri = 0; ri < nred; ri++)
-                for (int mi = 0; mi < o->meas.nmodes && !ctx->stopped_by; mi++)
+                for (int mi = 0; mi < o->meas.nmodes && !ctx->stopped_by &&
+                                 !left_out(&s, c, o->meas.dtypes[di], o->meas.redops[ri]);
+                     mi++)
                     run_table(&s, c, o->meas.dtypes[di], o->meas.redops[ri], o->meas.modes[mi]);
         }
     }

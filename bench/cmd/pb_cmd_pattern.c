@@ -153,7 +153,8 @@ static int measure(run_t *r, meas_t *m, pb_err_t *err)
         return err->code;
     pb_harness_cfg_t cfg = {o->meas.modes[0], o->meas.warmup, o->meas.iters, o->meas.min_iters, o->meas.max_iters,
                             o->meas.batch, o->meas.graph_replays, o->meas.precision, o->meas.time_budget, ctx->wd,
-                            o->meas.samples_path != NULL, o->meas.warmup_cap};
+                            o->meas.samples_path != NULL, o->meas.warmup_cap,
+                            pb_harness_rotate(o->meas.rotate, &ctx->be)};
     snprintf(g->doing, sizeof g->doing, "%s pattern: %s of %" PRIu64 " B %s, group of %d ranks",
              pb_strategy_name(m->rec->strategy), pb_coll_name(m->op.coll), m->op.bytes,
              pb_dtype_name(m->op.dtype), g->size);

@@ -180,7 +180,7 @@ int pb_tune_time(pb_tune_t *t, pb_group_t *g, const pb_op_t *op, pb_bufs_t *b,
     const pb_meas_opts_t *m = &t->o->meas;
     pb_harness_cfg_t cfg = {m->modes[0], m->warmup, m->iters, m->min_iters, m->max_iters,
                             m->batch, m->graph_replays, m->precision, m->time_budget, ctx->wd, 0,
-                            0.0};
+                            0.0, pb_harness_rotate(m->rotate, &ctx->be)};
     pb_err_t err;
     pb_err_clear(&err);
     pb_op_t run = *op;

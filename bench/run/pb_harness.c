@@ -10,12 +10,57 @@ const char *pb_mode_name(pb_mode_t m)
     return m == PB_MODE_THROUGHPUT ? "throughput" : m == PB_MODE_GRAPH ? "graph" : "latency";
 }
 
+int pb_harness_rotate(int asked, const pb_backend_t *be)
+{
+    return asked >= 0 ? asked : pb_backend_has(be, PB_CAP_ROTATE);
+}
+
+/* What a sample needs: the operation, its buffers, where they move to
+ * next (cfg->rotate), and who synchronises.  rot_steps offsets of
+ * rot_stride bytes fit in the buffers; the k-th timed operation runs at
+ * offset (k mod rot_steps) x rot_stride, as nccl-tests' startColl shifts
+ * its buffers "so that we avoid cache effects": otherwise an operation
+ * whose buffers fit in the GPU's L2 (50 MB on an H100/H200) finds its
+ * input there and times the cache, not the memory training uses.
+ * Measured on an H200 (doc/gpu-acceptance.md): a one-GPU all-reduce of
+ * 16 MiB took 6.6 us with fixed buffers, 11.1 us in nccl-tests. */
+typedef struct opsite {
+    pb_group_t *g, *world;
+    const pb_op_t *op;
+    pb_bufs_t *b;
+    pb_watchdog_t *wd;
+    uint64_t rot_stride, rot_steps, rot_next;
+} opsite_t;
+
+/* The operation at the next offset. */
+static int run_next(opsite_t *o, pb_err_t *err)
+{
+    if (o->rot_steps <= 1)
+        return pb_op_run(o->g, o->op, o->b, err);
+    uint64_t off = (o->rot_next++ % o->rot_steps) * o->rot_stride;
+    pb_bufs_t v = *o->b;
+    v.send = (char *)o->b->send + off;
+    v.recv = (char *)o->b->recv + off;
+    v.bytes = o->b->bytes - off;
+    return pb_op_run(o->g, o->op, &v, err);
+}
+
+/* Offsets for cfg->rotate: the operation's footprint rounded up to 256 B
+ * (every type's alignment, and NCCL's for its fastest copies). */
+static void rotation(opsite_t *o, int rotate)
+{
+    uint64_t need = pb_op_buffer_bytes(o->op, o->g->size);
+    o->rot_stride = (need + 255) / 256 * 256;
+    o->rot_steps = rotate && o->rot_stride ? o->b->bytes / o->rot_stride : 1;
+    o->rot_next = 0;
+}
+
 /* One sample: this rank's seconds per operation.  In graph mode the
  * batch was captured once and each sample replays it `replays` times. */
-static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t *b,
-                  uint64_t batch, uint64_t replays, int tight, double *sec, pb_watchdog_t *wd,
+static int sample(opsite_t *o, uint64_t batch, uint64_t replays, int tight, double *sec,
                   pb_err_t *err)
 {
+    pb_group_t *g = o->g;
     const pb_comm_ops_t *ops = g->be->comm;
     /* A group that spans the world synchronises on itself: the barrier
      * and the operation then share one communicator, as in OSU's loop.
@@ -23,11 +68,10 @@ static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t
      * x the plain loop with the barrier on a second communicator, 1.00
      * with it on the group.  Smaller groups need the world barrier so
      * that concurrent groups start together. */
-    pb_group_t *sync_on = g->size == world->size ? g : world;
-    pb_watch_tick(wd);
+    pb_group_t *sync_on = g->size == o->world->size ? g : o->world;
+    pb_watch_tick(o->wd);
     if (tight) { /* the operation takes its own marks (set_tight) */
-        if (ops->barrier(sync_on, err) || pb_op_run(g, op, b, err) ||
-            ops->elapsed(g, 0, 1, sec, err))
+        if (ops->barrier(sync_on, err) || run_next(o, err) || ops->elapsed(g, 0, 1, sec, err))
             return err->code;
         return PB_OK;
     }
@@ -38,7 +82,7 @@ static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t
             return err->code;
     } else {
         for (uint64_t i = 0; i < batch; i++)
-            if (pb_op_run(g, op, b, err))
+            if (run_next(o, err))
                 return err->code;
     }
     if (ops->mark(g, 1, err) || ops->elapsed(g, 0, 1, sec, err))
@@ -47,9 +91,9 @@ static int sample(pb_group_t *g, pb_group_t *world, const pb_op_t *op, pb_bufs_t
     return PB_OK;
 }
 
-static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batch,
-                   pb_err_t *err)
+static int capture(opsite_t *o, uint64_t batch, pb_err_t *err)
 {
+    pb_group_t *g = o->g;
     const pb_comm_ops_t *ops = g->be->comm;
     /* callers refuse graph mode up front; this keeps the harness safe
      * for any caller that did not */
@@ -58,7 +102,7 @@ static int capture(pb_group_t *g, const pb_op_t *op, pb_bufs_t *b, uint64_t batc
     if (ops->graph_begin(g, err))
         return err->code;
     for (uint64_t i = 0; i < batch; i++)
-        if (pb_op_run(g, op, b, err)) {
+        if (run_next(o, err)) {
             pb_err_t ignore;
             pb_err_clear(&ignore);
             ops->graph_end(g, &ignore); /* leave capture mode before reporting */
@@ -79,8 +123,8 @@ static int reduce_round(pb_ctl_t *ctrl, dbl_int_t *v, int n, pb_err_t *err)
 /* Throughput batches last about a millisecond, so that the two marks and
  * the barrier are small next to what is measured; the estimate is the
  * slowest rank's warm-up time, so every rank picks the same batch. */
-static int pick_batch(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_op_t *op,
-                      pb_bufs_t *b, const pb_harness_cfg_t *cfg, uint64_t *batch, pb_err_t *err)
+static int pick_batch(opsite_t *o, pb_ctl_t *ctrl, const pb_harness_cfg_t *cfg, uint64_t *batch,
+                      pb_err_t *err)
 {
     *batch = 1;
     if (cfg->mode == PB_MODE_LATENCY)
@@ -91,7 +135,7 @@ static int pick_batch(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb
     }
     dbl_int_t est;
     int wr = ctrl->rank;
-    if (sample(g, world, op, b, 1, 0, 0, &est.v, cfg->wd, err))
+    if (sample(o, 1, 0, 0, &est.v, err))
         return err->code;
     est.rank = wr;
     if (reduce_round(ctrl, &est, 1, err))
@@ -145,10 +189,8 @@ static uint64_t round_size(const pb_harness_cfg_t *cfg, uint64_t n, double elaps
 /* What the sampling rounds share: the operation, how a sample is taken,
  * and the arrays they fill (samples, this round's, who was slowest). */
 typedef struct sampler {
-    pb_group_t *g, *world;
+    opsite_t at;
     pb_ctl_t *ctrl;
-    const pb_op_t *op;
-    pb_bufs_t *b;
     const pb_harness_cfg_t *cfg;
     uint64_t batch, replays;
     int tight, rank;
@@ -179,8 +221,7 @@ static int rounds(sampler_t *sp, pb_timing_t *out, uint64_t *n, pb_stats_t *st, 
         uint64_t r = round_size(cfg, *n, elapsed);
         double lap = pb_ctl_now(); /* two clock reads a round: the phase split */
         for (uint64_t i = 0; i < r; i++)
-            if (sample(sp->g, sp->world, sp->op, sp->b, sp->batch, sp->replays, sp->tight,
-                       &sp->taken[i], cfg->wd, err) != PB_OK)
+            if (sample(&sp->at, sp->batch, sp->replays, sp->tight, &sp->taken[i], err) != PB_OK)
                 return err->code;
         out->sampling_s += pb_ctl_now() - lap;
         /* after the round's samples, so the copies cost them nothing */
@@ -250,7 +291,7 @@ static int gather_mine(sampler_t *sp, uint64_t n, int wn, pb_timing_t *out, pb_e
 static int warmup_count(sampler_t *sp, double t_first, uint64_t *total, pb_err_t *err)
 {
     const pb_harness_cfg_t *cfg = sp->cfg;
-    if (sp->g->be->comm->sync(sp->g, err) != PB_OK)
+    if (sp->at.g->be->comm->sync(sp->at.g, err) != PB_OK)
         return err->code;
     dbl_int_t slowest = {pb_ctl_now() - t_first, sp->rank};
     if (reduce_round(sp->ctrl, &slowest, 1, err) != PB_OK)
@@ -268,18 +309,18 @@ static int prepare(sampler_t *sp, pb_err_t *err)
     for (uint64_t i = 0; i < total; i++) {
         pb_watch_tick(cfg->wd);
         double t = pb_ctl_now();
-        if (pb_op_run(sp->g, sp->op, sp->b, err) != PB_OK)
+        if (pb_op_run(sp->at.g, sp->at.op, sp->at.b, err) != PB_OK)
             return err->code;
         if (i == 0 && cfg->warmup_cap > 0.0 && total > 1 &&
             warmup_count(sp, t, &total, err) != PB_OK)
             return err->code;
     }
-    if (sp->g->be->comm->sync(sp->g, err) != PB_OK ||
-        pick_batch(sp->g, sp->world, sp->ctrl, sp->op, sp->b, cfg, &sp->batch, err) != PB_OK)
+    if (sp->at.g->be->comm->sync(sp->at.g, err) != PB_OK ||
+        pick_batch(&sp->at, sp->ctrl, cfg, &sp->batch, err) != PB_OK)
         return err->code;
     if (cfg->mode == PB_MODE_GRAPH) {
         sp->replays = cfg->graph_replays;
-        if (capture(sp->g, sp->op, sp->b, sp->batch, err) != PB_OK)
+        if (capture(&sp->at, sp->batch, err) != PB_OK)
             return err->code;
     }
     return PB_OK;
@@ -290,7 +331,8 @@ int pb_harness_time(pb_group_t *g, pb_group_t *world, pb_ctl_t *ctrl, const pb_o
 {
     memset(out, 0, sizeof *out);
     int wn;
-    sampler_t sp = {.g = g, .world = world, .ctrl = ctrl, .op = op, .b = b, .cfg = cfg};
+    sampler_t sp = {.at = {g, world, op, b, cfg->wd, 0, 0, 0}, .ctrl = ctrl, .cfg = cfg};
+    rotation(&sp.at, cfg->rotate);
     sp.rank = ctrl->rank;
     wn = ctrl->size;
     uint64_t cap = cfg->iters ? cfg->iters : cfg->max_iters;

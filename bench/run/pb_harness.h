@@ -6,6 +6,8 @@
  *             two marks, divided by the batch (nccl-tests' method);
  * graph:      the batch captured once as a device graph, each sample
  *             replaying it N times (nccl-tests' -G: no launch gaps).
+ * With cfg.rotate each timed operation runs on the next slice of the
+ * buffers, as nccl-tests' do, so that none is timed out of the cache.
  * A collective takes as long as its slowest rank: each sample is the
  * maximum over all ranks of the world (every group runs at once, as in
  * training), and the rank that was slowest is counted.
@@ -42,6 +44,11 @@ typedef struct pb_harness_cfg {
      * one in all), so a 64 MiB operation does not warm up for as long as
      * it is timed; all ranks take the count from one reduction */
     double warmup_cap;
+    /* move the buffers between timed operations, through as many
+     * offsets as the buffers hold (nccl-tests' way: each operation finds
+     * its data in memory, not in the cache the one before left); 0: the
+     * same buffers every time (OSU's way) */
+    int rotate;
 } pb_harness_cfg_t;
 
 typedef struct pb_timing {
@@ -63,6 +70,10 @@ typedef struct pb_timing {
 } pb_timing_t;
 
 const char *pb_mode_name(pb_mode_t m);
+
+/* cfg.rotate from --buffers (1, 0, or -1 for the backend's way:
+ * PB_CAP_ROTATE). */
+int pb_harness_rotate(int asked, const pb_backend_t *be);
 
 /* Collective over `ctrl` (the world): every rank of every group calls it.
  * `world` is the backend's world group, whose barrier aligns the start of

@@ -73,7 +73,8 @@ static int check_units(const pb_replay_exec_t *x, uint64_t *max_bytes, pb_err_t 
         if (b > *max_bytes)
             *max_bytes = b;
         char why[160];
-        if (pb_coll_reduces(u->coll) && !be->comm->supports(be, u->dtype, PB_SUM, why, sizeof why))
+        if (pb_coll_reduces(u->coll) && !be->comm->supports(be, u->dtype, PB_SUM, x->jp->comms[u->comm].nranks, why,
+                                                          sizeof why))
             return pb_err_set(err, PB_EINPUT, "the recording's %s of %s: %s", pb_coll_name(u->coll),
                               pb_dtype_name(u->dtype), why);
     }
