@@ -71,7 +71,13 @@ static void begin_op(pb_prof_ctx_t *c, void **handle, const pb_prof_ev_t *ev)
     atomic_store_explicit(&op->g1, 0, memory_order_relaxed);
     atomic_store_explicit(&op->nkch, 0, memory_order_relaxed);
     atomic_store_explicit(&op->kdone, 0, memory_order_relaxed);
-    op->nexpect = ev->wait_channels && ev->nchannels > 0 ? (uint32_t)ev->nchannels : 0;
+    /* A send or receive to this rank itself has no proxy operation, so
+     * no kernel-channel events ever come for it (NCCL's enqueue.cc:
+     * nProxyOps = selfSend ? 0 : 2): waiting for them would lose the
+     * record and hold its slot for good, one per self-send of every
+     * all-to-all issued as send/recv (PyTorch's all_to_all_single). */
+    int self = ev->type == PB_NCCL_PROF_P2P && c->head.rank >= 0 && ev->peer == c->head.rank;
+    op->nexpect = ev->wait_channels && ev->nchannels > 0 && !self ? (uint32_t)ev->nchannels : 0;
     atomic_store_explicit(&op->refs, 1 + (op->nexpect > 0), memory_order_release);
     r->t_enq0 = pb_prof_now();
     *handle = op;

@@ -123,6 +123,12 @@ static void test_v5(void *lib)
     memset(&kd, 0, sizeof kd);
     kd.type = PB_NCCL_PROF_KERNEL_CH, kd.parentObj = h, kd.kernelCh.pTimer = 5000;
     CHECK(p->startEvent(ctx, &k, &kd) == 0 && k != NULL && p->stopEvent(k) == 0);
+    /* a send to itself (peer 3 = this rank): NCCL makes no proxy op for
+     * it (enqueue.cc, nProxyOps = selfSend ? 0 : 2), so no channel event
+     * follows; recorded at its stop all the same (it was lost, with its
+     * slot, until the H200 run of 2026-12-04 recorded 0 operations) */
+    d.p2p.peer = 3, d.p2p.count = 256, d.p2p.nChannels = 2;
+    CHECK(p->startEvent(ctx, &h, &d) == 0 && h != NULL && p->stopEvent(h) == 0);
     d.type = PB_NCCL_PROF_PROXY_OP; /* not asked for: no handle */
     CHECK(p->startEvent(ctx, &h, &d) == 0 && h == NULL);
     CHECK(p->finalize(ctx) == 0);
@@ -132,8 +138,8 @@ static void test_v5(void *lib)
     CHECK(memcmp(hd.magic, PB_PROF_MAGIC, 8) == 0 && hd.api == 5 && hd.rank == 3);
     CHECK(hd.nranks == 16 && hd.nnodes == 2 && strcmp(hd.comm_name, "tp") == 0);
     CHECK(hd.version == 2 && hd.world_rank == 11 && hd.world_size == 32);
-    CHECK(n == 5); /* 3 all-reduces, 1 send, the end record */
-    for (size_t i = 0; i < 3 && n == 5; i++) {
+    CHECK(n == 6); /* 3 all-reduces, 2 sends, the end record */
+    for (size_t i = 0; i < 3 && n == 6; i++) {
         CHECK(r[i].kind == PB_PROF_REC_COLL && r[i].seq == i && r[i].count == 1048576);
         CHECK(strcmp(r[i].func, "AllReduce") == 0 && strcmp(r[i].algo, "RING") == 0);
         CHECK(strcmp(r[i].proto, "SIMPLE") == 0 && strcmp(r[i].dtype, "ncclBfloat16") == 0);
@@ -141,9 +147,11 @@ static void test_v5(void *lib)
         CHECK(r[i].nkch == 2 && r[i].nchannels == 2 && r[i].nwarps == 16);
         CHECK(r[i].t_enq0 > 0 && r[i].t_enq0 <= r[i].t_enq1 && r[i].t_k0 <= r[i].t_k1);
     }
-    CHECK(n == 5 && r[3].kind == PB_PROF_REC_P2P && r[3].peer == 5 && r[3].count == 4096);
-    CHECK(n == 5 && r[3].g0 == 5000 && r[3].g1 == 0); /* no stop timer given: 0, unknown */
-    CHECK(n == 5 && r[4].kind == PB_PROF_REC_END && r[4].seq == 4 && r[4].count == 0);
+    CHECK(n == 6 && r[3].kind == PB_PROF_REC_P2P && r[3].peer == 5 && r[3].count == 4096);
+    CHECK(n == 6 && r[3].g0 == 5000 && r[3].g1 == 0); /* no stop timer given: 0, unknown */
+    CHECK(n == 6 && r[4].kind == PB_PROF_REC_P2P && r[4].peer == 3 && r[4].count == 256);
+    CHECK(n == 6 && r[4].nkch == 0 && r[4].g0 == 0); /* no channel: no GPU time */
+    CHECK(n == 6 && r[5].kind == PB_PROF_REC_END && r[5].seq == 5 && r[5].count == 0);
 }
 
 static void test_v4_sampling(void *lib)

@@ -119,7 +119,8 @@ HDR='run_id,timestamp,host,nodes,world,backend,mode,pattern,collective,group,gro
 gate() { # WANT_RC NAME PB_ALLREDUCE_US(3) : parbench rows against fixed nccl-tests times
     local want=$1 name=$2 rc; shift 2
     { echo "$HDR"; pb_csv allreduce "$@"; pb_csv sendrecv 20 30 50; } >"$TMP/pb-$name.csv"
-    bash "$HERE/vs_table.sh" "$TMP/pb-$name.csv" "$TMP/nt.csv" 5 1048576 >"$TMP/gate-$name.txt" 2>&1
+    bash "$HERE/vs_table.sh" "$TMP/pb-$name.csv" "$TMP/nt.csv" 5 1048576 ${NT2:+"$NT2"} \
+        >"$TMP/gate-$name.txt" 2>&1
     rc=$?
     [ "$rc" -eq "$want" ] || { bad "vs_table $name: exit $rc, not $want"; sed 's/^/    /' "$TMP/gate-$name.txt"; }
 }
@@ -133,6 +134,20 @@ if [ -n "$PB" ]; then
         grep -q '^allreduce .* 2097152 .*FAIL' "$TMP/gate-off7.txt" || bad "vs_table off7: 2 MiB not the FAIL row"
         gate 1 missing 10 20 -
         grep -q 'only nccl-tests measured it' "$TMP/gate-missing.txt" || bad "vs_table missing: not named"
+        # nccl-tests run twice: its mean, and the wider of 5 % and its own
+        # spread.  1 MiB at 10 and 12 us: mean 11, spread 2/11 = 18.2 %, so
+        # parbench's 12.5 (+13.6 %) passes; at 10 and 10.2 us: mean 10.1,
+        # spread 2.0 %, so 11 (+8.9 %) fails on the 5 %
+        nt_log all_reduce 12.00 20.00 40.00 >"$TMP/ar2.log"
+        "$PB" import "$TMP/ar2.log" "$TMP/sendrecv_perf.log" --csv "$TMP/nt2.csv" >/dev/null 2>&1
+        NT2=$TMP/nt2.csv gate 0 spread 12.5 20 40
+        grep -q '^allreduce .* 1048576 .* 11.00 .* 18.2  PASS' "$TMP/gate-spread.txt" ||
+            bad "vs_table spread: 1 MiB not mean 11.00, spread 18.2, PASS"
+        nt_log all_reduce 10.20 20.00 40.00 >"$TMP/ar3.log"
+        "$PB" import "$TMP/ar3.log" "$TMP/sendrecv_perf.log" --csv "$TMP/nt3.csv" >/dev/null 2>&1
+        NT2=$TMP/nt3.csv gate 1 tight 11 20 40
+        grep -q '^allreduce .* 1048576 .* 10.10 .*  2.0  FAIL' "$TMP/gate-tight.txt" ||
+            bad "vs_table tight: 1 MiB not mean 10.10, spread 2.0, FAIL"
     else
         bad "parbench import of a one-GPU nccl-tests log failed: $(tail -3 "$TMP/import.txt")"
     fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # vs_nccl_tests.sh BUNDLE WORK - parbench's NCCL times against nccl-tests'
 # (built from source by pack.sh, in BUNDLE/libexec) on this machine's first
-# GPU, in one run: all-reduce and send/recv, 1 MiB - 1 GiB by factors of 2.
+# GPU, in one run: all-reduce and send/recv, 1 MiB - 1 GiB by factors of 2;
+# nccl-tests runs before and after parbench (vs_table.sh: its mean, and
+# its own spread as the tolerance where that is wider than 5 %).
 # Writes into WORK: nccl-tests-<op>.log (their output), nccl-tests.csv (read
 # by `parbench import`), vs-parbench.csv, and vs-nccl-tests.txt (the table,
 # vs_table.sh).  Exit 0 when every size is within 5 %, else 1.
@@ -26,16 +28,25 @@ nccl=$(ldd "$B/libexec/all_reduce_perf" | awk '$1 == "libnccl.so.2" { print $3 }
 case $nccl in /*) echo "libnccl.so.2 of nccl-tests and parbench: $nccl" ;;
               *) fail "nccl-tests finds no libnccl.so.2 (LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})" ;; esac
 
-for op in all_reduce sendrecv; do
-    echo "## ${op}_perf ${NT_ARGS[*]}"
-    "$B/libexec/${op}_perf" "${NT_ARGS[@]}" >"$W/nccl-tests-$op.log" 2>&1
-    rc=$?
-    grep -v ' NCCL INFO ' "$W/nccl-tests-$op.log"
-    [ "$rc" -eq 0 ] || fail "${op}_perf exited $rc: $(grep -m1 -i 'failure\|error' "$W/nccl-tests-$op.log")"
-done
-rm -f "$W/nccl-tests.csv" "$W/vs-parbench.csv"
-"$PB" import "$W/nccl-tests-all_reduce.log" "$W/nccl-tests-sendrecv.log" --csv "$W/nccl-tests.csv" ||
-    fail "parbench import could not read nccl-tests' logs"
+# nccl_tests RUN: both programs once, their logs (nccl-tests-<op>[-2].log)
+# read into nccl-tests[-2].csv
+nccl_tests() {
+    local sfx=$1 op rc
+    for op in all_reduce sendrecv; do
+        echo "## ${op}_perf ${NT_ARGS[*]} (run ${sfx:-1})"
+        "$B/libexec/${op}_perf" "${NT_ARGS[@]}" >"$W/nccl-tests-$op$sfx.log" 2>&1
+        rc=$?
+        grep -v ' NCCL INFO ' "$W/nccl-tests-$op$sfx.log"
+        [ "$rc" -eq 0 ] || fail "${op}_perf exited $rc: $(grep -m1 -i 'failure\|error' "$W/nccl-tests-$op$sfx.log")"
+    done
+    rm -f "$W/nccl-tests$sfx.csv"
+    "$PB" import "$W/nccl-tests-all_reduce$sfx.log" "$W/nccl-tests-sendrecv$sfx.log" \
+        --csv "$W/nccl-tests$sfx.csv" || fail "parbench import could not read nccl-tests' logs"
+}
+# nccl-tests, parbench, nccl-tests: alternating, so that a change of the
+# machine's pace between runs shows as nccl-tests' own spread (vs_table.sh)
+nccl_tests ""
+rm -f "$W/vs-parbench.csv"
 
 # The same sizes, out-of-place as nccl-tests' first columns, timed
 # nccl-tests' way: a batch of back-to-back operations between two clocks
@@ -52,6 +63,7 @@ echo "## parbench coll --gpus 1 ${PB_ARGS[*]}"
 rc=$?
 cat "$W/vs-parbench.log"
 [ "$rc" -eq 0 ] || fail "parbench coll --gpus 1 failed (exit $rc)"
+nccl_tests -2
 
 # the table, headed by what was compared (the file doc/gpu-acceptance.md quotes)
 {
@@ -62,7 +74,8 @@ cat "$W/vs-parbench.log"
     echo "# parbench's $(grep -m1 -oE 'NCCL [0-9]+\.[0-9]+\.[0-9]+ \(header.*' "$W/vs-parbench.log")"
     echo "# nccl-tests' $(grep -m1 -oE 'nccl-headers=[0-9]+ nccl-library=[0-9]+' "$W/nccl-tests-all_reduce.log")"
 } >"$W/vs-nccl-tests.txt"
-bash "$here/vs_table.sh" "$W/vs-parbench.csv" "$W/nccl-tests.csv" "$TOL" 1048576 >>"$W/vs-nccl-tests.txt"
+bash "$here/vs_table.sh" "$W/vs-parbench.csv" "$W/nccl-tests.csv" "$TOL" 1048576 \
+    "$W/nccl-tests-2.csv" >>"$W/vs-nccl-tests.txt"
 rc=$?
 cat "$W/vs-nccl-tests.txt"
 [ "$rc" -eq 0 ] || fail "$(tail -1 "$W/vs-nccl-tests.txt")"
