@@ -25,6 +25,11 @@ typedef struct pb_fw_fp8 {
     int current;       /* current (per-tensor, just-in-time) scaling: an amax pass before each cast */
     int param;         /* the weights kept in fp8 (fp8_param_gather): 1 B, the bf16 copy gone */
 } pb_fw_fp8_t;
+/* How the FP8 linear layers scale their operands (pb_kernels.c): one scale
+ * per tensor (Transformer Engine's delayed and current scaling, torchao's
+ * `tensorwise`), or one per row (torchao's `rowwise`: more cast passes,
+ * and its backward GEMMs scaled after the GEMM in a pass of their own). */
+typedef enum pb_fp8_recipe { PB_FP8_TENSORWISE, PB_FP8_ROWWISE } pb_fp8_recipe_t;
 
 /* What the stack keeps in memory beyond the model's own tensors
  * (pb_memory.c reads it; pb_framework.c names each number's source). */

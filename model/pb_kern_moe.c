@@ -77,7 +77,9 @@ static pb_lin_t expert_linear(const pb_hw_t *hw, const pb_kern_cfg_t *c, double 
     int fp8 = c->fp8 && hw->fp8_tflops > 0;
     pb_lin_t l = pb_kern_linear_c(hw, c, m, N, K, groups, pb_moe_grouped_eff(m));
     l.fwd = grouped_s(hw, fp8, m, N, K, groups);
-    l.dgrad = grouped_s(hw, fp8, m, K, N, groups);
+    /* the gradient GEMMs accumulate at full precision (TE's grouped
+     * GEMMs take the same _2X_ACC flags as Linear's) */
+    l.dgrad = grouped_s(hw, fp8, m, K, N, groups) / (fp8 ? pb_fp8_split_acc() : 1.0);
     if (fp8) {
         /* each expert's input, weight and output-gradient casts, as a
          * Linear's (pb_fp8_cast_bytes; the routed copies are no norm's

@@ -7,6 +7,29 @@
  * 0.05 below fprop (MooreThreads/SimuMax configs/system/a100_pcie.json,
  * NT vs TN; doc/MODEL.md "GEMM"); the middle is used. */
 #define PB_WGRAD_EFF 0.96
+/* FP8 gradient GEMMs accumulate at full precision: Transformer Engine's
+ * _2X_ACC_DGRAD and _2X_ACC_WGRAD are on (pytorch/module/base.py; the
+ * forward's _2X_ACC_FPROP off), torchao's grad_input and grad_weight GEMMs
+ * run use_fast_accum=False (float8/config.py, Float8GemmConfig()).  On an
+ * H200, cuBLAS through torch._scaled_mm ran 48 Llama-layer GEMMs at 0.945
+ * (median; 0.84-1.06) of its fast-accumulation rate
+ * (bench/perf/fp8_scaled_mm.py, model/data/h200-fp8-gemm-2026-12-04.csv);
+ * the fp8 rate (fp8_gemm_eff, MAMF's search) is a fast-accumulation one. */
+#define PB_FP8_SPLIT_ACC 0.945
+/* torchao's rowwise recipe over its tensorwise one, per element, from
+ * torchao's roofline of the casts (torchao/testing/training/
+ * roofline_utils.py, get_tensor_memory_traffic_ovhd_s): the input and the
+ * output gradient 8 B against 6 (a row-scaled copy and a transposed bf16
+ * one before the column-scaled cast), the weight 10 B against 8; and the
+ * backward's two GEMMs, run without fast accumulation on the per-tensor
+ * cuBLAS kernel, scaled after in a pointwise pass over their output
+ * (float8/float8_ops.py: "The rowwise CUTLASS-based kernel is so slow
+ * without fast-accum ..."; output *= post_inverse_scale): read and write
+ * 2 B.  Its forward, the CUTLASS row-scaled kernel with fast
+ * accumulation, ran at 0.987 (median, 48 GEMMs) of the per-tensor cuBLAS
+ * one on the H200: the same rate. */
+#define PB_FP8_ROW_CAST_B 2.0
+#define PB_FP8_ROW_SCALE_B 4.0
 
 double pb_membound_s(const pb_hw_t *hw, double bytes)
 {
@@ -33,8 +56,8 @@ pb_lin_t pb_kern_linear_c(const pb_hw_t *hw, const pb_kern_cfg_t *c, double M, d
      * format: E4M3 forward, E5M2 gradients) */
     pb_lin_t r;
     r.fwd = pb_gemm_fp8_s(hw, M, N, K, batch) / eff;
-    r.dgrad = pb_gemm_fp8_s(hw, M, K, N, batch) / eff;
-    r.wgrad = pb_gemm_fp8_s(hw, K, N, M, batch) / (eff * PB_WGRAD_EFF);
+    r.dgrad = pb_gemm_fp8_s(hw, M, K, N, batch) / (eff * PB_FP8_SPLIT_ACC);
+    r.wgrad = pb_gemm_fp8_s(hw, K, N, M, batch) / (eff * PB_WGRAD_EFF * PB_FP8_SPLIT_ACC);
     return r;
 }
 
@@ -68,6 +91,20 @@ pb_fp8_cast_t pb_fp8_cast_bytes(const pb_fw_fp8_t *r, double M, double Ms, doubl
     k.w = (4.0 + amax) * K * N, k.k_w = 1.0 + ka;
     k.grad_bwd = (4.0 + amax) * M * N, k.k_bwd = 1.0 + ka;
     return k;
+}
+
+double pb_fp8_split_acc(void)
+{
+    return PB_FP8_SPLIT_ACC;
+}
+
+void pb_fp8_rowwise_extra(pb_fp8_cast_t *k, double M, double N, double K)
+{
+    k->in_fwd += PB_FP8_ROW_CAST_B * M * K;
+    k->w += PB_FP8_ROW_CAST_B * K * N;
+    /* the scaling passes over dgrad's M x K and wgrad's K x N outputs */
+    k->grad_bwd += PB_FP8_ROW_CAST_B * M * N + PB_FP8_ROW_SCALE_B * (M * K + K * N);
+    k->k_bwd += 2.0;
 }
 
 void pb_kern_add_lin(pb_layer_time_t *o, pb_lin_t l)
@@ -153,6 +190,8 @@ static void add_linear(const pb_hw_t *hw, const pb_kern_cfg_t *c, double M, doub
         return;
     const pb_fw_fp8_t *r = &pb_fw_desc(c->fw)->fp8;
     pb_fp8_cast_t k = pb_fp8_cast_bytes(r, M, Ms, N, K, norm_fed);
+    if (c->fp8_recipe == PB_FP8_ROWWISE)
+        pb_fp8_rowwise_extra(&k, M, N, K);
     x->fb += k.in_fwd, x->kf += k.k_fwd;
     x->bb += k.grad_bwd, x->kb += k.k_bwd;
     if (r->weight_cached)

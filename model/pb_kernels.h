@@ -33,6 +33,7 @@ typedef struct pb_kern_cfg {
     double moe_imb;
     pb_fw_t fw; /* the stack: its memory-bound kernels and FP8 recipe */
     int fp8;    /* linear layers' GEMMs in fp8 (Transformer Engine) */
+    pb_fp8_recipe_t fp8_recipe; /* their scaling (pb_framework.h) */
     uint64_t layers; /* the model's, for layer:N's share */
 } pb_kern_cfg_t;
 
@@ -58,6 +59,12 @@ typedef struct pb_fp8_cast {
 } pb_fp8_cast_t;
 pb_fp8_cast_t pb_fp8_cast_bytes(const pb_fw_fp8_t *r, double M, double Ms, double N, double K,
                                 int norm_fed);
+/* the fp8 gradient GEMMs' share of the fp8 rate: full-precision
+ * accumulation (pb_kernels.c, PB_FP8_SPLIT_ACC) */
+double pb_fp8_split_acc(void);
+/* What torchao's rowwise recipe adds to those (pb_kernels.c: its casts'
+ * extra pass, the backward GEMMs' scaling passes) */
+void pb_fp8_rowwise_extra(pb_fp8_cast_t *k, double M, double N, double K);
 
 /* seconds to move `bytes` through HBM in a memory-bound kernel */
 double pb_membound_s(const pb_hw_t *hw, double bytes);

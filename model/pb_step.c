@@ -89,6 +89,7 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
                         .moe_imb = pb_moe_imbalance(&c->moe, c->traffic.imbalance),
                         .fw = c->framework,
                         .fp8 = c->fp8,
+                        .fp8_recipe = c->fp8_recipe,
                         .layers = m->layers};
     pb_layer_time_t t;
     pb_kern_layer(m, hw, &kc, 0, &t);
@@ -421,6 +422,8 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     if (c->fp8 && hw->fp8_tflops <= 0)
         return pb_err_set(err, PB_EINPUT, "fp8 GEMMs need a GPU with fp8 tensor cores (%s has none)",
                           hw->name);
+    if (!c->fp8 && c->fp8_recipe != PB_FP8_TENSORWISE)
+        return pb_err_set(err, PB_EINPUT, "an fp8 recipe (rowwise) needs fp8 linear layers (dtype fp8)");
     out->micro = pb_traffic_micro(m, l);
     if (c->dualpipe && pb_step_dualpipe_check(l, out->micro, err) != PB_OK)
         return err->code;

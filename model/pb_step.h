@@ -98,6 +98,8 @@ typedef struct pb_step_cfg {
      * their casts memory-bound; attention and communication stay bf16.
      * Needs a GPU with fp8_tflops. */
     int fp8;
+    /* with fp8: per-tensor (the default) or per-row scales */
+    pb_fp8_recipe_t fp8_recipe;
     /* MoE: routing imbalance and EP/compute overlap (pb_moe.h) */
     pb_moe_cfg_t moe;
     /* 1: gradients kept and reduced in the model's 16-bit type (fp16 runs

@@ -330,6 +330,12 @@ static const pb_opt_spec_t predict_specs[] = {
      "dualpipe (DeepSeek-V3's:\nstages s and pp-1-s on a rank, both directions, the EP\n"
      "all-to-alls and sends hidden as --moe-ep-overlap)",
      "1f1b dualpipe", NULL},
+    {"fp8-recipe", 0, "R", pb_opt_str, PB_OFF(predict.fp8_recipe), 0,
+     "with --dtype fp8, how operands are scaled: tensorwise\n"
+     "(one scale per tensor: Transformer Engine, torchao's\n"
+     "default; the default) or rowwise (torchao's: one per row,\n"
+     "more cast passes, the gradient GEMMs scaled after)",
+     "tensorwise rowwise", NULL},
     {"ep-dispatcher", 0, "D", pb_opt_str, PB_OFF(predict.ep_dispatcher), 0,
      "MoE token dispatcher: alltoall, flex (DeepEP: a token\n"
      "crosses the network once per node) or auto (default:\n"

@@ -231,6 +231,7 @@ typedef struct pb_predict_opts {
     double tflops;        /* --tflops: compute rate override */
     const char *ep_dispatcher; /* --ep-dispatcher: alltoall, flex or auto */
     const char *pp_schedule;   /* --pp-schedule: 1f1b or dualpipe (model, plan) */
+    const char *fp8_recipe;    /* --fp8-recipe: tensorwise or rowwise */
 } pb_predict_opts_t;
 
 /* ---- each command's own options ---- */

@@ -33,7 +33,8 @@ static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_pred
     const pb_step_cfg_t *sc = &e->job.step;
     if (sc->framework != PB_FW_MEGATRON || sc->fp8 || sc->tp_overlap > 0)
         snprintf(stack, sizeof stack, "; %s%s", pb_fw_name(sc->framework),
-                 sc->fp8 ? ", fp8 GEMMs" : "");
+                 !sc->fp8 ? "" : sc->fp8_recipe == PB_FP8_ROWWISE ? ", fp8 GEMMs (rowwise scales)"
+                                                                   : ", fp8 GEMMs (tensorwise scales)");
     if (sc->tp_overlap > 0)
         snprintf(stack + strlen(stack), sizeof stack - strlen(stack), ", TP overlap %.2f",
                  sc->tp_overlap);

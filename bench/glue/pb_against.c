@@ -20,7 +20,7 @@ static const char *const cols[C_COUNT] = {
 
 /* Optional columns: absent or empty, the default.  The stack's settings
  * (framework, dtype, tp_overlap, param_dtype, moe_imbalance,
- * moe_ep_overlap, pp_schedule) go through pb_job_set and the model's
+ * moe_ep_overlap, pp_schedule, fp8_recipe) go through pb_job_set and the model's
  * (shared_ffn, dense_first) through pb_model_set, as the flags do; the
  * GPU's (alloc_frag, and hw_set: "key=value ..." as --hw-set takes each,
  * e.g. the capacity of a card the presets lack) through pb_hw_set, and
@@ -30,12 +30,12 @@ static const char *const cols[C_COUNT] = {
 enum { O_DISP, O_FRAMEWORK, O_DTYPE, O_TP_OVERLAP, O_PARAM_DTYPE, O_MOE_IMB, O_MOE_OVERLAP,
        O_SHARED_FFN, O_DENSE_FIRST, O_SPLIT, O_FAMILY, O_INFERRED, O_GRAD_DTYPE, O_OPTIM_DTYPE,
        O_LOSS, O_ALLOC_FRAG, O_HW_SET, O_MEM_GIB, O_MEM_KIND, O_GPUS_PER_NODE, O_SHARD,
-       O_PP_SCHED, O_COUNT };
+       O_PP_SCHED, O_FP8_RECIPE, O_COUNT };
 static const char *const ocols[O_COUNT] = {
     "dispatcher",  "framework",  "dtype",       "tp_overlap", "param_dtype", "moe_imbalance",
     "moe_ep_overlap", "shared_ffn", "dense_first", "split",      "family",      "inferred",
     "grad_dtype", "optim_dtype", "loss", "alloc_frag", "hw_set", "mem_gib", "mem_kind",
-    "gpus_per_node", "shard_group", "pp_schedule"};
+    "gpus_per_node", "shard_group", "pp_schedule", "fp8_recipe"};
 
 typedef struct state {
     const char *path;
@@ -391,6 +391,7 @@ static int row(state_t *s, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
         row_set(s, line, rec, O_MOE_IMB, &j, err) != PB_OK ||
         row_set(s, line, rec, O_MOE_OVERLAP, &j, err) != PB_OK ||
         row_set(s, line, rec, O_PP_SCHED, &j, err) != PB_OK ||
+        row_set(s, line, rec, O_FP8_RECIPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_GRAD_DTYPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_OPTIM_DTYPE, &j, err) != PB_OK ||
         row_set(s, line, rec, O_LOSS, &j, err) != PB_OK)

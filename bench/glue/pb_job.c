@@ -83,6 +83,8 @@ static int stack(const pb_predict_opts_t *h, const pb_train_opts_t *t, pb_job_t 
         return err->code;
     if (h->pp_schedule && pb_job_set(j, "pp_schedule", h->pp_schedule, err) != PB_OK)
         return err->code;
+    if (h->fp8_recipe && pb_job_set(j, "fp8_recipe", h->fp8_recipe, err) != PB_OK)
+        return err->code;
     return PB_OK;
 }
 

@@ -173,6 +173,20 @@ static int set_loss(pb_job_t *j, const char *v)
     return -1;
 }
 
+/* torchao's float8 recipes by their names (float8/config.py,
+ * Float8LinearRecipeName); Transformer Engine's delayed and current
+ * scaling are per tensor, as tensorwise */
+static int set_fp8_recipe(pb_job_t *j, const char *v)
+{
+    if (strcmp(v, "tensorwise") == 0)
+        j->step.fp8_recipe = PB_FP8_TENSORWISE;
+    else if (strcmp(v, "rowwise") == 0)
+        j->step.fp8_recipe = PB_FP8_ROWWISE;
+    else
+        return -1;
+    return 0;
+}
+
 /* DualPipe (pb_step.h dualpipe) overlaps the EP all-to-alls as
  * --moe-ep-overlap does (DeepSeek-V3 Sec. 3.2.1) */
 static int set_pp_schedule(pb_job_t *j, const char *v)
@@ -203,6 +217,7 @@ static const struct {
     {"optim_dtype", set_optim_dtype, "fp32 or bf16"},
     {"loss", set_loss, "vocab-parallel, fused-ce, fp32, hf, chunked or fused-linear"},
     {"pp_schedule", set_pp_schedule, "1f1b or dualpipe"},
+    {"fp8_recipe", set_fp8_recipe, "tensorwise or rowwise"},
 };
 
 int pb_job_set(pb_job_t *j, const char *key, const char *value, pb_err_t *err)

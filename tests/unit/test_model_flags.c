@@ -76,6 +76,7 @@ static const struct {
     {"moe_imbalance", "--moe-imbalance"}, {"recompute", "--recompute-mode"},
     {"shared_ffn", "--shared-ffn"}, {"dense_first", "--dense-first"},
     {"shard_group", "--shard-group"}, {"pp_schedule", "--pp-schedule"},
+    {"fp8_recipe", "--fp8-recipe"},
 };
 
 static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err)
@@ -89,7 +90,7 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
             "dp", "cp", "ep", "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash",
             "overlap", "dispatcher", "framework", "dtype", "tp_overlap", "param_dtype",
             "moe_imbalance", "moe_ep_overlap", "shared_ffn", "dense_first", "shard_group",
-            "pp_schedule"};
+            "pp_schedule", "fp8_recipe"};
         t->ncols = (int)(sizeof want / sizeof want[0]);
         for (int i = 0; i < t->ncols; i++) {
             t->names[i] = want[i];

@@ -131,6 +131,57 @@ static void layer(void)
     CHECK(f8.fwd < b16.fwd); /* the GEMMs' gain outweighs the casts */
 }
 
+/* The gradient GEMMs accumulate at full precision: at 0.945 of the fp8
+ * rate (measured, model/data/h200-fp8-gemm-2026-12-04.csv: the median
+ * of cuBLAS slow / fast accumulation over 48 layer GEMMs on an H200), the
+ * forward at the full rate; the weight gradient keeps its 0.96 too.  At
+ * 8192^3 (S = 1, compute-bound): forward 0.783625 ms + 4 us, dgrad
+ * 0.787625 ms / 0.945 = 0.833466 ms, wgrad 0.787625 / (0.945 x 0.96) =
+ * 0.868194 ms (the share divides the whole kernel, launch included, as
+ * the weight gradient's 0.96 always has). */
+static void split_acc(void)
+{
+    pb_hw_t h = gpu();
+    pb_kern_cfg_t c = {.tp = 1, .cp = 1, .ep = 1, .etp = 1, .fp8 = 1, .fw = PB_FW_MEGATRON};
+    pb_lin_t l = pb_kern_linear_c(&h, &c, 8192, 8192, 8192, 1, 1);
+    double g = 1099511627776.0 / (1979e12 * 0.709);
+    CHECK_NEAR(l.fwd, g + 4e-6, 1e-9);
+    CHECK_NEAR(l.dgrad, (g + 4e-6) / 0.945, 1e-9);
+    CHECK_NEAR(l.wgrad, (g + 4e-6) / (0.945 * 0.96), 1e-9);
+    CHECK_NEAR(pb_fp8_split_acc(), 0.945, 0);
+}
+
+/* torchao's rowwise recipe on the layer of layer() (T = 1024 tokens;
+ * linears N x K: QKV 3072 x 1024, proj 1024 x 1024, FC1 8192 x 1024,
+ * FC2 1024 x 4096), over tensorwise, from torchao's cast roofline and its
+ * post-GEMM scaling (pb_kernels.c):
+ *   inputs, 2 B x T x K: 2 x (3 x 1,048,576 + 4,194,304) = 14,680,064 B
+ *     forward;
+ *   weights, 2 B x K x N: 2 x (3,145,728 + 1,048,576 + 8,388,608 +
+ *     4,194,304) = 33,554,432 B, once a step (megatron caches them);
+ *   output gradients, 2 B x T x N: 2 x (3,145,728 + 1,048,576 + 8,388,608
+ *     + 1,048,576) = 27,262,976 B, and the scaling of dgrad's T x K and
+ *     wgrad's K x N outputs, 4 B x (7,340,032 + 16,777,216) = 96,468,992
+ *     B: 123,731,968 B backward.
+ * The GEMMs are the same (the row-scaled forward runs at the per-tensor
+ * rate); megatron pays one launch floor per pass, so only bytes move
+ * the times (the weights' once has one floor per kernel, unchanged). */
+static void rowwise(void)
+{
+    pb_hw_t h = gpu();
+    pb_model_t m = small();
+    pb_kern_cfg_t c = {.tp = 1, .cp = 1, .ep = 1, .etp = 1, .flash = 1, .causal = 1,
+                       .fw = PB_FW_MEGATRON, .layers = 4, .fp8 = 1};
+    pb_layer_time_t tw, rw;
+    pb_kern_layer(&m, &h, &c, 0, &tw);
+    c.fp8_recipe = PB_FP8_ROWWISE;
+    pb_kern_layer(&m, &h, &c, 0, &rw);
+    double bw = 3.35e12 * h.hbm_eff;
+    CHECK_NEAR(rw.fwd - tw.fwd, 14680064.0 / bw, 1e-9);
+    CHECK_NEAR(rw.bwd - tw.bwd, 123731968.0 / bw, 1e-9);
+    CHECK_NEAR(rw.once - tw.once, 33554432.0 / bw, 1e-9);
+}
+
 /* Memory of the same layer (sbh = 1024 x 1 x 1024 = 1,048,576): fp8
  * keeps QKV's and FC1's inputs in 1 B (2 x sbh), FC2's in 1 B per inner
  * element (4096/1024 x sbh = 4 sbh), and with flash attention adds a
@@ -151,6 +202,8 @@ int main(void)
     gemm_rate();
     casts();
     layer();
+    split_acc();
+    rowwise();
     memory();
     PB_TEST_END("model_fp8");
 }
