@@ -93,11 +93,13 @@ static void published(void)
      * +-10 %; the model does not reach it (doc/MODEL.md, "Validation").
      * The test split is issue 30's 116 runs and issue 48's 120 fresh ones
      * (16 new sources): 94 of 236 within +-10 % when the fresh runs were
-     * first evaluated, 40 %.  What is asserted is that floor less two
-     * binomial standard errors, sqrt(0.40 x 0.60 / 236) = 3.2 %, so 33 %:
-     * a change that loses held-out accuracy beyond sampling noise fails
-     * here, and the day the target is met this line moves to it. */
-    CHECK(100 * t->within >= 33 * t->runs);
+     * first evaluated (40 %), 106 (45 %) once fp8 was modelled by recipe
+     * and accumulation and the HBM2e H100 rows said so (2026-12-04).
+     * What is asserted is that level less two binomial standard errors,
+     * sqrt(0.45 x 0.55 / 236) = 3.2 %, so 38 %: a change that loses
+     * held-out accuracy beyond sampling noise fails here, and the day
+     * the target is met this line moves to it. */
+    CHECK(100 * t->within >= 38 * t->runs);
     /* every run gets a likely range from the other sources' record, and
      * the file holds sweeps to rank (korthikanti-2022's selective and
      * full recomputation of one model on one GPU count, among others) */

@@ -90,7 +90,7 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
             "dp", "cp", "ep", "etp", "vp", "sp", "pp_trim", "recompute", "zero", "flash",
             "overlap", "dispatcher", "framework", "dtype", "tp_overlap", "param_dtype",
             "moe_imbalance", "moe_ep_overlap", "shared_ffn", "dense_first", "shard_group",
-            "pp_schedule", "fp8_recipe"};
+            "pp_schedule", "fp8_recipe", "hw_set"};
         t->ncols = (int)(sizeof want / sizeof want[0]);
         for (int i = 0; i < t->ncols; i++) {
             t->names[i] = want[i];
@@ -124,6 +124,12 @@ static int record(void *arg, size_t line, const pb_csv_rec_t *rec, pb_err_t *err
         add(r, "--no-flash");
     if (strcmp(field(t, rec, "moe_ep_overlap"), "1") == 0)
         add(r, "--moe-ep-overlap");
+    /* hw_set: "key=value ..." is one --hw-set per pair */
+    char hw[256];
+    snprintf(hw, sizeof hw, "%s", field(t, rec, "hw_set"));
+    char *save = NULL;
+    for (char *kv = strtok_r(hw, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
+        add2(r, "--hw-set", kv);
     const char *disp = field(t, rec, "dispatcher");
     if (disp[0])
         add2(r, "--ep-dispatcher", disp);
