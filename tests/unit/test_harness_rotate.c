@@ -130,7 +130,7 @@ int main(void)
     be.caps = 0;
     CHECK(pb_harness_rotate(-1, &be) == 0);
     CHECK(pb_harness_rotate(1, &be) == 1);
-    free(ctl);
+    pb_ctl_free(ctl); /* the shared part goes with the last handle */
     free(send);
     free(recv);
     PB_TEST_END("unit_harness_rotate");
