@@ -371,11 +371,12 @@ int pb_coll_cmd(pb_ctx_t *ctx, pb_err_t *err)
         pb_coll_t c = o->meas.colls[ci];
         for (int di = 0; di < o->meas.ndtypes; di++) {
             int nred = pb_coll_reduces(c) ? o->meas.nredops : 1;
-            for (int ri = 0; ri < nred; ri++)
-                for (int mi = 0; mi < o->meas.nmodes && !ctx->stopped_by &&
-                                 !left_out(&s, c, o->meas.dtypes[di], o->meas.redops[ri]);
-                     mi++)
+            for (int ri = 0; ri < nred; ri++) {
+                if (left_out(&s, c, o->meas.dtypes[di], o->meas.redops[ri]))
+                    continue;
+                for (int mi = 0; mi < o->meas.nmodes && !ctx->stopped_by; mi++)
                     run_table(&s, c, o->meas.dtypes[di], o->meas.redops[ri], o->meas.modes[mi]);
+            }
         }
     }
     pb_progress_clear(&s.progress);

@@ -26,16 +26,17 @@ Shapes: the linear layers of Llama 3 8B (hidden 4096, q+k+v 6144, MLP
 MLP 3584), at M = 8192 and 16384 tokens; each in its three roles (output
 M x N x K, grad_input M x K x N, grad_weight N x K x M).
 
-Timing: CUDA events around 20 back-to-back calls after 5 warm-up ones, the
-median of 7 such batches; operands e4m3 (grad_output is e4m3 in torchao's
+Timing (cuda_timed.py): CUDA events around 20 back-to-back calls after 5
+warm-up ones, the median of 7 such batches; operands e4m3 (grad_output is e4m3 in torchao's
 rowwise recipe too), output bf16.  Writes CSV rows: shape, role, M, N, K,
 kind, us, tflops.
 """
 import csv
-import statistics
 import sys
 
 import torch
+
+from cuda_timed import timed_ms
 
 E4M3 = torch.float8_e4m3fn
 SHAPES = {  # name: (K, N) of the forward y[M,N] = x[M,K] w[N,K]^T
@@ -48,21 +49,6 @@ SHAPES = {  # name: (K, N) of the forward y[M,N] = x[M,K] w[N,K]^T
     "l3-70b-tp8-up": (8192, 3584),
     "l3-70b-tp8-down": (3584, 8192),
 }
-
-
-def timed(fn, reps=20, warm=5, batches=7):
-    for _ in range(warm):
-        fn()
-    out = []
-    for _ in range(batches):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3 / reps)  # us per call
-    return statistics.median(out)
 
 
 def kinds(M, N, K):
@@ -104,7 +90,7 @@ def main():
             for role, (m, n, k) in (("output", (M, N, K)), ("grad_input", (M, K, N)),
                                     ("grad_weight", (N, K, M))):
                 for kind, fn in kinds(m, n, k).items():
-                    us = timed(fn)
+                    us = 1e3 * timed_ms(fn, reps=20, warm=5, batches=7)
                     w.writerow([gpu, torch.__version__, name, role, m, n, k, kind, "%.2f" % us,
                                 "%.1f" % (2.0 * m * n * k / us / 1e6)])
                 out.flush()

@@ -15,20 +15,22 @@ without bias, rotary on q and k as complex multiplication, GQA 32 query /
 of 14336, two residual adds.  Shape: hidden 4096, seq 8192, batch 1 (and
 batch 2), no activation checkpointing.
 
-Timing: CUDA events around 10 forward+backward passes after 5 warm-up
-ones (compile's first call compiles), the median of 5 such batches.
+Timing (cuda_timed.py): CUDA events around 10 forward+backward passes
+after 5 warm-up ones (compile's first call compiles), the median of 5
+such batches.
 Writes CSV rows: gpu, torch, mode, batch, seq, ms_per_layer_fwd_bwd,
 model_tflops (6 x parameters x tokens + attention 3.5 x 2 x b s^2 h,
 causal half: the FLOPs parbench counts, doc/MODEL.md).
 """
 import csv
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from cuda_timed import timed_ms
 
 H, HEADS, KV, HD, FFN, EPS = 4096, 32, 8, 128, 14336, 1e-5
 
@@ -79,22 +81,6 @@ def flops(b, s):
     return 6.0 * params * b * s + 3.5 * attn_fwd
 
 
-def timed(step, reps=10, warm=5, batches=5):
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(batches):
-        a, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            step()
-        e.record()
-        e.synchronize()
-        out.append(a.elapsed_time(e) / reps)
-    return statistics.median(out)
-
-
 def main():
     out = open(sys.argv[1], "w", newline="") if len(sys.argv) > 1 else sys.stdout
     w = csv.writer(out)
@@ -114,7 +100,7 @@ def main():
                 fn(x, f).backward(g)
 
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                ms = timed(step)
+                ms = timed_ms(step, reps=10, warm=5, batches=5)
             w.writerow([torch.cuda.get_device_name(0), torch.__version__, mode, b, seq,
                         "%.3f" % ms, "%.1f" % (flops(b, seq) / ms / 1e9)])
             out.flush()

@@ -16,9 +16,9 @@ int pb_harness_rotate(int asked, const pb_backend_t *be)
 }
 
 /* What a sample needs: the operation, its buffers, where they move to
- * next (cfg->rotate), and who synchronises.  rot_steps offsets of
- * rot_stride bytes fit in the buffers; the k-th timed operation runs at
- * offset (k mod rot_steps) x rot_stride, as nccl-tests' startColl shifts
+ * next (cfg->rotate), and who synchronises.  steps = capacity /
+ * rot_stride offsets fit in the buffers; the k-th timed operation runs at
+ * offset (k mod steps) x rot_stride, as nccl-tests' startColl shifts
  * its buffers "so that we avoid cache effects": otherwise an operation
  * whose buffers fit in the GPU's L2 (50 MB on an H100/H200) finds its
  * input there and times the cache, not the memory training uses.
@@ -29,15 +29,18 @@ typedef struct opsite {
     const pb_op_t *op;
     pb_bufs_t *b;
     pb_watchdog_t *wd;
-    uint64_t rot_stride, rot_steps, rot_next;
+    /* rot_end = rot_steps x rot_stride, 0 without rotation; rot_off the
+     * next operation's offset (wrapped, no division in the timed loop) */
+    uint64_t rot_stride, rot_end, rot_off;
 } opsite_t;
 
 /* The operation at the next offset. */
 static int run_next(opsite_t *o, pb_err_t *err)
 {
-    if (o->rot_steps <= 1)
+    if (o->rot_end == 0)
         return pb_op_run(o->g, o->op, o->b, err);
-    uint64_t off = (o->rot_next++ % o->rot_steps) * o->rot_stride;
+    uint64_t off = o->rot_off;
+    o->rot_off = off + o->rot_stride < o->rot_end ? off + o->rot_stride : 0;
     pb_bufs_t v = *o->b;
     v.send = (char *)o->b->send + off;
     v.recv = (char *)o->b->recv + off;
@@ -51,8 +54,9 @@ static void rotation(opsite_t *o, int rotate)
 {
     uint64_t need = pb_op_buffer_bytes(o->op, o->g->size);
     o->rot_stride = (need + 255) / 256 * 256;
-    o->rot_steps = rotate && o->rot_stride ? o->b->bytes / o->rot_stride : 1;
-    o->rot_next = 0;
+    uint64_t steps = rotate && o->rot_stride ? o->b->bytes / o->rot_stride : 1;
+    o->rot_end = steps > 1 ? steps * o->rot_stride : 0;
+    o->rot_off = 0;
 }
 
 /* One sample: this rank's seconds per operation.  In graph mode the
