@@ -21,7 +21,7 @@ done
 
 # Debian packages, installed only when missing (a re-run costs nothing).
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
-      libjansson-dev libplplot-dev libxml2-utils libxml2-dev)
+      libjansson-dev libplplot-dev libxml2-utils libxml2-dev zlib1g-dev)
 # CI only (.ci/run): the fuzz targets (clang, libFuzzer) and memcheck
 [ "${PARBENCH_CI:-0}" = 1 ] && pkgs+=(clang-14 libclang-rt-14-dev valgrind)
 missing=()

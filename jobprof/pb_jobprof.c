@@ -50,7 +50,7 @@ int pb_jp_comm(pb_jobprof_t *jp, uint64_t id, const char *name, int nranks, pb_e
             snprintf(c->name, sizeof c->name, "%s", name);
         return (int)i;
     }
-    if (nranks < 1 || nranks > (1 << 24)) {
+    if (nranks < 1 || nranks > PB_JP_MAX_RANKS) {
         pb_err_set(err, PB_EINPUT, "communicator %016llx: %d ranks", (unsigned long long)id,
                    nranks);
         return -1;

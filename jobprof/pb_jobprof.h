@@ -21,6 +21,11 @@
 #include "../util/pb_err.h"
 
 #define PB_JP_NAME 64
+/* The most ranks a recorded job or communicator may have: 2^20, ten times
+ * the largest training jobs reported (about 100,000 GPUs).  A rank or a
+ * size past it is a damaged file, refused before anything is sized by it
+ * (a header claiming rank 2e7 would otherwise size every per-rank table). */
+#define PB_JP_MAX_RANKS (1 << 20)
 
 /* What a communicator is in the layout (pb_jp_infer). */
 typedef enum pb_jdim {
@@ -80,6 +85,9 @@ typedef struct pb_jobprof {
                                * could not describe (a trace's gloo operation of no known group) */
     int every;                /* one operation in `every` was recorded (sampling) */
     int ranks_guessed;        /* 1: global ranks were not recorded and were assigned */
+    uint64_t impossible;      /* records left out because they end before they start (a
+                               * clock stepped back, a damaged file) */
+    uint64_t truncated;       /* files that end inside a record (a job killed mid-write) */
 } pb_jobprof_t;
 
 void pb_jobprof_init(pb_jobprof_t *jp);

@@ -20,8 +20,15 @@
 int pb_jp_csv_write(const char *path, const pb_jobprof_t *jp, pb_err_t *err);
 /* Appends the rows of path to jp (source "csv" unless set).  A missing
  * column, a bad field, a row whose communicator disagrees with an earlier
- * row's: PB_EINPUT "path:line: why". */
+ * row's: PB_EINPUT "path:line: why".  Also refused, naming the value: a
+ * count, size or time past 2^62 (pb_jp_bounds.h), a rank or member
+ * outside the row's world (when it names one), a row that ends before it
+ * starts. */
 int pb_jp_csv_read(const char *path, pb_jobprof_t *jp, pb_err_t *err);
+/* The same for the file's bytes text[0, len), read already (and
+ * gunzipped: pb_jp_gz.h); name for the messages. */
+int pb_jp_csv_read_text(const char *name, const char *text, size_t len, pb_jobprof_t *jp,
+                        pb_err_t *err);
 /* 1 when the first line of text is this file's header. */
 int pb_jp_is_csv(const char *text, size_t len);
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BIT(d) (1u << (d))
+#include "pb_jp_infer_priv.h"
+
 #define MAX_LINKS 8
 
 int pb_jp_world(const pb_jobprof_t *jp)
@@ -45,9 +46,7 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The comm's members sorted into out (nranks entries); 0, or -1 when a
- * member is not known. */
-static int sorted_members(const pb_jcomm_t *c, int *out)
+int pb_jp_sorted_members(const pb_jcomm_t *c, int *out)
 {
     for (int k = 0; k < c->nranks; k++) {
         if (c->members[k] < 0)
@@ -58,7 +57,7 @@ static int sorted_members(const pb_jcomm_t *c, int *out)
     return 0;
 }
 
-static int is_world(const int *m, int n, int world)
+int pb_jp_is_world(const int *m, int n, int world)
 {
     if (n != world)
         return 0;
@@ -68,136 +67,19 @@ static int is_world(const int *m, int n, int world)
     return 1;
 }
 
-/* The sorted world ranks of the group spanning the dimensions in `mask`
- * that holds `rank`, in the dense view or the expert one (Megatron's
- * generate_masked_orthogonal_rank_groups for one group); its size, or -1
- * when over cap. */
-static int group_of(const pb_layout_t *l, int expert, unsigned mask, int rank, int *out, int cap)
-{
-    int sz[PB_DIM_COUNT], stride[PB_DIM_COUNT], coord[PB_DIM_COUNT], s = 1, n = 1;
-    pb_layout_view_sizes(l, expert ? PB_GK_EP : PB_GK_TP, sz);
-    for (int i = 0; i < PB_DIM_COUNT; i++) {
-        pb_dim_t d = l->order[i];
-        stride[d] = s;
-        coord[d] = (rank / s) % sz[d];
-        s *= sz[d];
-    }
-    int base = rank;
-    for (int d = 0; d < PB_DIM_COUNT; d++)
-        if (mask & BIT(d)) {
-            base -= coord[d] * stride[d];
-            n *= sz[d];
-        }
-    if (n > cap)
-        return -1;
-    for (int j = 0; j < n; j++) {
-        int r = base, rest = j;
-        for (int i = 0; i < PB_DIM_COUNT; i++) {
-            pb_dim_t d = l->order[i];
-            if (mask & BIT(d)) {
-                r += (rest % sz[d]) * stride[d];
-                rest /= sz[d];
-            }
-        }
-        out[j] = r;
-    }
-    qsort(out, (size_t)n, sizeof *out, cmp_int);
-    return n;
-}
-
-/* Does a comm carry an all-to-all (expert dispatch)?  Point-to-point? */
-static void traffic(const pb_jobprof_t *jp, int *a2a, int *p2p)
+void pb_jp_traffic(const pb_jobprof_t *jp, unsigned *tr)
 {
     for (size_t i = 0; i < jp->nops; i++) {
         const pb_jop_t *o = &jp->ops[i];
         if (o->kind != PB_JK_COLL)
-            p2p[o->comm] = 1;
+            tr[o->comm] |= PB_JP_T_P2P;
         else if (o->known && (o->coll == PB_ALLTOALL || o->coll == PB_ALLTOALLV))
-            a2a[o->comm] = 1;
+            tr[o->comm] |= PB_JP_T_A2A;
+        else if (o->known && o->coll == PB_ALLREDUCE)
+            tr[o->comm] |= PB_JP_T_AR;
+        else
+            tr[o->comm] |= PB_JP_T_COLL;
     }
-}
-
-/* The groups Megatron-Core makes (parallel_state.py, initialize_model_
- * parallel), in the order a member set equal to several of them is named
- * (sizes of 1 make groups coincide): the single dimensions first - TP,
- * CP, DP without CP ('dp'), DP with CP ('dp-cp', the gradients' group,
- * PB_GK_DP), PP, then the expert view's EP, EDP and expert TP - then the
- * mixed ones: model parallel 'tp-pp', 'tp-dp', 'tp-dp-cp', 'tp-cp' and
- * the expert 'tp-ep', 'tp-ep-pp'. */
-static const struct {
-    int expert;
-    unsigned mask;
-    pb_jdim_t dim;
-} groups[] = {
-    {0, BIT(PB_DIM_TP), PB_JD_TP},
-    {0, BIT(PB_DIM_CP), PB_JD_CP},
-    {0, BIT(PB_DIM_DP), PB_JD_DP},
-    {0, BIT(PB_DIM_CP) | BIT(PB_DIM_DP), PB_JD_DP},
-    {0, BIT(PB_DIM_PP), PB_JD_PP},
-    {1, BIT(PB_DIM_EP), PB_JD_EP},
-    {1, BIT(PB_DIM_DP), PB_JD_EDP},
-    {1, BIT(PB_DIM_TP), PB_JD_TP},
-    {0, BIT(PB_DIM_TP) | BIT(PB_DIM_PP), PB_JD_OTHER},
-    {0, BIT(PB_DIM_TP) | BIT(PB_DIM_DP), PB_JD_OTHER},
-    {0, BIT(PB_DIM_TP) | BIT(PB_DIM_CP) | BIT(PB_DIM_DP), PB_JD_OTHER},
-    {0, BIT(PB_DIM_TP) | BIT(PB_DIM_CP), PB_JD_OTHER},
-    {1, BIT(PB_DIM_TP) | BIT(PB_DIM_EP), PB_JD_OTHER},
-    {1, BIT(PB_DIM_TP) | BIT(PB_DIM_EP) | BIT(PB_DIM_PP), PB_JD_OTHER},
-};
-
-/* Megatron's embedding group: the first and last stage of a pipeline
- * (get_embedding_ranks' default), a group of its own when pp > 2. */
-static int is_embedding(const pb_layout_t *l, const int *m, int n, int *buf)
-{
-    int pp = l->size[PB_DIM_PP];
-    if (pp < 3 || n != 2 || group_of(l, 0, BIT(PB_DIM_PP), m[0], buf, pp) != pp)
-        return 0;
-    return buf[0] == m[0] && buf[pp - 1] == m[1];
-}
-
-static pb_jdim_t match_layout(const pb_layout_t *l, const int *m, int n, int world, int a2a,
-                              int *buf)
-{
-    if (is_world(m, n, world))
-        return PB_JD_WORLD;
-    pb_jdim_t found = PB_JD_UNKNOWN;
-    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-        if (group_of(l, groups[g].expert, groups[g].mask, m[0], buf, n) != n ||
-            memcmp(buf, m, (size_t)n * sizeof *m) != 0)
-            continue;
-        /* EP and DP can be one member set (ep = dp, tp = cp = 1): the
-         * comm that carries the all-to-alls is the EP one */
-        if (groups[g].dim == PB_JD_EP && a2a)
-            return PB_JD_EP;
-        if (found == PB_JD_UNKNOWN)
-            found = groups[g].dim;
-    }
-    if (found == PB_JD_UNKNOWN && is_embedding(l, m, n, buf))
-        found = PB_JD_OTHER;
-    return found;
-}
-
-void pb_jp_infer_layout(pb_jobprof_t *jp, const pb_layout_t *l, int world, int only_unknown)
-{
-    int *a2a = calloc(jp->ncomms + 1, sizeof *a2a), *p2p = calloc(jp->ncomms + 1, sizeof *p2p);
-    int *m = malloc(((size_t)world + 1) * sizeof *m), *buf = malloc(((size_t)world + 1) * sizeof *buf);
-    if (a2a && p2p && m && buf) {
-        traffic(jp, a2a, p2p);
-        for (size_t i = 0; i < jp->ncomms; i++) {
-            pb_jcomm_t *c = &jp->comms[i];
-            if (only_unknown && c->dim != PB_JD_UNKNOWN)
-                continue;
-            c->dim = PB_JD_UNKNOWN;
-            /* a one-rank comm moves nothing over any link: no dimension */
-            if (c->nranks < 2 || c->nranks > world || sorted_members(c, m) != 0)
-                continue;
-            c->dim = match_layout(l, m, c->nranks, world, a2a[i], buf);
-        }
-    }
-    free(a2a);
-    free(p2p);
-    free(m);
-    free(buf);
 }
 
 /* ---- without a layout ------------------------------------------------ */
@@ -262,7 +144,7 @@ typedef struct cinfo {
  * smallest group size found there that keeps dividing the world.  A
  * stride no class starts at (a dimension with no recorded comm) breaks
  * it: 0 then, and no link is named.  Returns the links' count. */
-static int build_chain(const cinfo_t *ci, const int *cls_p2p, const int *use, size_t nc,
+static int build_chain(const cinfo_t *ci, const unsigned *tr, const int *use, size_t nc,
                        int world, link_t *lk)
 {
     int k = 0;
@@ -277,7 +159,8 @@ static int build_chain(const cinfo_t *ci, const int *cls_p2p, const int *use, si
             return 0;
         int p2p = 0;
         for (size_t i = 0; i < nc; i++)
-            p2p |= use[i] && ci[i].stride == s && ci[i].n == ci[best].n && cls_p2p[i];
+            p2p |= use[i] && ci[i].stride == s && ci[i].n == ci[best].n &&
+                   (tr[i] & PB_JP_T_P2P);
         lk[k++] = (link_t){(int)s, ci[best].n, p2p, PB_JD_UNKNOWN};
         s *= ci[best].n;
     }
@@ -321,19 +204,19 @@ static void shape_of(const link_t *lk, int k, int all_named, int world, pb_jp_sh
 
 /* Every comm's arithmetic progression, world and all-to-all comms named
  * on the way. */
-static void scan_comms(pb_jobprof_t *jp, int world, const int *a2a, int *m, cinfo_t *ci)
+static void scan_comms(pb_jobprof_t *jp, int world, const unsigned *tr, int *m, cinfo_t *ci)
 {
     for (size_t i = 0; i < jp->ncomms; i++) {
         pb_jcomm_t *c = &jp->comms[i];
         c->dim = PB_JD_UNKNOWN;
         ci[i] = (cinfo_t){0, c->nranks, 0};
-        if (c->nranks < 2 || c->nranks > world || sorted_members(c, m) != 0)
+        if (c->nranks < 2 || c->nranks > world || pb_jp_sorted_members(c, m) != 0)
             continue;
-        if (is_world(m, c->nranks, world)) {
+        if (pb_jp_is_world(m, c->nranks, world)) {
             c->dim = PB_JD_WORLD;
             continue;
         }
-        if (a2a[i]) { /* the expert dispatch: an all-to-all is EP's alone */
+        if (tr[i] & PB_JP_T_A2A) { /* the expert dispatch: an all-to-all is EP's alone */
             c->dim = PB_JD_EP;
             continue;
         }
@@ -349,16 +232,16 @@ void pb_jp_infer_auto(pb_jobprof_t *jp, int world, pb_jp_shape_t *shape)
     memset(shape, 0, sizeof *shape);
     shape->world = world;
     size_t nc = jp->ncomms;
-    int *a2a = calloc(nc + 1, sizeof *a2a), *p2p = calloc(nc + 1, sizeof *p2p);
+    unsigned *tr = calloc(nc + 1, sizeof *tr);
     int *use = calloc(nc + 1, sizeof *use), *m = malloc(((size_t)world + 1) * sizeof *m);
     cinfo_t *ci = calloc(nc + 1, sizeof *ci);
-    if (a2a && p2p && use && m && ci && world > 0) {
-        traffic(jp, a2a, p2p);
-        scan_comms(jp, world, a2a, m, ci);
+    if (tr && use && m && ci && world > 0) {
+        pb_jp_traffic(jp, tr);
+        scan_comms(jp, world, tr, m, ci);
         for (size_t i = 0; i < nc; i++)
             use[i] = ci[i].ap && jp->comms[i].dim == PB_JD_UNKNOWN;
         link_t lk[MAX_LINKS];
-        int k = build_chain(ci, p2p, use, nc, world, lk);
+        int k = build_chain(ci, tr, use, nc, world, lk);
         int all = k > 0 && name_links(lk, k);
         for (size_t i = 0; i < nc; i++) {
             if (!use[i])
@@ -374,8 +257,7 @@ void pb_jp_infer_auto(pb_jobprof_t *jp, int world, pb_jp_shape_t *shape)
         }
         shape_of(lk, k, all, world, shape);
     }
-    free(a2a);
-    free(p2p);
+    free(tr);
     free(use);
     free(m);
     free(ci);
@@ -408,8 +290,7 @@ int pb_jp_infer(pb_jobprof_t *jp, const pb_layout_t *l, pb_jp_shape_t *shape, pb
                           "hold %d",
                           l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_DP],
                           l->size[PB_DIM_PP], (unsigned long long)w, world);
-    pb_jp_infer_layout(jp, l, world, 0);
     *shape = (pb_jp_shape_t){l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_DP],
                              l->size[PB_DIM_PP], world, 1};
-    return PB_OK;
+    return pb_jp_infer_given(jp, l, world, err);
 }

@@ -43,8 +43,12 @@ void pb_jp_members_text(const pb_jcomm_t *c, int most, char *buf, size_t len);
 
 /* Sets every comm's dim.  l NULL: inferred (pb_jp_infer_auto); else
  * matched against l, whose world must be the recorded one (PB_EINPUT
- * otherwise, one line naming both).  *shape: l's sizes, or the inferred
- * ones. */
+ * otherwise, one line naming both) and which the recording must not
+ * contradict: a comm that carried records and is none of l's groups, or
+ * pp above 1 in a recording with no send or receive (and nothing dropped
+ * or sampled away), is PB_EINPUT, one line naming it - the user's layout
+ * is not second-guessed by an inferred one (issue 49).  *shape: l's
+ * sizes, or the inferred ones. */
 int pb_jp_infer(pb_jobprof_t *jp, const pb_layout_t *l, pb_jp_shape_t *shape, pb_err_t *err);
 
 /* The two halves, for tests.
@@ -57,7 +61,12 @@ int pb_jp_infer(pb_jobprof_t *jp, const pb_layout_t *l, pb_jp_shape_t *shape, pb
  * (an EP comm that carries the all-to-alls wins over a DP one of the same
  * members); the mixed groups 'tp-pp', 'tp-dp', 'tp-dp-cp', 'tp-cp',
  * 'tp-ep', 'tp-ep-pp' and the embedding group (first and last stage) are
- * PB_JD_OTHER.  A comm of one rank has no dimension.
+ * PB_JD_OTHER.  A comm of one rank has no dimension.  By traffic: a
+ * comm with a PP group's members that carried collectives and no send
+ * or receive is not PP (a pipeline passes activations; with pp 2 one of
+ * all-reduces alone is the embedding group, PB_JD_OTHER); a comm of
+ * sends and receives between some members of one CP or PP group (a
+ * two-rank point-to-point communicator) is CP or PP.
  *
  * pb_jp_infer_auto infers, in Megatron's default order (--order is not
  * read): the whole world is PB_JD_WORLD, a comm carrying all-to-alls

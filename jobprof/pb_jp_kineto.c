@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_jp_bounds.h"
 #include "pb_jp_kineto_priv.h"
 #include "../util/pb_grow.h"
 
@@ -100,6 +101,14 @@ int pb_kt_add(pb_kt_t *kt, pb_jop_t *op, const char *func, const char *dtype, pb
     size_t es = dok ? pb_dtype_size(op->dtype) : torch_esize(d);
     op->known = fok && dok;
     int n = kt->jp->comms[op->comm].nranks;
+    /* nccl-tests' size within 2^62 (pb_jp_bounds.h): count x es (x n) checked
+     * as a division, es <= 16 and n <= 2^24 */
+    uint64_t per = (uint64_t)es * (fok && (op->coll == PB_ALLGATHER || op->coll == PB_REDUCESCATTER)
+                                       ? (uint64_t)n : 1u);
+    if (fok && per && op->count > (uint64_t)PB_JP_MAX_COUNT / per)
+        return pb_err_set(err, PB_EINPUT, "%s: %s of %llu elements of %zu bytes on %d ranks: more "
+                          "than 2^62 bytes", kt->name, op->func,
+                          (unsigned long long)op->count, es, n);
     op->bytes = fok ? pb_jp_bytes(op->coll, n, es, op->count) : 0;
     if (pb_grow((void **)&kt->ops, &kt->opscap, kt->nops + 1, sizeof *kt->ops, 256) != 0)
         return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
@@ -204,6 +213,13 @@ static int read_events(pb_kt_t *kt, const json_t *evs, int64_t base, pb_err_t *e
             ev.tid = -1;
         ev.t0 = base + llround(t * 1000.0);
         ev.t1 = ev.t0 + llround(d * 1000.0);
+        if (ev.t1 > PB_JP_MAX_TIME_NS)
+            return pb_err_set(err, PB_EINPUT, "%s: event %zu (%s) ends at %lld ns, past 2^62 ns "
+                              "since the epoch (the year 2116)", kt->name, i, name,
+                              (long long)ev.t1);
+        /* the sizes the gloo form works out from them (pb_jp_kineto_gloo.c) */
+        if (to != &kt->rpc && to != &kt->kern && pb_kt_check_dims(kt, &ev, i, err) != PB_OK)
+            return err->code;
         if (push(to, &ev))
             return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", kt->name);
     }
@@ -257,8 +273,12 @@ static int rpc_op(pb_kt_t *kt, const pb_kev_t *e, pb_err_t *err)
     pb_jop_t op = {.rank = kt->rank, .peer = -1, .gpu_ns = -1, .t_issue_ns = e->t0};
     if ((op.comm = pb_kt_comm(kt, g, err)) < 0)
         return err->code;
-    pb_kt_int(a, "In msg nelems", &in);
-    pb_kt_int(a, "Out msg nelems", &out);
+    static const char *const nel[2] = {"In msg nelems", "Out msg nelems"};
+    int64_t *v[2] = {&in, &out};
+    for (int k = 0; k < 2; k++)
+        if (!pb_kt_int(a, nel[k], v[k]) && (*v[k] < 0 || *v[k] > PB_JP_MAX_COUNT))
+            return pb_err_set(err, PB_EINPUT, "%s: record_param_comms '%s' has %s %lld, outside "
+                              "[0, 2^62]", kt->name, cname, nel[k], (long long)*v[k]);
     pb_jkind_t kind;
     pb_coll_t c;
     int known = pb_jp_func(cname, &kind, &c) == 0;
@@ -267,7 +287,8 @@ static int rpc_op(pb_kt_t *kt, const pb_kev_t *e, pb_err_t *err)
     op.count = (uint64_t)(known && c == PB_REDUCESCATTER ? out : in ? in : out);
     /* "Rank" is the root of a rooted collective and the peer of a send or
      * receive (ProcessGroupNCCL passes opts.rootRank, dstRank, srcRank) */
-    if (known && (kind != PB_JK_COLL || pb_coll_rooted(c)) && !pb_kt_int(a, "Rank", &peer))
+    if (known && (kind != PB_JK_COLL || pb_coll_rooted(c)) && !pb_kt_int(a, "Rank", &peer) &&
+        peer >= 0 && peer < size)
         op.peer = (int)peer;
     rpc_kernels(kt, e->ext, &op);
     return pb_kt_add(kt, &op, cname, pb_kt_str(a, "dtype"), err);

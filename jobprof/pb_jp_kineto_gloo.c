@@ -43,7 +43,6 @@
  * receives run on the caller's thread, not a worker's (their gloo:send
  * and gloo:recv events are there); their group is told only when there
  * is one, and with several they are counted in jp->dropped. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,61 +51,6 @@
 
 #define GLOO_THREADS 2 /* worker threads of one gloo group, one device */
 #define GLOO_MAX_FIT 12 /* gloo groups whose idle threads are worked out */
-
-/* The function's family: the name folded (namespace, '_' and case gone)
- * down to the collective it runs, so "c10d::_allgather_base_" and
- * "gloo:all_gather" meet at "allgather". */
-static void family(const char *name, char *out, size_t len)
-{
-    static const char *const fam[] = {"allreduce", "allgather", "reducescatter", "alltoall",
-                                      "broadcast", "barrier",   "recvanysource", "recv",
-                                      "send",      "reduce",    "gather",        "scatter"};
-    const char *s = strchr(name, ':');
-    s = s ? s + 1 + (s[1] == ':') : name;
-    size_t n = 0;
-    for (; *s && n + 1 < len; s++)
-        if (*s != '_')
-            out[n++] = (char)tolower((unsigned char)*s);
-    out[n] = '\0';
-    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++)
-        if (strncmp(out, fam[i], strlen(fam[i])) == 0) {
-            snprintf(out, len, "%s", fam[i]);
-            return;
-        }
-}
-
-/* Elements of one "Input Dims" entry: a tensor's dims (their product; []
- * is a 0-d tensor, 1) or a list of such (their sum). */
-static int64_t dims_numel(const json_t *d)
-{
-    int64_t n = 1, sum = 0;
-    for (size_t i = 0; i < json_array_size(d); i++) {
-        const json_t *e = json_array_get(d, i);
-        if (json_is_array(e))
-            sum += dims_numel(e);
-        else
-            n *= json_is_integer(e) ? (int64_t)json_integer_value(e) : 0;
-    }
-    return json_array_size(d) && json_is_array(json_array_get(d, 0)) ? sum : n;
-}
-
-/* Elements of argument i of an event with shapes; -1 not a tensor
- * argument or not recorded. */
-static int64_t arg_numel(const json_t *args, size_t i)
-{
-    const json_t *d = json_array_get(json_object_get(args, "Input Dims"), i);
-    const char *t = json_string_value(json_array_get(json_object_get(args, "Input type"), i));
-    if (!json_is_array(d) || t == NULL || t[0] == '\0' || strncmp(t, "Scalar", 6) == 0)
-        return -1;
-    return dims_numel(d);
-}
-
-/* Argument i's type when it is one tensor (not a list, not a scalar). */
-static const char *arg_type(const json_t *args, size_t i)
-{
-    const char *t = json_string_value(json_array_get(json_object_get(args, "Input type"), i));
-    return t && t[0] && strstr(t, "List") == NULL && strncmp(t, "Scalar", 6) ? t : NULL;
-}
 
 /* The first event of s (sorted by start) starting at t or later. */
 static size_t first_from(const pb_kevs_t *s, int64_t t)
@@ -137,17 +81,17 @@ static int has_rpc(const pb_kt_t *kt, const pb_kev_t *c)
 static pb_kev_t *worker_event(pb_kt_t *kt, const pb_kev_t *c)
 {
     char cf[48], gf[48];
-    family(c->name, cf, sizeof cf);
-    int64_t a0 = arg_numel(c->args, 0), a1 = arg_numel(c->args, 1);
+    pb_kt_family(c->name, cf, sizeof cf);
+    int64_t a0 = pb_kt_arg_numel(c->args, 0), a1 = pb_kt_arg_numel(c->args, 1);
     for (size_t i = first_from(&kt->gloo, c->t0); i < kt->gloo.n; i++) {
         pb_kev_t *g = &kt->gloo.v[i];
         if (g->used)
             continue;
-        family(g->name, gf, sizeof gf);
+        pb_kt_family(g->name, gf, sizeof gf);
         int rs_as_ar = strcmp(cf, "reducescatter") == 0 && strcmp(gf, "allreduce") == 0;
         if (strcmp(cf, gf) != 0 && !rs_as_ar)
             continue;
-        int64_t n = arg_numel(g->args, 0);
+        int64_t n = pb_kt_arg_numel(g->args, 0);
         if (n >= 0 && n != a0 && n != a1)
             continue;
         g->used = 1;
@@ -211,19 +155,6 @@ static pb_kgroup_t *thread_group(pb_kt_t *kt, const int64_t *tids, const size_t 
     return w < ntids ? &kt->groups[map[w]] : NULL;
 }
 
-/* Entries of a "Concrete Inputs" int list, "[32, 32]": 0 empty or not
- * a list. */
-static int64_t list_len(const char *v)
-{
-    if (v == NULL || v[0] != '[')
-        return 0;
-    int64_t n = 0;
-    for (const char *p = v + 1; *p && *p != ']'; p++)
-        if (isdigit((unsigned char)*p) && (p[-1] == '[' || p[-1] == ' ' || p[-1] == ','))
-            n++;
-    return n;
-}
-
 /* The group size an op's sizes say: a base gather's output over its
  * input, a base scatter's input over its output, a base all-to-all's
  * split sizes (one per rank of the group: alltoall_base_(output, input,
@@ -233,19 +164,19 @@ static int64_t list_len(const char *v)
 static int64_t implied_size(const pb_kev_t *c)
 {
     char fam[48];
-    family(c->name, fam, sizeof fam);
+    pb_kt_family(c->name, fam, sizeof fam);
     if (strstr(c->name, "_base_") == NULL)
         return 0;
     if (strcmp(fam, "alltoall") == 0) {
         const json_t *ci = json_object_get(c->args, "Concrete Inputs");
-        int64_t o = list_len(json_string_value(json_array_get(ci, 3)));
-        int64_t i = list_len(json_string_value(json_array_get(ci, 4)));
+        int64_t o = pb_kt_list_len(json_string_value(json_array_get(ci, 3)));
+        int64_t i = pb_kt_list_len(json_string_value(json_array_get(ci, 4)));
         return o && i && o != i ? -1 : o ? o : i;
     }
     int rs = strcmp(fam, "reducescatter") == 0;
     if (!rs && strcmp(fam, "allgather") != 0)
         return 0;
-    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
+    int64_t out = pb_kt_arg_numel(c->args, 0), in = pb_kt_arg_numel(c->args, 1);
     int64_t big = rs ? in : out, small = rs ? out : in;
     if (big <= 0 || small <= 0)
         return 0;
@@ -261,7 +192,7 @@ static void gloo_count(const pb_kev_t *c, const char *fam, pb_kgroup_t *g, pb_jo
 {
     int takes_input = strcmp(fam, "allgather") == 0 || strcmp(fam, "alltoall") == 0 ||
                       strcmp(fam, "gather") == 0;
-    int64_t out = arg_numel(c->args, 0), in = arg_numel(c->args, 1);
+    int64_t out = pb_kt_arg_numel(c->args, 0), in = pb_kt_arg_numel(c->args, 1);
     int64_t n = takes_input ? in : out;
     op->count = n > 0 ? (uint64_t)n : 0;
     /* the one check of the thread-to-group inference the trace allows:
@@ -287,14 +218,14 @@ static int gloo_peer(const pb_kev_t *c, const char *fam)
                        : NULL;
     char *end;
     long r = v && v[0] ? strtol(v, &end, 10) : -1;
-    return v && v[0] && *end == '\0' && r >= 0 ? (int)r : -1;
+    return v && v[0] && *end == '\0' && r >= 0 && r < (1L << 24) ? (int)r : -1;
 }
 
 static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_t *g,
                    pb_err_t *err)
 {
     char fam[48];
-    family(c->name, fam, sizeof fam);
+    pb_kt_family(c->name, fam, sizeof fam);
     pb_jop_t op = {.rank = kt->rank, .gpu_ns = -1, .t_issue_ns = c->t0, .t_start_ns = w->t0,
                    .t_end_ns = w->t1};
     if ((op.comm = pb_kt_comm(kt, g, err)) < 0)
@@ -306,10 +237,11 @@ static int gloo_op(pb_kt_t *kt, const pb_kev_t *c, const pb_kev_t *w, pb_kgroup_
                           "the group its gloo worker thread was taken to serve", kt->name,
                           c->name, g->name, g->size);
     op.peer = gloo_peer(c, fam);
+    op.peer = op.peer < g->size ? op.peer : -1; /* a group rank, or not known */
     /* the type: the op's tensor argument, or for a list the worker's */
-    const char *t = arg_type(c->args, strcmp(fam, "allgather") == 0 ? 1 : 0);
+    const char *t = pb_kt_arg_type(c->args, strcmp(fam, "allgather") == 0 ? 1 : 0);
     if (t == NULL)
-        t = arg_type(w->args, 0);
+        t = pb_kt_arg_type(w->args, 0);
     return pb_kt_add(kt, &op, c->name, t, err);
 }
 

@@ -1,6 +1,7 @@
 /* pb_jp_kineto_pg.c - a PyTorch trace's process groups: those
  * distributedInfo.pg_config lists and those only a record_param_comms
  * names, checked (sizes, this rank a member) and made communicators. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,10 @@ int pb_kt_comm(pb_kt_t *kt, pb_kgroup_t *g, pb_err_t *err)
 /* ranks (a JSON array of integers, or record_param_comms' string "[0, 1]")
  * as n global ranks; 0 ok, 1 not given or cut short by the recorder ("[0,
  * 1, ..., 63]": saveNcclMeta truncates lists past 30), -1 a count that is
- * not n. */
-static int parse_ranks(const json_t *v, int n, int **out)
+ * not n, -2 an entry that is no rank of the world's [0, world) (*bad: it,
+ * or LLONG_MIN when it is not a whole number).  Checked before anything
+ * is sized or written by them: the ops CSV spells members out. */
+static int parse_ranks(const json_t *v, int n, int world, int **out, json_int_t *bad)
 {
     json_t *own = NULL;
     if (json_is_string(v)) {
@@ -65,8 +68,10 @@ static int parse_ranks(const json_t *v, int n, int **out)
         rc = 1;
     for (int i = 0; rc == 0 && i < n; i++) {
         json_t *e = json_array_get(v, (size_t)i);
-        r[i] = json_is_integer(e) ? (int)json_integer_value(e) : -1;
-        rc = r[i] < 0 ? -1 : 0;
+        json_int_t x = json_is_integer(e) ? json_integer_value(e) : LLONG_MIN;
+        rc = x < 0 || x >= world ? -2 : 0;
+        *bad = x;
+        r[i] = (int)x;
     }
     json_decref(own);
     if (rc != 0)
@@ -74,6 +79,20 @@ static int parse_ranks(const json_t *v, int n, int **out)
     else
         *out = r;
     return rc;
+}
+
+/* parse_ranks' refusal of group `name`'s ranks (rc -1 or -2) as err. */
+static int ranks_refused(const pb_kt_t *kt, const char *name, int rc, int n, size_t listed,
+                         json_int_t bad, pb_err_t *err)
+{
+    if (rc == -1)
+        return pb_err_set(err, PB_EINPUT, "%s: process group '%s' has pg_size %d but %zu ranks "
+                          "listed", kt->name, name, n, listed);
+    if (bad == LLONG_MIN)
+        return pb_err_set(err, PB_EINPUT, "%s: process group '%s' lists a rank that is not a "
+                          "whole number", kt->name, name);
+    return pb_err_set(err, PB_EINPUT, "%s: process group '%s' lists rank %lld, outside the "
+                      "world's [0, %d)", kt->name, name, (long long)bad, kt->world);
 }
 
 static pb_kgroup_t *find_group(pb_kt_t *kt, const char *name)
@@ -121,11 +140,11 @@ int pb_kt_read_pg(pb_kt_t *kt, const json_t *pg, pb_err_t *err)
     if (find_group(kt, name))
         return pb_err_set(err, PB_EINPUT, "%s: process group '%s' listed twice", kt->name, name);
     int *ranks = NULL;
-    int rc = parse_ranks(json_object_get(pg, "ranks"), (int)size, &ranks);
+    json_int_t bad = 0;
+    int rc = parse_ranks(json_object_get(pg, "ranks"), (int)size, kt->world, &ranks, &bad);
     if (rc < 0)
-        return pb_err_set(err, PB_EINPUT, "%s: process group '%s' has pg_size %lld but %zu "
-                          "ranks listed", kt->name, name, (long long)size,
-                          json_array_size(json_object_get(pg, "ranks")));
+        return ranks_refused(kt, name, rc, (int)size,
+                             json_array_size(json_object_get(pg, "ranks")), bad, err);
     return add_group(kt, name, pb_kt_str(pg, "pg_desc"), (int)size, ranks,
                      be != NULL && strstr(be, "gloo") != NULL, err);
 }
@@ -139,7 +158,12 @@ pb_kgroup_t *pb_kt_rpc_group(pb_kt_t *kt, const json_t *a, int size, pb_err_t *e
     }
     pb_kgroup_t *g = find_group(kt, name);
     int *ranks = NULL;
-    int rc = parse_ranks(json_object_get(a, "Process Group Ranks"), size, &ranks);
+    json_int_t bad = 0;
+    int rc = parse_ranks(json_object_get(a, "Process Group Ranks"), size, kt->world, &ranks, &bad);
+    if (rc == -2) {
+        ranks_refused(kt, name, rc, size, 0, bad, err);
+        return NULL;
+    }
     if (rc < 0 || (g && g->size != size) ||
         (g && rc == 0 && g->ranks && memcmp(g->ranks, ranks, (size_t)size * sizeof *ranks))) {
         free(ranks);

@@ -75,6 +75,24 @@ int pb_kt_comm(pb_kt_t *kt, pb_kgroup_t *g, pb_err_t *err);
  * its name with known = 0 and bytes 0. */
 int pb_kt_add(pb_kt_t *kt, pb_jop_t *op, const char *func, const char *dtype, pb_err_t *err);
 
+/* The args of c10d:: and gloo: events (pb_jp_kineto_args.c). */
+/* The function's family: the name folded (namespace, '_' and case gone)
+ * down to the collective it runs, so "c10d::_allgather_base_" and
+ * "gloo:all_gather" meet at "allgather". */
+void pb_kt_family(const char *name, char *out, size_t len);
+/* Elements of argument i of an event with shapes; -1 not a tensor
+ * argument or not recorded. */
+int64_t pb_kt_arg_numel(const json_t *args, size_t i);
+/* Argument i's type when it is one tensor (not a list, not a scalar). */
+const char *pb_kt_arg_type(const json_t *args, size_t i);
+/* Entries of a "Concrete Inputs" int list, "[32, 32]": 0 empty or not
+ * a list. */
+int64_t pb_kt_list_len(const char *v);
+/* Every "Input Dims" entry of event e (the at-th of the trace) within
+ * PB_JP_MAX_COUNT elements and without a negative dimension; PB_EINPUT
+ * naming the entry otherwise. */
+int pb_kt_check_dims(const pb_kt_t *kt, const pb_kev_t *e, size_t at, pb_err_t *err);
+
 /* The gloo form: every c10d:: op that holds no record_param_comms, put on
  * its group through the gloo worker thread that ran it.  An op whose
  * worker event is not in the trace is counted in jp->dropped. */

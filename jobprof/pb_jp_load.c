@@ -1,5 +1,5 @@
 /* pb_jp_load.c - files and directories to one recorded job: each file's
- * kind told from its content, never from its name alone. */
+ * kind told from its content, never from its name alone, gzip included. */
 #include "pb_jobprof.h"
 
 #include <dirent.h>
@@ -11,6 +11,7 @@
 
 #include "../util/pb_grow.h"
 #include "pb_jp_csv.h"
+#include "pb_jp_gz.h"
 #include "pb_jp_kineto.h"
 #include "pb_jp_plugin.h"
 
@@ -27,42 +28,6 @@ typedef struct load {
     size_t files;
 } load_t;
 
-/* The whole file, NUL-terminated (a JSON parser and the sniffers read it
- * as text). */
-static int slurp(const char *path, char **out, size_t *len, pb_err_t *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return pb_err_set(err, PB_EINPUT, "cannot read '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *p = realloc(buf, cap * 2 + 1);
-        if (p == NULL) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (buf == NULL)
-        return pb_err_set(err, PB_ERUNTIME, "out of memory reading '%s'", path);
-    if (bad) {
-        free(buf);
-        return pb_err_set(err, PB_EINPUT, "cannot read '%s'", path);
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return PB_OK;
-}
-
 /* strict: a file named by the user must be a recording; in a directory,
  * a file that is none (a calib.csv, a results file beside the records) is
  * left alone. */
@@ -70,7 +35,8 @@ static int load_file(load_t *ld, const char *path, int strict, pb_err_t *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int code = slurp(path, &text, &len, err);
+    /* gunzipped when it is gzip (pb_jp_gz.h): *.pt.trace.json.gz */
+    int code = pb_jp_read_file(path, &text, &len, err);
     if (code != PB_OK)
         return code;
     int k = pb_jp_is_plugin(text, len) ? K_PLUGIN
@@ -93,7 +59,7 @@ static int load_file(load_t *ld, const char *path, int strict, pb_err_t *err)
     else if (code == PB_OK && k == K_KINETO)
         code = pb_jp_kineto(path, text, len, ld->jp, err);
     else if (code == PB_OK)
-        code = pb_jp_csv_read(path, ld->jp, err);
+        code = pb_jp_csv_read_text(path, text, len, ld->jp, err);
     if (code == PB_OK) {
         ld->seen[k] = 1;
         ld->files++;
@@ -108,14 +74,18 @@ static int by_name(const void *a, const void *b)
 }
 
 /* A directory's recordings: parbench-prof-*.bin, *.json and *.csv files
- * that hold one (anything else, a README, a log, a calibration, is left
- * alone), in name order. */
+ * that hold one, each perhaps gzipped and named so (*.json.gz: torch.
+ * profiler's *.pt.trace.json.gz); anything else, a README, a log, a
+ * calibration, is left alone.  In name order. */
 static int wanted(const char *name)
 {
     size_t n = strlen(name);
-    return (strncmp(name, "parbench-prof-", 14) == 0 && n > 4 && strcmp(name + n - 4, ".bin") == 0) ||
-           (n > 5 && strcmp(name + n - 5, ".json") == 0) ||
-           (n > 4 && strcmp(name + n - 4, ".csv") == 0);
+    if (n > 3 && strcmp(name + n - 3, ".gz") == 0)
+        n -= 3; /* what it holds is told by content (load_file) */
+    return (strncmp(name, "parbench-prof-", 14) == 0 && n > 4 &&
+            strncmp(name + n - 4, ".bin", 4) == 0) ||
+           (n > 5 && strncmp(name + n - 5, ".json", 5) == 0) ||
+           (n > 4 && strncmp(name + n - 4, ".csv", 4) == 0);
 }
 
 static int load_dir(load_t *ld, const char *path, pb_err_t *err)
@@ -149,7 +119,7 @@ static int load_dir(load_t *ld, const char *path, pb_err_t *err)
     free(names);
     if (code == PB_OK && ld->files == before)
         code = pb_err_set(err, PB_EINPUT, "%s: no recording in it (parbench-prof-*.bin, *.json "
-                          "or *.csv files)", path);
+                          "or *.csv files, gzipped or not)", path);
     return code;
 }
 

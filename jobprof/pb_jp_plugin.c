@@ -1,4 +1,5 @@
-/* pb_jp_plugin.c - the plugin's files read and joined (pb_jp_plugin.h). */
+/* pb_jp_plugin.c - the plugin's files read and checked (pb_jp_plugin.h; joined:
+ * pb_jp_plugin_join.c). */
 #include "pb_jp_plugin.h"
 
 #include <stdio.h>
@@ -6,10 +7,124 @@
 #include <string.h>
 
 #include "../util/pb_grow.h"
+#include "pb_jp_bounds.h"
 
 int pb_jp_is_plugin(const void *data, size_t len)
 {
     return len >= 8 && memcmp(data, PB_PROF_MAGIC, 8) == 0;
+}
+
+/* The header's ranks and sizes bounded before anything is sized by them:
+ * one past PB_JP_MAX_RANKS, or a rank past its own size, is a damaged
+ * file (-1 is "not recorded" in every one of them). */
+static int check_head(const char *name, const pb_prof_head_t *h, pb_err_t *err)
+{
+    if (h->world_size < -1 || h->world_size == 0 || h->world_size > PB_JP_MAX_RANKS)
+        return pb_err_set(err, PB_EINPUT, "%s: a job of %d ranks (parbench reads 1 to %d)", name,
+                          h->world_size, PB_JP_MAX_RANKS);
+    if (h->world_size > 0 && (h->world_rank < -1 || h->world_rank >= h->world_size))
+        return pb_err_set(err, PB_EINPUT, "%s: global rank %d in a job of %d ranks", name,
+                          h->world_rank, h->world_size);
+    if (h->world_rank < -1 || h->world_rank >= PB_JP_MAX_RANKS)
+        return pb_err_set(err, PB_EINPUT, "%s: global rank %d (parbench reads 0 to %d)", name,
+                          h->world_rank, PB_JP_MAX_RANKS - 1);
+    if (h->nranks < -1 || h->nranks == 0 || h->nranks > PB_JP_MAX_RANKS)
+        return pb_err_set(err, PB_EINPUT, "%s: a communicator of %d ranks (parbench reads 1 "
+                          "to %d)", name, h->nranks, PB_JP_MAX_RANKS);
+    if (h->rank < -1 || (h->nranks > 0 && h->rank >= h->nranks))
+        return pb_err_set(err, PB_EINPUT, "%s: communicator rank %d of %d", name, h->rank,
+                          h->nranks);
+    if (h->rank >= PB_JP_MAX_RANKS) /* v3: a rank and no size */
+        return pb_err_set(err, PB_EINPUT, "%s: communicator rank %d (parbench reads 0 to %d)",
+                          name, h->rank, PB_JP_MAX_RANKS - 1);
+    if (h->device < -1)
+        return pb_err_set(err, PB_EINPUT, "%s: device %d", name, h->device);
+    if (h->every == 0 || h->every > INT32_MAX)
+        return pb_err_set(err, PB_EINPUT, "%s: one operation in %u recorded", name, h->every);
+    return PB_OK;
+}
+
+/* A record's numbers bounded as every reader's are (pb_jp_bounds.h), so
+ * that the analysis may add and subtract them: the element count and
+ * each time at most 2^62; its number below 2^48 (PB_JP_SEQ_BITS); 0 where
+ * the first bad one is named in *what. */
+static int in_bounds(const pb_prof_rec_t *r, const char **what, uint64_t *value, int *bits)
+{
+    const uint64_t t[] = {r->t_enq0, r->t_enq1, r->t_k0, r->t_k1, r->g0, r->g1};
+    static const char *const names[] = {"enqueue start", "enqueue end", "kernel start",
+                                        "kernel end", "GPU start", "GPU end"};
+    *what = "number";
+    *value = r->seq;
+    *bits = PB_JP_SEQ_BITS;
+    if (r->kind != PB_PROF_REC_END && r->seq >> PB_JP_SEQ_BITS != 0)
+        return 0;
+    *bits = 62;
+    *what = "count";
+    *value = r->count;
+    if (r->count > (uint64_t)PB_JP_MAX_COUNT)
+        return 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        *what = names[i];
+        *value = t[i];
+        if (t[i] > (uint64_t)PB_JP_MAX_TIME_NS)
+            return 0;
+    }
+    return 1;
+}
+
+/* A record that ends before it starts, on any of its clocks (0: that
+ * time was not seen): its times cannot be trusted, so its lag, duration
+ * and order would mislead. */
+static int impossible(const pb_prof_rec_t *r)
+{
+    return (r->t_enq1 != 0 && r->t_enq1 < r->t_enq0) ||
+           (r->t_k0 != 0 && r->t_k1 != 0 && r->t_k1 < r->t_k0) ||
+           (r->g0 != 0 && r->g1 != 0 && r->g1 < r->g0);
+}
+
+/* 1: a collective or a point-to-point record whose function, where
+ * parbench knows it, is of that kind; 0: a function of the other kind (a
+ * collective record of "Send" would be joined as neither); -1: no kind. */
+static int kind_fits(const pb_prof_rec_t *r)
+{
+    pb_jkind_t k;
+    pb_coll_t c;
+    if (r->kind != PB_PROF_REC_COLL && r->kind != PB_PROF_REC_P2P)
+        return -1;
+    return pb_jp_func(r->func, &k, &c) != 0 || (k == PB_JK_COLL) == (r->kind == PB_PROF_REC_COLL);
+}
+
+/* Record i of file f kept (or counted: END, impossible); a damaged one
+ * PB_EINPUT. */
+static int take_rec(pb_jp_plugin_t *pl, pb_jp_pfile_t *f, size_t i, pb_prof_rec_t *r,
+                    pb_err_t *err)
+{
+    const char *what;
+    uint64_t value;
+    int bits;
+    if (!in_bounds(r, &what, &value, &bits))
+        return pb_err_set(err, PB_EINPUT, "%s: record %zu: %s %llu, past 2^%d", f->name, i + 1,
+                          what, (unsigned long long)value, bits);
+    if (r->kind == PB_PROF_REC_END) {
+        pl->dropped += r->count;
+        return PB_OK;
+    }
+    r->func[sizeof r->func - 1] = '\0';
+    int fits = kind_fits(r);
+    if (fits < 0)
+        return pb_err_set(err, PB_EINPUT, "%s: record %zu is of no known kind (%u)", f->name,
+                          i + 1, r->kind);
+    if (fits == 0)
+        return pb_err_set(err, PB_EINPUT, "%s: record %zu: a %s record of %s", f->name, i + 1,
+                          r->kind == PB_PROF_REC_COLL ? "collective" : "point-to-point", r->func);
+    if (impossible(r)) {
+        pl->impossible++;
+        return PB_OK;
+    }
+    r->dtype[sizeof r->dtype - 1] = '\0';
+    r->algo[sizeof r->algo - 1] = r->proto[sizeof r->proto - 1] = '\0';
+    f->recs[f->n++] = *r;
+    return PB_OK;
 }
 
 int pb_jp_plugin_read(pb_jp_plugin_t *pl, const char *name, const void *data, size_t len,
@@ -31,8 +146,12 @@ int pb_jp_plugin_read(pb_jp_plugin_t *pl, const char *name, const void *data, si
                           name, h.version, h.rec_size, PB_PROF_VERSION, sizeof(pb_prof_rec_t));
     if (h.version < 2) /* format 1 had no world rank: its bytes were padding */
         h.world_rank = h.world_size = -1;
+    if (h.version < 3) /* nor format 2 a device */
+        h.device = -1;
     h.comm_name[sizeof h.comm_name - 1] = '\0';
     h.host[sizeof h.host - 1] = '\0';
+    if (check_head(name, &h, err) != PB_OK)
+        return err->code;
     if (pb_grow((void **)&pl->files, &pl->cap, pl->n + 1, sizeof *pl->files, 16) != 0)
         return pb_err_set(err, PB_ERUNTIME, "out of memory reading %s", name);
     size_t nrec = (len - sizeof h) / sizeof(pb_prof_rec_t);
@@ -48,18 +167,10 @@ int pb_jp_plugin_read(pb_jp_plugin_t *pl, const char *name, const void *data, si
     for (size_t i = 0; i < nrec; i++) {
         pb_prof_rec_t r;
         memcpy(&r, p + i * sizeof r, sizeof r);
-        if (r.kind == PB_PROF_REC_END) {
-            pl->dropped += r.count;
-            continue;
-        }
-        if (r.kind != PB_PROF_REC_COLL && r.kind != PB_PROF_REC_P2P) {
+        if (take_rec(pl, f, i, &r, err) != PB_OK) {
             free(f->recs);
-            return pb_err_set(err, PB_EINPUT, "%s: record %zu is of no known kind (%u)", name,
-                              i + 1, r.kind);
+            return err->code;
         }
-        r.func[sizeof r.func - 1] = r.dtype[sizeof r.dtype - 1] = '\0';
-        r.algo[sizeof r.algo - 1] = r.proto[sizeof r.proto - 1] = '\0';
-        f->recs[f->n++] = r;
     }
     pl->n++;
     return PB_OK;
@@ -71,210 +182,4 @@ void pb_jp_plugin_free(pb_jp_plugin_t *pl)
         free(pl->files[i].recs);
     free(pl->files);
     memset(pl, 0, sizeof *pl);
-}
-
-/* The processes, (host, pid) apart: f->proc for every file; their count. */
-static int number_procs(pb_jp_plugin_t *pl, pb_jp_pfile_t **first)
-{
-    int np = 0;
-    for (size_t i = 0; i < pl->n; i++) {
-        pb_jp_pfile_t *f = &pl->files[i];
-        f->proc = -1;
-        for (int k = 0; k < np && f->proc < 0; k++)
-            if (first[k]->head.pid == f->head.pid && strcmp(first[k]->head.host, f->head.host) == 0)
-                f->proc = k;
-        if (f->proc < 0) {
-            first[np] = f;
-            f->proc = np++;
-        }
-    }
-    return np;
-}
-
-static int by_host_pid(const void *a, const void *b)
-{
-    const pb_jp_pfile_t *x = *(pb_jp_pfile_t *const *)a, *y = *(pb_jp_pfile_t *const *)b;
-    int c = strcmp(x->head.host, y->head.host);
-    return c ? c : (x->head.pid > y->head.pid) - (x->head.pid < y->head.pid);
-}
-
-/* A communicator every process has a file of, with distinct ranks
- * 0..np-1: its ranks are the global ones (the job's world communicator).
- * 0 and grank filled, or -1. */
-static int ranks_from_world_comm(const pb_jp_plugin_t *pl, int np, int *grank)
-{
-    for (size_t i = 0; i < pl->n; i++) {
-        const pb_prof_head_t *h = &pl->files[i].head;
-        if (h->nranks != np)
-            continue;
-        for (int k = 0; k < np; k++)
-            grank[k] = -1;
-        int ok = 1;
-        for (size_t j = 0; j < pl->n && ok; j++) {
-            const pb_jp_pfile_t *f = &pl->files[j];
-            if (f->head.comm_id != h->comm_id)
-                continue;
-            int r = f->head.rank;
-            ok = r >= 0 && r < np && grank[f->proc] < 0;
-            for (int k = 0; k < np && ok; k++)
-                ok = grank[k] != r;
-            if (ok)
-                grank[f->proc] = r;
-        }
-        for (int k = 0; k < np && ok; k++)
-            ok = grank[k] >= 0;
-        if (ok)
-            return 0;
-    }
-    return -1;
-}
-
-/* Every process's global rank (the rules in pb_jp_plugin.h). */
-static int global_ranks(pb_jp_plugin_t *pl, pb_jp_pfile_t **first, int np, int *grank,
-                        pb_jobprof_t *jp, pb_err_t *err)
-{
-    int all = 1;
-    for (int k = 0; k < np; k++) {
-        grank[k] = first[k]->head.world_rank;
-        all &= grank[k] >= 0;
-    }
-    if (!all && ranks_from_world_comm(pl, np, grank) != 0) {
-        qsort(first, (size_t)np, sizeof *first, by_host_pid);
-        for (int k = 0; k < np; k++)
-            grank[first[k]->proc] = k;
-        jp->ranks_guessed = 1;
-    }
-    for (size_t i = 0; i < pl->n; i++) {
-        const pb_jp_pfile_t *f = &pl->files[i];
-        for (size_t j = 0; j < i; j++) {
-            const pb_jp_pfile_t *g = &pl->files[j];
-            if (g->proc != f->proc && grank[g->proc] == grank[f->proc])
-                return pb_err_set(err, PB_EINPUT, "%s and %s: two processes (%s pid %d, %s pid %d) "
-                                  "both global rank %d",
-                                  g->name, f->name, g->head.host, g->head.pid, f->head.host,
-                                  f->head.pid, grank[f->proc]);
-        }
-    }
-    return PB_OK;
-}
-
-static int by_enqueue(const void *a, const void *b)
-{
-    const pb_prof_rec_t *x = a, *y = b;
-    if (x->t_enq0 != y->t_enq0)
-        return x->t_enq0 < y->t_enq0 ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* One record as an operation of global rank `rank` on communicator c. */
-static void to_op(const pb_prof_rec_t *r, int rank, int c, int nranks, uint64_t seq, pb_jop_t *op)
-{
-    memset(op, 0, sizeof *op);
-    op->rank = rank;
-    op->comm = c;
-    op->seq = seq;
-    snprintf(op->func, sizeof op->func, "%s", r->func);
-    snprintf(op->dtype_name, sizeof op->dtype_name, "%s", r->dtype);
-    int fn = pb_jp_func(r->func, &op->kind, &op->coll);
-    op->known = fn == 0 && pb_jp_dtype(r->dtype, &op->dtype) == 0;
-    if (fn != 0)
-        op->kind = r->kind == PB_PROF_REC_P2P ? PB_JK_SEND : PB_JK_COLL;
-    op->count = r->count;
-    op->bytes = op->known ? pb_jp_bytes(op->coll, nranks, pb_dtype_size(op->dtype), r->count) : 0;
-    op->peer = r->peer;
-    op->t_issue_ns = (int64_t)r->t_enq0;
-    op->t_start_ns = (int64_t)r->t_k0;
-    op->t_end_ns = (int64_t)r->t_k1;
-    op->gpu_ns = r->g0 && r->g1 >= r->g0 ? (int64_t)(r->g1 - r->g0) : -1;
-    snprintf(op->algo, sizeof op->algo, "%s", r->algo);
-    snprintf(op->proto, sizeof op->proto, "%s", r->proto);
-    op->nchannels = r->nchannels;
-}
-
-/* How many files carry communicator id: its size where NCCL gave none (v3). */
-static int files_of(const pb_jp_plugin_t *pl, uint64_t id)
-{
-    int n = 0;
-    for (size_t i = 0; i < pl->n; i++)
-        n += pl->files[i].head.comm_id == id;
-    return n;
-}
-
-/* One file's communicator: its index, this process's member slot set. */
-static int place_member(const pb_jp_plugin_t *pl, const pb_jp_pfile_t *f, int g,
-                        pb_jobprof_t *jp, pb_err_t *err)
-{
-    const pb_prof_head_t *h = &f->head;
-    int n = h->nranks > 0 ? h->nranks : files_of(pl, h->comm_id);
-    int c = pb_jp_comm(jp, h->comm_id, h->comm_name, n, err);
-    if (c < 0)
-        return -1;
-    pb_jcomm_t *cm = &jp->comms[c];
-    if (h->nnodes > 0)
-        cm->nnodes = h->nnodes;
-    int r = h->rank;
-    if (r < 0) /* v3: no rank; fill the first free slot, put in order below */
-        for (r = 0; r < n && cm->members[r] >= 0; r++)
-            ;
-    if (r >= n || (cm->members[r] >= 0 && cm->members[r] != g)) {
-        pb_err_set(err, PB_EINPUT, "%s: communicator %016llx rank %d taken twice "
-                   "(global ranks %d and %d)", f->name, (unsigned long long)h->comm_id,
-                   h->rank, r < n ? cm->members[r] : -1, g);
-        return -1;
-    }
-    cm->members[r] = g;
-    return c;
-}
-
-static int by_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-int pb_jp_plugin_join(pb_jp_plugin_t *pl, pb_jobprof_t *jp, pb_err_t *err)
-{
-    if (pl->n == 0)
-        return pb_err_set(err, PB_EINPUT, "no profiler record files");
-    pb_jp_pfile_t **first = malloc(pl->n * sizeof *first);
-    int *grank = malloc(pl->n * sizeof *grank);
-    int *comm_of = malloc(pl->n * sizeof *comm_of);
-    int code = first && grank && comm_of ? PB_OK
-                                         : pb_err_set(err, PB_ERUNTIME, "out of memory");
-    int np = code == PB_OK ? number_procs(pl, first) : 0;
-    if (code == PB_OK)
-        code = global_ranks(pl, first, np, grank, jp, err);
-    for (size_t i = 0; i < pl->n && code == PB_OK; i++) {
-        pb_jp_pfile_t *f = &pl->files[i];
-        comm_of[i] = place_member(pl, f, grank[f->proc], jp, err);
-        code = comm_of[i] < 0 ? (err->code ? err->code : PB_EINPUT) : PB_OK;
-        if (f->head.world_size > jp->world)
-            jp->world = f->head.world_size;
-        if (grank[f->proc] + 1 > jp->world)
-            jp->world = grank[f->proc] + 1;
-        if ((int)f->head.every > jp->every)
-            jp->every = (int)f->head.every;
-    }
-    /* v3 communicators (no ranks recorded): members in global rank order */
-    for (size_t i = 0; i < pl->n && code == PB_OK; i++)
-        if (pl->files[i].head.rank < 0)
-            qsort(jp->comms[comm_of[i]].members, (size_t)jp->comms[comm_of[i]].nranks,
-                  sizeof(int), by_int);
-    for (size_t i = 0; i < pl->n && code == PB_OK; i++) {
-        pb_jp_pfile_t *f = &pl->files[i];
-        if (f->n > 0) /* qsort wants a valid array even for none */
-            qsort(f->recs, f->n, sizeof *f->recs, by_enqueue);
-        int n = jp->comms[comm_of[i]].nranks;
-        for (size_t k = 0; k < f->n && code == PB_OK; k++) {
-            pb_jop_t op;
-            to_op(&f->recs[k], grank[f->proc], comm_of[i], n, k, &op);
-            code = pb_jp_add_op(jp, &op, err);
-        }
-    }
-    jp->dropped += pl->dropped;
-    snprintf(jp->source, sizeof jp->source, "nccl-plugin");
-    free(first);
-    free(grank);
-    free(comm_of);
-    return code;
 }

@@ -101,6 +101,15 @@ int pb_jp_stats_build(const pb_jobprof_t *jp, const pb_jp_insts_t *in, pb_jp_sta
             pb_jp_stats_free(out);
             return pb_err_set(err, PB_ERUNTIME, "out of memory counting the operations");
         }
+        /* every row's time is part of the total: checked there, the sum
+         * of any row fits too.  Each duration is at most 2^62 ns as read
+         * (pb_jp_bounds.h), but two such make 2^63 */
+        if (x->dur_ns > INT64_MAX - out->total_ns) {
+            pb_jp_stats_free(out);
+            return pb_err_set(err, PB_EINPUT, "the recorded durations sum past 2^63 ns (292 "
+                              "years): a duration of %lld ns is not a measurement",
+                              (long long)x->dur_ns);
+        }
         /* the total row again: adding the bucket row may have moved it */
         account(row(out, &cap, x, -1), x);
         account(b, x);

@@ -57,6 +57,9 @@ typedef struct pb_jp_stats {
 int pb_jp_bucket(uint64_t bytes);
 uint64_t pb_jp_bucket_lo(int k);
 
+/* PB_EINPUT when the durations sum past what 64 bits hold (a damaged
+ * recording's: each is at most 2^62 ns as read); PB_ERUNTIME out of
+ * memory. */
 int pb_jp_stats_build(const pb_jobprof_t *jp, const pb_jp_insts_t *in, pb_jp_stats_t *out,
                       pb_err_t *err);
 void pb_jp_stats_free(pb_jp_stats_t *s);

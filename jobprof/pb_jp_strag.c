@@ -101,6 +101,9 @@ int pb_jp_strag_find(const pb_jobprof_t *jp, const pb_jp_insts_t *in, int64_t mi
             continue;
         }
         out->matched++;
+        if (lag < min_lag_ns || lag <= 0 || last >= world)
+            continue;
+        /* chance over the same set the count is over: the late ones */
         for (int k = 0; k < x->nrec; k++) {
             int r = jp->ops[in->order[x->first + (size_t)k]].rank;
             if (r < world) {
@@ -109,8 +112,6 @@ int pb_jp_strag_find(const pb_jobprof_t *jp, const pb_jp_insts_t *in, int64_t mi
                 all[r].chance_var += (1.0 / n) * (1.0 - 1.0 / n);
             }
         }
-        if (lag < min_lag_ns || lag <= 0 || last >= world)
-            continue;
         out->late++;
         all[last].last++;
         all[last].lag_sum_ns += lag;

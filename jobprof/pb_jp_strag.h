@@ -21,11 +21,16 @@
  * twice and more often than chance explains - by at least 3 standard
  * deviations of the count a rank that is last at random would reach:
  * in an operation of n members it is last with probability 1/n, so over
- * the operations it took part in its count has mean sum(1/n) and
- * variance sum(1/n (1 - 1/n)) (a sum of independent Bernoulli trials,
- * here read with the normal approximation).  A ratio to the mean alone
- * cannot work on 2-rank groups, where a rank last every time is only
- * twice what chance gives. */
+ * the late operations (lag >= min_lag_ns) it took part in its count has
+ * mean sum(1/n) and variance sum(1/n (1 - 1/n)) (a sum of independent
+ * Bernoulli trials, here read with the normal approximation).  The count
+ * and its chance are over the same set: the operations where someone was
+ * late.  Over all matched operations instead, a rank last in every one of
+ * the 20 late operations out of 100 on 2 ranks would be held to chance's
+ * 50 +- 5 and missed; over the late ones chance is 10 +- sqrt(5), and 20
+ * is past 10 + 3 sqrt(5) = 16.7.  A ratio to the mean alone cannot work
+ * on 2-rank groups, where a rank last every time is only twice what
+ * chance gives. */
 #ifndef PB_JP_STRAG_H
 #define PB_JP_STRAG_H
 
@@ -45,9 +50,9 @@ typedef struct pb_jp_late {
 
 typedef struct pb_jp_rank_late {
     int rank;
-    uint64_t ops;      /* matched operations it took part in */
-    uint64_t last;     /* of them, those it was last in (lag >= min_lag_ns) */
-    double chance;     /* what chance would give: sum of 1 / members */
+    uint64_t ops;      /* late operations (lag >= min_lag_ns) it took part in */
+    uint64_t last;     /* of them, those it was last in */
+    double chance;     /* what chance would give: sum of 1 / members over them */
     double chance_var; /* its variance: sum of 1/n (1 - 1/n) */
     int64_t lag_sum_ns;
     double mean_lag_ns; /* lag_sum_ns / last */

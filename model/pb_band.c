@@ -76,7 +76,7 @@ int pb_band_from_runs(const pb_band_run_t *runs, size_t n, unsigned mech, pb_ban
      * with probability (m + 1 - 2j) / (m + 1) (pb_band.h): the most
      * trimmed pair that keeps 4 in 5, j = floor((m + 1) / 10), at least
      * the smallest and largest */
-    size_t j = (m + 1) / 10;
+    size_t j = (m + 1) / PB_BAND_TRIM_DIV;
     if (j < 1)
         j = 1;
     double lo = e[j - 1], hi = e[m - j];
@@ -94,7 +94,7 @@ void pb_band_range(const pb_band_t *b, double lo_s, double hi_s, double *likely_
     /* a model that ran err too slow on runs like this one: the real step
      * is the prediction / (1 + err); err > -1 for any positive
      * prediction of a positive published time */
-    double elo = b->err_lo > -0.99 ? b->err_lo : -0.99;
+    double elo = b->err_lo > PB_BAND_ERR_FLOOR ? b->err_lo : PB_BAND_ERR_FLOOR;
     *likely_lo = lo_s / (1.0 + b->err_hi);
     *likely_hi = hi_s / (1.0 + elo);
 }

@@ -52,6 +52,12 @@ enum {
 /* the fewest runs whose smallest and largest error hold a further run's
  * with probability 4/5: (m - 1) / (m + 1) >= 0.8 from m = 9 */
 #define PB_BAND_MIN_RUNS 9
+/* j = floor((m + 1) / 10): (m + 1 - 2j) / (m + 1) >= 0.8, a further run
+ * inside 4 times in 5 (pb_band.c) */
+#define PB_BAND_TRIM_DIV 10
+/* the fastest a model may have run too slow: err > -1 for a positive
+ * prediction; -0.99 keeps 1 + err at least 0.01 in the division */
+#define PB_BAND_ERR_FLOOR (-0.99)
 
 /* The mechanisms a prediction uses. */
 unsigned pb_band_mech(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t *c);

@@ -38,6 +38,11 @@ int pb_calib_coll_parse(const char *s, pb_coll_t *out)
     return 0;
 }
 
+/* a least-squares numerator within this fraction of its two products has
+ * cancelled to rounding (a double's 2.2e-16, summed over the points, far
+ * below it; a term that small is no time any measurement resolves) */
+#define PB_CALIB_CANCEL 1e-9
+
 /* Weighted least squares of alpha*u + beta*v = 1 with u = 1/t, v = x/t:
  * the relative error of alpha + beta*x against t.  Non-negative. */
 static void fit_line(const uint64_t *x, const double *t, size_t n, pb_piece_t *p)
@@ -50,8 +55,18 @@ static void fit_line(const uint64_t *x, const double *t, size_t n, pb_piece_t *p
     double det = suu * svv - suv * suv;
     double a = 0, b = 0;
     if (n >= 2 && det > 1e-12 * suu * svv) {
-        a = (su * svv - sv * suv) / det;
-        b = (suu * sv - suv * su) / det;
+        double na = su * svv - sv * suv, nb = suu * sv - suv * su;
+        a = na / det;
+        b = nb / det;
+        /* A numerator that cancels to rounding is a term the times do not
+         * show: equal times at six sizes left b at +8e-18 us/B, printed as
+         * 1.2e14 GB/s and taken for a bandwidth term (pb_curve_reach).
+         * Within PB_CALIB_CANCEL of its parts it is zero: the one-term
+         * law below. */
+        if (fabs(nb) <= PB_CALIB_CANCEL * (fabs(suu * sv) + fabs(suv * su)))
+            b = -1;
+        else if (fabs(na) <= PB_CALIB_CANCEL * (fabs(su * svv) + fabs(sv * suv)))
+            a = -1;
     } else {
         a = -1; /* one size: a pure latency */
     }
@@ -148,7 +163,7 @@ int pb_curve_fit(const uint64_t *x, const double *t_meas, size_t n, double tol, 
                 continue;
             pb_piece_t p;
             fit_line(x + i, t + i, len, &p);
-            if (len > 3 && p.max_err > tol)
+            if (len >= PB_CALIB_TOL_PTS && p.max_err > tol)
                 continue;
             double s = sse[i] + p.rms_err * p.rms_err * (double)len;
             int k = cnt[i] + 1;
@@ -257,7 +272,7 @@ int pb_piece_loose(const pb_curve_t *c, int k)
         return 0;
     if (c->tol > 0)
         return p->max_err > c->tol;
-    return p->npts <= 3 && p->max_err > PB_CALIB_TOL_DEFAULT;
+    return p->npts < PB_CALIB_TOL_PTS && p->max_err > PB_CALIB_TOL_DEFAULT;
 }
 
 double pb_curve_err(const pb_curve_t *c, uint64_t bytes)
@@ -286,6 +301,41 @@ uint64_t pb_curve_hi(const pb_curve_t *c)
 int pb_curve_single(const pb_curve_t *c)
 {
     return c->npieces > 0 && pb_curve_lo(c) == pb_curve_hi(c);
+}
+
+/* one of dt's curves' measured sizes against c (pb_calib_dtype_ratio) */
+static void ratio_at(const pb_curve_t *d, const pb_curve_t *c, uint64_t s, uint64_t x,
+                     double *best_d, double *ratio, uint64_t *at)
+{
+    if (pb_curve_reach(c, s) != PB_REACH_IN)
+        return;
+    double dist = fabs(log((double)(s ? s : 1) / (double)(x ? x : 1)));
+    double tc = pb_curve_eval(c, s, NULL, NULL);
+    if (!(tc > 0) || (*at && dist >= *best_d))
+        return;
+    *best_d = dist;
+    *ratio = pb_curve_eval(d, s, NULL, NULL) / tc;
+    *at = s;
+}
+
+double pb_calib_dtype_ratio(const pb_calib_t *k, const pb_curve_t *c, pb_dtype_t dt,
+                            uint64_t x, uint64_t *at)
+{
+    double ratio = 1.0, best = 0;
+    uint64_t where = 0;
+    for (size_t i = 0; k && i < k->n; i++) {
+        const pb_curve_t *d = &k->c[i];
+        if (d == c || d->any_dtype || d->dtype != dt || d->coll != c->coll || d->n != c->n ||
+            d->per_node != c->per_node || strcmp(d->link, c->link) != 0)
+            continue;
+        for (int p = 0; p < d->npieces; p++) {
+            ratio_at(d, c, d->p[p].lo, x, &best, &ratio, &where);
+            ratio_at(d, c, d->p[p].hi, x, &best, &ratio, &where);
+        }
+    }
+    if (at)
+        *at = where;
+    return where ? ratio : 1.0;
 }
 
 int pb_curve_reach(const pb_curve_t *c, uint64_t bytes)

@@ -105,6 +105,9 @@ int pb_calib_coll_parse(const char *s, pb_coll_t *out);
 /* calibrate's default --fit-tol, and the tolerance a curve of unknown
  * tolerance is judged by */
 #define PB_CALIB_TOL_DEFAULT 0.05
+/* a piece of this many sizes or more is held to the tolerance; fewer,
+ * which a line fits closely by construction, are not */
+#define PB_CALIB_TOL_PTS 4
 
 /* Fits every (coll, n, link, per_node, dtype) found in pts, dtype only for the
  * reductions (the others get one curve with any_dtype set).  Repeated
@@ -182,5 +185,19 @@ int pb_curve_reach(const pb_curve_t *c, uint64_t bytes);
 /* The measured range of a curve: its smallest and largest size. */
 uint64_t pb_curve_lo(const pb_curve_t *c);
 uint64_t pb_curve_hi(const pb_curve_t *c);
+
+/* A reduction of type dt answered by curve c of another type (or of no
+ * recorded type) because dt's own curves do not reach the size x: the
+ * ratio dt's time bears to c's where both were measured, which c's
+ * answer is multiplied by (issue 50: float measured from 8 B to 64 MiB,
+ * bf16 at 1 MiB only, 3.3x float's time there under Open MPI's software
+ * reduction - float's curve as is put bf16 at 8 MiB 3.3x too fast).
+ * Where: a size of one of dt's curves of c's collective, group size, link
+ * and placement (a piece's bytes_lo or bytes_hi: a measured size) that c
+ * reaches inside its range (PB_REACH_IN); of several, the nearest to x on
+ * a log scale.  The ratio is dt's curve over c's there; *at (may be NULL)
+ * the size, 0 and 1.0 returned when there is none. */
+double pb_calib_dtype_ratio(const pb_calib_t *k, const pb_curve_t *c, pb_dtype_t dt,
+                            uint64_t x, uint64_t *at);
 
 #endif

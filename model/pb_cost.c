@@ -6,6 +6,28 @@
 
 #include "../core/pb_link.h"
 
+/* NCCL's LL-protocol latencies in microseconds (NVIDIA/nccl
+ * src/graph/tuning.cc, baseLat and hwLat; doc/MODEL.md "Collectives"):
+ * the tree all-reduce's and the ring's base, a step over NVLink, a
+ * network step of the tree (and of a ring with one rank per node), of the
+ * ring, and newer NCCL's network overhead per intra-node step */
+#define PB_NCCL_LL_TREE_BASE_US 6.8
+#define PB_NCCL_LL_RING_BASE_US 6.6
+#define PB_NCCL_LL_NVLINK_US 0.6
+#define PB_NCCL_LL_NET_TREE_US 5.0
+#define PB_NCCL_LL_NET_RING_US 2.7
+#define PB_NCCL_LL_NET_OVERHEAD_US 1.0
+/* reporting (doc/MODEL.md "Collectives"): a curve's relative error held
+ * below 1 so that a band end stays above zero time; "capped" when a link
+ * ceiling adds more than 1 % */
+#define PB_COST_ERR_MAX 0.9
+#define PB_COST_CAPPED_X 1.01
+/* a bandwidth term's floor before dividing by it: any positive time far
+ * below a real one */
+#define PB_COST_TINY_US 1e-300
+/* a double below 2^64 (1.8447e19) that still converts to uint64_t */
+#define PB_COST_U64_LIMIT 1.8e19
+
 static double latency_steps(pb_coll_t c, int n)
 {
     if (n < 2 || c == PB_SENDRECV)
@@ -143,9 +165,11 @@ static const pb_curve_t *nearest(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t
 static double nccl_latency(pb_coll_t c, shape_t s)
 {
     if (c == PB_ALLREDUCE)
-        return 6.8 + 2.0 * ((s.g - 1) * 0.6 + log2((double)s.nodes) * 5.0);
+        return PB_NCCL_LL_TREE_BASE_US + 2.0 * ((s.g - 1) * PB_NCCL_LL_NVLINK_US +
+                                                log2((double)s.nodes) * PB_NCCL_LL_NET_TREE_US);
     if (c == PB_ALLGATHER || c == PB_REDUCESCATTER)
-        return 6.6 + (double)(s.n - s.nodes) * 1.0 + (double)(s.nodes - 1) * (s.g == 1 ? 5.0 : 2.7);
+        return PB_NCCL_LL_RING_BASE_US + (double)(s.n - s.nodes) * PB_NCCL_LL_NET_OVERHEAD_US +
+               (double)(s.nodes - 1) * (s.g == 1 ? PB_NCCL_LL_NET_TREE_US : PB_NCCL_LL_NET_RING_US);
     if (c == PB_SENDRECV)
         return 1.0;
     return (double)(s.n > 1 ? s.n - 1 : 1);
@@ -210,15 +234,22 @@ static double nvl_least(pb_coll_t c, shape_t s, double x)
 typedef struct answer {
     double t[3]; /* [0] optimistic, [1] nominal, [2] pessimistic */
     int transferred, capped;
+    double ratio;      /* another type's curve moved to the asked one: x ratio */
+    uint64_t ratio_at; /* where the ratio was measured (0: none) */
 } answer_t;
 
+/* ans->ratio (1: the curve's own type) scales the curve's law before it
+ * is moved to the asked shape: the two types' times measured side by side
+ * on the curve's own shape */
 static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll, shape_t want,
                          int net, uint64_t bytes, answer_t *ans)
 {
     double a0, b0;
     pb_curve_eval(k, bytes, &a0, &b0);
+    a0 *= ans->ratio;
+    b0 *= ans->ratio;
     double e = pb_curve_err(k, bytes);
-    e = e < 0.9 ? e : 0.9; /* a band end never at or below zero time */
+    e = e < PB_COST_ERR_MAX ? e : PB_COST_ERR_MAX; /* a band end never at or below zero time */
     double x = (double)bytes;
     shape_t got = curve_shape(k, net);
     int same = k->n == want.n && (!net || (k->per_node == want.g && got.g == want.g));
@@ -244,7 +275,7 @@ static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll,
          * as a ring (optimistic: on two nodes a tree's time read as a
          * ring's is a faster NIC than there is) */
         a = a0 * nccl_latency(coll, want) / nccl_latency(coll, got);
-        double bb = b0 > 1e-300 ? b0 : 1e-300;
+        double bb = b0 > PB_COST_TINY_US ? b0 : PB_COST_TINY_US;
         double r_ring = nic_bytes(coll, got, x, 0) / bb;
         double r_run = nic_bytes(coll, got, x, 1) / bb;
         double r_opt = r_ring > r_run ? r_ring : r_run;
@@ -262,7 +293,7 @@ static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll,
         double b_cap = b_nom > bl ? b_nom : bl;
         /* said capped when the ceiling adds more than 1 % to the time: a
          * latency-bound size's bandwidth term says nothing of the link */
-        if (a + b_cap > (a + b_raw) * 1.01)
+        if (a + b_cap > (a + b_raw) * PB_COST_CAPPED_X)
             ans->capped = b_nom >= bl ? PB_CAP_NIC : PB_CAP_NVLINK;
         b_nom = b_cap;
         b_opt = b_opt > bl ? b_opt : bl;
@@ -275,7 +306,7 @@ static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll,
     double floor = f_nic > f_nvl ? f_nic : f_nvl;
     double t = a + b_nom;
     if (t < floor) {
-        if (ans->capped == PB_CAP_NONE && floor > t * 1.01)
+        if (ans->capped == PB_CAP_NONE && floor > t * PB_COST_CAPPED_X)
             ans->capped = f_nic >= f_nvl ? PB_CAP_NIC : PB_CAP_NVLINK;
         t = floor;
     }
@@ -307,6 +338,10 @@ static int lookup(const pb_cost_t *cost, pb_coll_t coll, pb_dtype_t dt, shape_t 
             const pb_curve_t *c = nearest(k, coll, dt, rank, fam, want, net, x);
             if (c) {
                 answer_t a;
+                a.ratio_at = 0;
+                a.ratio = rank == RANK_OWN || !pb_coll_reduces(coll)
+                              ? 1.0
+                              : pb_calib_dtype_ratio(k, c, dt, x, &a.ratio_at);
                 curve_answer(cost->hw, c, coll, want, net, x, &a);
                 if (!found || a.t[1] > out->t[1])
                     *out = a, *from = c;
@@ -345,7 +380,7 @@ static int span(const pb_calib_t *k, pb_coll_t coll, int net, uint64_t *lo, uint
 static uint64_t hottest(uint64_t bytes, double imbalance)
 {
     double x = (double)bytes * (imbalance > 1.0 ? imbalance : 1.0);
-    return x < 1.8e19 ? (uint64_t)x : UINT64_MAX;
+    return x < PB_COST_U64_LIMIT ? (uint64_t)x : UINT64_MAX;
 }
 
 double pb_cost_place_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
@@ -390,6 +425,8 @@ double pb_cost_place_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, in
             src->to_per_node = net ? (per_node >= 1 && per_node < n ? per_node : 0) : n;
             src->lo_us = ans.t[0];
             src->hi_us = ans.t[2];
+            src->ratio_at = ans.ratio_at;
+            src->dtype_ratio = ans.ratio_at ? ans.ratio : 0.0;
             return ans.t[c->bound < 0 ? 0 : c->bound > 0 ? 2 : 1];
         }
         /* measured, but not at this size: the preset, said so */

@@ -14,6 +14,10 @@
  *    is never predicted faster than a measured one of the same rank (the
  *    fastest-type-wins rule this replaces was 6x optimistic for bf16 on
  *    the host backend).  Such answers are reported apart (PB_CAL_OTHER);
+ *    where the asked type was measured at a size the other curve also
+ *    covers, the other curve's answer is multiplied by the ratio of the two
+ *    types' times there (pb_calib_dtype_ratio: bf16 measured at 1 MiB
+ *    only, float across sizes), and the answer says so (dtype_ratio);
  *  - link: a group within one node uses curves measured within a node (any
  *    class but NET), a group spanning nodes uses NET curves;
  *  - shape: a curve keeps what it was measured on (group size n0, ranks
@@ -112,6 +116,12 @@ typedef struct pb_cost_src {
     int from_n, from_per_node, to_n, to_per_node;
     int capped;           /* PB_CAP_*: the nominal answer held at a ceiling */
     double lo_us, hi_us;  /* the band: optimistic and pessimistic ends */
+    /* a reduction answered by a curve of another type (PB_CAL_OTHER) whose
+     * own type was measured where that curve was too: the curve's answer
+     * times the ratio measured there (pb_calib_dtype_ratio), and the size
+     * (ratio_at 0: none, the other type's time as it is) */
+    double dtype_ratio;
+    uint64_t ratio_at;
 } pb_cost_src_t;
 
 /* pb_cost_us, saying where the time came from (src may be NULL).  A

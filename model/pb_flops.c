@@ -27,10 +27,11 @@ int pb_recomp_parse(const char *s, pb_recomp_t *out)
             *out = (pb_recomp_t)i;
             return 0;
         }
-    if (strncmp(s, "layer:", 6) != 0 || s[6] < '1' || s[6] > '9')
+    const size_t k = sizeof "layer:" - 1;
+    if (strncmp(s, "layer:", k) != 0 || s[k] < '1' || s[k] > '9')
         return -1;
     char *end;
-    long n = strtol(s + 6, &end, 10);
+    long n = strtol(s + k, &end, 10);
     if (*end != '\0' || n < 1 || n > PB_RECOMP_LAYER_MAX)
         return -1;
     *out = pb_recomp_layer_of((int)n);
@@ -63,7 +64,7 @@ static double layer_weights(const pb_model_t *m, int moe)
     double h = (double)m->hidden;
     double attn = (double)pb_model_attn_params(m);
     double f = (double)(moe && m->moe_ffn ? m->moe_ffn : m->ffn);
-    double mlp = (m->gated ? 3.0 : 2.0) * h * f;
+    double mlp = (m->gated ? PB_MODEL_GATED_MATS : 2.0) * h * f;
     if (moe) /* + router, + the shared experts a token always meets */
         return attn + (double)m->topk * mlp + h * (double)m->experts +
                (double)pb_model_shared_params(m);
@@ -88,7 +89,7 @@ static double op_recompute_weights(const pb_model_t *m, int moe)
     if (!moe)
         return attn + h * (double)m->ffn;
     double f = (double)(m->moe_ffn ? m->moe_ffn : m->ffn);
-    double expert = (m->gated ? 3.0 : 2.0) * h * f;
+    double expert = (m->gated ? PB_MODEL_GATED_MATS : 2.0) * h * f;
     return attn + h * (double)m->experts + (double)m->topk * expert + h * (double)m->shared_ffn;
 }
 
@@ -97,7 +98,7 @@ double pb_flops_attn_core_fwd(const pb_model_t *m, uint64_t b, uint64_t s, int c
     /* Q.K^T and scores.V: 2*b*s*s*(heads*head_dim) each (= h when
      * head_dim is hidden/heads) */
     double qd = (double)(m->heads * pb_model_head_dim(m));
-    double f = 4.0 * (double)b * (double)s * (double)s * qd;
+    double f = PB_FLOPS_ATTN_SCORE * (double)b * (double)s * (double)s * qd;
     return causal ? f / 2.0 : f;
 }
 
@@ -134,6 +135,6 @@ pb_flops_step_t pb_flops_step(const pb_model_t *m, uint64_t batch, int causal, p
     extra += (double)dense * pb_flops_recompute(m, batch, m->seq, 0, causal, r);
     extra += (double)moe * pb_flops_recompute(m, batch, m->seq, 1, causal, r);
     fwd += pb_flops_logits_fwd(m, batch, m->seq);
-    pb_flops_step_t out = {3.0 * fwd, 3.0 * fwd + extra};
+    pb_flops_step_t out = {PB_FLOPS_TRAIN_X_FWD * fwd, PB_FLOPS_TRAIN_X_FWD * fwd + extra};
     return out;
 }

@@ -34,6 +34,15 @@ typedef enum pb_recomp {
 } pb_recomp_t;
 #define PB_RECOMP_LAYER_MAX 65536
 
+/* FLOP conventions (Narayanan et al. 2021, "Efficient Large-Scale
+ * Language Model Training on GPU Clusters Using Megatron-LM", Appendix:
+ * a multiply-add is 2 FLOPs): attention's two score products Q.K^T and
+ * P.V, 2 x 2 b s^2 (heads x head_dim) FLOPs forward; a backward pass
+ * computes the input and the weight gradients, each the forward's FLOPs,
+ * so training is 3 x the forward. */
+#define PB_FLOPS_ATTN_SCORE 4.0
+#define PB_FLOPS_TRAIN_X_FWD 3.0
+
 /* "none", "selective", "full", "op"; "layer" for layer:N (pb_recomp_format
  * writes the N) */
 const char *pb_recomp_name(pb_recomp_t r);

@@ -14,6 +14,13 @@ static double model_s(const pb_hw_t *hw, double share, const pb_gemm_meas_t *r)
     return pb_gemm_s(&h, r->m, r->n, r->k, 1.0);
 }
 
+/* bisection steps: the bracket [1e-3, 1] halved 60 times is below a
+ * double's resolution of the share */
+#define PB_GEMM_FIT_STEPS 60
+/* a share 2 % lower that leaves the time as it is: the time does not
+ * depend on the share there, which is then not determined */
+#define PB_GEMM_FIT_PROBE 0.98
+
 double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
 {
     if (!(r->tflops > 0) || r->m < 1 || r->n < 1 || r->k < 1)
@@ -30,7 +37,7 @@ double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
     double lo = 1e-3, hi = 1.0;
     if (model_s(hw, lo, r) <= t)
         return lo;
-    for (int i = 0; i < 60; i++) {
+    for (int i = 0; i < PB_GEMM_FIT_STEPS; i++) {
         double mid = 0.5 * (lo + hi);
         if (model_s(hw, mid, r) > t)
             lo = mid;
@@ -39,7 +46,7 @@ double pb_gemm_implied_eff(const pb_hw_t *hw, const pb_gemm_meas_t *r)
     }
     double g = 0.5 * (lo + hi);
     /* the solution sits where the time no longer depends on the share */
-    if (model_s(hw, g * 0.98, r) <= t * (1.0 + 1e-9))
+    if (model_s(hw, g * PB_GEMM_FIT_PROBE, r) <= t * (1.0 + 1e-9))
         return -1.0;
     return g;
 }

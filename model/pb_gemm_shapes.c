@@ -16,22 +16,33 @@ static const char *const kind_names[PB_GEMM_KIND_COUNT] = {
 static const char *const pass_suffix[PB_GEMM_PASS_COUNT] = {
     [PB_GEMM_FWD] = "", [PB_GEMM_DGRAD] = "_dgrad", [PB_GEMM_WGRAD] = "_wgrad"};
 
+/* gemm's layer without flags: Llama 2 7B's width, heads and sequence
+ * (patterns/pb_model.c, preset llama2-7b), GPT's f = 4h (Brown et al.
+ * 2020, Table 2.1: d_ff = 4 d_model) */
+#define PB_GEMM_DEF_HIDDEN 4096
+#define PB_GEMM_DEF_HEADS 32
+#define PB_GEMM_DEF_SEQ 4096
+#define PB_GEMM_FFN_X_H 4
+/* the widest GEMM's N in hidden widths: QKV, h + 2h with as many KV
+ * heads as heads */
+#define PB_GEMM_QKV_X_H 3
+
 void pb_gemm_model_defaults(pb_gemm_model_t *m)
 {
     memset(m, 0, sizeof *m);
-    m->hidden = 4096;
-    m->seq = 4096;
+    m->hidden = PB_GEMM_DEF_HIDDEN;
+    m->seq = PB_GEMM_DEF_SEQ;
     m->mbs = 1;
     m->tp = 1;
-    m->heads = 32;
+    m->heads = PB_GEMM_DEF_HEADS;
 }
 
 void pb_gemm_model_resolve(pb_gemm_model_t *m)
 {
     if (m->kv_heads == 0)
         m->kv_heads = m->heads;
-    if (m->ffn == 0 && m->hidden <= UINT64_MAX / 4)
-        m->ffn = 4 * m->hidden;
+    if (m->ffn == 0 && m->hidden <= UINT64_MAX / PB_GEMM_FFN_X_H)
+        m->ffn = PB_GEMM_FFN_X_H * m->hidden;
 }
 
 /* a * b, or 0 when it does not fit 64 bits (no factor here is 0) */
@@ -76,7 +87,7 @@ int pb_gemm_model_check(const pb_gemm_model_t *m, pb_err_t *err)
      * widest N is 2f (gated) or h + 2h = 3h (qkv with g = a) */
     uint64_t tokens = mul_or_0(m->mbs, m->seq);
     uint64_t wide = m->hidden > m->ffn ? m->hidden : m->ffn;
-    if (tokens == 0 || flops_of(tokens, mul_or_0(wide, 3), wide) == 0)
+    if (tokens == 0 || flops_of(tokens, mul_or_0(wide, PB_GEMM_QKV_X_H), wide) == 0)
         return pb_err_set(err, PB_EINPUT,
                           "layer too large: the FLOPs of one GEMM do not fit 64 bits");
     return PB_OK;

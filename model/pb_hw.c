@@ -225,13 +225,18 @@ void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g)
     hw->gpus_per_node = g;
 }
 
+#define PB_BITS_PER_BYTE 8.0
+/* log2 of the 8 ranks the preset latencies were read at (doc/MODEL.md,
+ * pb_hw_lat_depth) */
+#define PB_LAT_DEPTH_LOG2 3.0
+
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw)
 {
-    return hw->nics_per_node * hw->nic_gbitps / 8.0 / hw->gpus_per_node;
+    return hw->nics_per_node * hw->nic_gbitps / PB_BITS_PER_BYTE / hw->gpus_per_node;
 }
 
 double pb_hw_lat_depth(double n)
 {
-    double depth = log2(n) / 3.0;
+    double depth = log2(n) / PB_LAT_DEPTH_LOG2;
     return depth > 1.0 ? depth : 1.0;
 }

@@ -14,6 +14,8 @@
  * 0.75 of a streaming kernel's rate.  That ratio is the kernel's, not the
  * GPU's: it multiplies each preset's own streaming efficiency (hbm_eff). */
 #define PB_PERMUTE_REL (0.50 / 0.67)
+/* bytes per element of a permute or unpermute: bf16 read and written */
+#define PB_PERMUTE_B 4.0
 
 int pb_moe_permute_passes(pb_ep_disp_t disp, int local_experts)
 {
@@ -35,7 +37,7 @@ double pb_moe_permute_s(const pb_hw_t *hw, double copies_x_h, int passes)
         return 0.0;
     /* permute + unpermute per pass, 4 bytes (bf16 read and write) per
      * element, at the gather/scatter's own HBM efficiency */
-    double bytes = 2.0 * 4.0 * copies_x_h * passes;
+    double bytes = 2.0 * PB_PERMUTE_B * copies_x_h * passes;
     return passes * 2.0 * PB_KERNEL_US * 1e-6 +
            bytes / (hw->hbm_tbps * 1e12 * hw->hbm_eff * PB_PERMUTE_REL);
 }

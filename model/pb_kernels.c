@@ -3,6 +3,27 @@
 #include <math.h>
 #include <string.h>
 
+/* Bytes per element of the memory-bound kernels (doc/MODEL.md,
+ * "Memory-bound kernels" and "Stacks and FP8"): an fp8 cast_transpose
+ * reads 2 B and writes 1 + 1; a norm fused with a current-scaling cast
+ * writes bf16 and its amax, 3 B on its rows; the scaled-masked softmax and
+ * the attention dropout per score, 4 + 5 forward, 6 + 5 backward;
+ * Megatron's fp32 vocab-parallel cross-entropy per logit; a norm; an
+ * embedding's gather and its scatter-add into the fp32 gradient. */
+#define PB_FP8_CAST_B 4.0
+#define PB_FP8_NORM_AMAX_B 3.0
+#define PB_SCORE_FWD_B 9.0
+#define PB_SCORE_BWD_B 11.0
+#define PB_XENT_FWD_B 36.0
+#define PB_XENT_BWD_B 12.0
+#define PB_NORM_FWD_B 4.0
+#define PB_NORM_BWD_B 6.0
+#define PB_EMBED_FWD_B 4.0
+#define PB_EMBED_BWD_B 10.0
+/* flash attention's backward: 2.5 x the forward's work (it recomputes the
+ * scores; Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py) */
+#define PB_ATTN_BWD_X_FWD 2.5
+
 /* Weight-gradient GEMMs accumulate into the fp32 main gradient: 0.02 -
  * 0.05 below fprop (MooreThreads/SimuMax configs/system/a100_pcie.json,
  * NT vs TN; doc/MODEL.md "GEMM"); the middle is used. */
@@ -85,11 +106,11 @@ pb_fp8_cast_t pb_fp8_cast_bytes(const pb_fw_fp8_t *r, double M, double Ms, doubl
     if (norm_fed && r->norm_fused && !r->current)
         k.in_fwd = -1.0 * Ms * K + 2.0 * M * K, k.k_fwd = 1.0;
     else if (norm_fed && r->norm_fused)
-        k.in_fwd = 3.0 * Ms * K + 2.0 * M * K, k.k_fwd = 2.0;
+        k.in_fwd = PB_FP8_NORM_AMAX_B * Ms * K + 2.0 * M * K, k.k_fwd = 2.0;
     else
-        k.in_fwd = (4.0 + amax) * M * K, k.k_fwd = 1.0 + ka;
-    k.w = (4.0 + amax) * K * N, k.k_w = 1.0 + ka;
-    k.grad_bwd = (4.0 + amax) * M * N, k.k_bwd = 1.0 + ka;
+        k.in_fwd = (PB_FP8_CAST_B + amax) * M * K, k.k_fwd = 1.0 + ka;
+    k.w = (PB_FP8_CAST_B + amax) * K * N, k.k_w = 1.0 + ka;
+    k.grad_bwd = (PB_FP8_CAST_B + amax) * M * N, k.k_bwd = 1.0 + ka;
     return k;
 }
 
@@ -124,11 +145,11 @@ static void attn_core(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_
         /* fused kernel: forward 4*b*sq*s*hd per head (half when causal),
          * backward 2.5x the forward's work (it recomputes the scores),
          * at the GPU's fused-attention rate for forward + backward */
-        double f = 4.0 * b * sq * s * hd * heads * (c->causal ? 0.5 : 1.0);
+        double f = PB_FLOPS_ATTN_SCORE * b * sq * s * hd * heads * (c->causal ? 0.5 : 1.0);
         double rate = (pb_fw_desc(c->fw)->attn_fa2 ? hw->attn_fa2_tflops : hw->attn_tflops) *
                       1e12 * hw->sustained;
         *fwd_s = f / rate + PB_KERNEL_US * 1e-6;
-        *bwd_s = 2.5 * f / rate + PB_KERNEL_US * 1e-6;
+        *bwd_s = PB_ATTN_BWD_X_FWD * f / rate + PB_KERNEL_US * 1e-6;
         return;
     }
     /* materialised: Q.K^T and P.V as batched GEMMs over b*heads, the
@@ -138,8 +159,8 @@ static void attn_core(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_
     double bh = b * heads, scores = bh * sq * s;
     pb_lin_t qk = pb_kern_linear(hw, sq, s, hd, bh, 1.0);
     pb_lin_t pv = pb_kern_linear(hw, sq, hd, s, bh, 1.0);
-    *fwd_s = qk.fwd + pv.fwd + pb_membound_s(hw, 9.0 * scores);
-    *bwd_s = qk.dgrad + qk.wgrad + pv.dgrad + pv.wgrad + pb_membound_s(hw, 11.0 * scores);
+    *fwd_s = qk.fwd + pv.fwd + pb_membound_s(hw, PB_SCORE_FWD_B * scores);
+    *bwd_s = qk.dgrad + qk.wgrad + pv.dgrad + pv.wgrad + pb_membound_s(hw, PB_SCORE_BWD_B * scores);
 }
 
 /* The memory-bound kernels of a layer as the stack runs them
@@ -281,8 +302,8 @@ void pb_kern_logits(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t 
      * tensor_parallel/cross_entropy.py; doc/MODEL.md, "Memory-bound
      * kernels") */
     double ah = (c->sp ? T / c->tp : T) * (double)m->hidden;
-    o->fwd += pb_membound_s(hw, 36.0 * T * Vt + 4.0 * ah);
-    o->bwd += pb_membound_s(hw, 12.0 * T * Vt + 6.0 * ah);
+    o->fwd += pb_membound_s(hw, PB_XENT_FWD_B * T * Vt + PB_NORM_FWD_B * ah);
+    o->bwd += pb_membound_s(hw, PB_XENT_BWD_B * T * Vt + PB_NORM_BWD_B * ah);
 }
 
 void pb_kern_embed(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *c,
@@ -292,6 +313,6 @@ void pb_kern_embed(const pb_model_t *m, const pb_hw_t *hw, const pb_kern_cfg_t *
     /* a gather of T rows forward, a scatter-add into the fp32 gradient
      * backward */
     double ah = (double)m->mbs * (double)m->seq / c->cp * (double)m->hidden;
-    o->fwd = pb_membound_s(hw, 4.0 * ah);
-    o->bwd = pb_membound_s(hw, 10.0 * ah);
+    o->fwd = pb_membound_s(hw, PB_EMBED_FWD_B * ah);
+    o->bwd = pb_membound_s(hw, PB_EMBED_BWD_B * ah);
 }

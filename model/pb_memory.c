@@ -6,6 +6,30 @@
 
 #include <string.h>
 
+/* Activation bytes per element (doc/MODEL.md, "Memory"; Korthikanti et
+ * al. 2022, "Reducing Activation Recomputation in Large Transformer
+ * Models", Sec. 4.1: sbh (34 + 5 a s / h) for f = 4h): K and V per KV
+ * share (2 B each); the MLP's first GEMM and activation outputs per
+ * inner width (2 B each), 1.5 x for a gated MLP (gate, up and their
+ * product); replicated without SP: the norms' inputs 4, the two blocks'
+ * inputs 4, two dropout masks 2; the scores' softmax output 2, dropout
+ * mask 1 and output 2 per a s / h. */
+#define PB_ACT_KV_B 4.0
+#define PB_ACT_MLP_B 4.0
+#define PB_ACT_GATED_X 1.5
+#define PB_ACT_REPLICATED_B 10.0
+#define PB_ACT_SCORES_B 5.0
+/* op-level selective recomputation (act_op_sac): the fp32 log-sum-exp per
+ * head, and with EP the two all-to-alls' outputs (2 B each) per topk copy */
+#define PB_ACT_LSE_B 4.0
+#define PB_ACT_A2A_B 4.0
+/* the input ids (int64) beside the embedding's output; the final norm's
+ * input and output (2 B each), at the loss */
+#define PB_MEM_TOKEN_ID_B 8.0
+#define PB_MEM_FINAL_NORM_B 4.0
+/* fp8 weights beside the fp32 master and Adam's two moments */
+#define PB_MEM_MASTER_MOMENTS 3.0
+
 const char *pb_mem_term_name(int t)
 {
     static const char *const names[PB_MEM_TERMS] = {"params",      "grads",     "optimizer",
@@ -28,12 +52,12 @@ static double act_op_sac(const pb_model_t *m, const pb_layout_t *l, int moe)
     double hd = (double)pb_model_head_dim(m);
     double q = (double)m->heads * hd / h, kv = (double)m->kv_heads * hd / h;
     double per = 2.0 / (l->sp ? t : 1.0) + (2.0 * q + 2.0 * kv + 2.0 * q) / t +
-                 4.0 * (double)m->heads / h / t;
+                 PB_ACT_LSE_B * (double)m->heads / h / t;
     if (!moe)
         per += 2.0 * (double)m->ffn / h / t + 2.0;
     else
         per += (m->shared_ffn ? 2.0 * (double)m->shared_ffn / h / t + 2.0 : 0.0) +
-               (l->size[PB_DIM_EP] > 1 ? 4.0 * (double)m->topk : 0.0);
+               (l->size[PB_DIM_EP] > 1 ? PB_ACT_A2A_B * (double)m->topk : 0.0);
     if (l->sp && t > 1)
         per += 2.0 * 2.0 / t;
     return per;
@@ -73,13 +97,13 @@ double pb_mem_act_layer(const pb_model_t *m, const pb_layout_t *l, int moe, pb_r
      * the shared expert's (topk*moe_ffn + shared_ffn wide) */
     if (moe)
         f = (double)m->topk * f + (double)m->shared_ffn;
-    double mlp_sharded = 4.0 * f / h * (m->gated ? 1.5 : 1.0);
+    double mlp_sharded = PB_ACT_MLP_B * f / h * (m->gated ? PB_ACT_GATED_X : 1.0);
     /* sharded by tp: Q, K, V, the projection's input, the MLP's inner
      * tensors; replicated without SP: norms' inputs 4, the two blocks'
      * inputs 4, two dropout masks 2 */
-    double sharded = 2.0 + 4.0 * g + 2.0 + mlp_sharded;
-    double replicated = 10.0;
-    double scores = (r == PB_RECOMP_SELECTIVE || flash) ? 0.0 : 5.0 * a * s / h;
+    double sharded = 2.0 + PB_ACT_KV_B * g + 2.0 + mlp_sharded;
+    double replicated = PB_ACT_REPLICATED_B;
+    double scores = (r == PB_RECOMP_SELECTIVE || flash) ? 0.0 : PB_ACT_SCORES_B * a * s / h;
     double per = l->sp ? (replicated + sharded + scores) / t : replicated + (sharded + scores) / t;
     /* the routed tokens the experts' first GEMM keeps for its weight
      * gradient, topk copies in 2 B: with expert TP as wide as TP the
@@ -177,20 +201,21 @@ static void stage_params(const pb_model_t *m, const pb_layout_t *l, const pb_sta
 static void states(double n, double d, const pb_mem_cfg_t *c, const pb_fw_mem_t *fm,
                    int grad_b, int linear, double *term)
 {
-    double pb = c->param_bytes == 4 ? 4.0 : 2.0, gb = (double)grad_b;
-    double ob = c->optim_bytes == 2 ? 2.0 : 4.0;
+    double pb = c->param_bytes == PB_MEM_FP32_B ? (double)PB_MEM_FP32_B : 2.0;
+    double gb = (double)grad_b;
+    double ob = c->optim_bytes == 2 ? 2.0 : (double)PB_MEM_FP32_B;
     /* Adam's two moments, and an fp32 master beside 16-bit parameters
      * (none when the parameters are the master: fp32 ones, or "pure
      * bf16" with 16-bit moments) */
     double opt = 2.0 * ob + (pb < ob ? ob : 0.0);
     if (linear && c->fp8 && pb_fw_desc(c->framework)->fp8.param)
-        pb = 1.0, opt = 3.0 * ob; /* fp8 weights beside the fp32 master */
-    if (c->zero == 3 && (fm->shard_master || c->fsdp2)) {
+        pb = 1.0, opt = PB_MEM_MASTER_MOMENTS * ob; /* fp8 weights beside the fp32 master */
+    if (c->zero == PB_ZERO3 && (fm->shard_master || c->fsdp2)) {
         /* FSDP: the shard is the master, in the optimizer's type, its
          * gradient in the same type */
         pb = ob, gb = ob, opt = 2.0 * ob;
     }
-    term[PB_MEM_PARAMS] += n * pb / (c->zero >= 3 ? d : 1.0);
+    term[PB_MEM_PARAMS] += n * pb / (c->zero >= PB_ZERO3 ? d : 1.0);
     term[PB_MEM_GRADS] += n * gb / (c->zero >= 2 ? d : 1.0);
     term[PB_MEM_OPTIM] += n * opt / (c->zero >= 1 ? d : 1.0);
 }
@@ -203,9 +228,9 @@ static double gathered(const pb_layout_t *l, const pb_mem_cfg_t *c, const pb_fw_
     double all = p->dense + p->expert, g = 0.0;
     /* the gathered copy's type: the parameters' (fp32: FSDP without a
      * param_dtype gathers fp32) */
-    double cb = c->param_bytes == 4 ? 4.0 : 2.0;
+    double cb = c->param_bytes == PB_MEM_FP32_B ? (double)PB_MEM_FP32_B : 2.0;
     int layers = fm->gathered;
-    if (c->zero == 3) {
+    if (c->zero == PB_ZERO3) {
         if (fm->pp_keep_gathered && l->size[PB_DIM_PP] > 1)
             /* the stage stays gathered; its gradients accumulate
              * unsharded in the reduce type over the micro-batches */
@@ -239,7 +264,7 @@ static double output_unit(const pb_model_t *m, const pb_layout_t *l, const pb_me
                           const pb_mem_stage_t *st)
 {
     double g = st->term[PB_MEM_GATHERED];
-    if (c->zero != 3 || p->unit_max <= p->layer_max ||
+    if (c->zero != PB_ZERO3 || p->unit_max <= p->layer_max ||
         (fm->pp_keep_gathered && l->size[PB_DIM_PP] > 1))
         return g;
     double grads = p->unit_max * (2.0 + (grad_b != 2 ? (double)grad_b : 0.0));
@@ -287,11 +312,11 @@ static void activations(const pb_model_t *m, const pb_layout_t *l, const pb_mem_
     if (s == 0) /* theoretical_memory_usage.py: the input ids (8 B) and the
                  * embedding's dropout mask (1 B an element) */
         out->term[PB_MEM_EMBED] =
-            out->inflight * (8.0 * sbh / (double)m->hidden + sbh / spt);
+            out->inflight * (PB_MEM_TOKEN_ID_B * sbh / (double)m->hidden + sbh / spt);
     if (s == pp - 1 || pp <= 1) {
         double tokens = sbh / (double)m->hidden;
         double lb = c->loss_set ? c->loss_bytes : fm->loss_bytes;
-        out->term[PB_MEM_LOSS] = 4.0 * sbh / spt + tokens * (double)m->vocab / (double)t * lb;
+        out->term[PB_MEM_LOSS] = PB_MEM_FINAL_NORM_B * sbh / spt + tokens * (double)m->vocab / (double)t * lb;
     }
 }
 

@@ -54,6 +54,8 @@
 #include "pb_framework.h"
 
 #define PB_GIB (1024.0 * 1024.0 * 1024.0)
+/* an fp32 value's bytes: parameters, master weights, moments */
+#define PB_MEM_FP32_B 4
 
 typedef enum pb_mem_term {
     PB_MEM_PARAMS,

@@ -6,6 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The search space (doc/prediction.md, "Planner"), a policy with no
+ * published source: tp and cp powers of two up to 64 and 16, every vp up
+ * to 16, micro-batches 1, 2, 4, 8 */
+#define PB_PLAN_MAX_TP 64
+#define PB_PLAN_MAX_CP 16
+#define PB_PLAN_MAX_VP 16
+#define PB_PLAN_MAX_MBS 8
+/* pb_plan_reason: a part's growth starts below any real one; two plans
+ * within 0.01 % of the step are a tie */
+#define PB_PLAN_GROWTH_NONE (-1e300)
+#define PB_PLAN_TIE_REL 1e-4
+
 /* The entry's memory verdict: its band from the memory record (one per
  * set of mechanisms, worked out the first time the search meets it), or
  * the central prediction alone without a record. */
@@ -89,6 +101,23 @@ static int recomp_modes(const pb_step_cfg_t *s, pb_recomp_t *out)
     return n;
 }
 
+/* A refused layout's kind: the batch when mbs x dp does not divide it and
+ * the layout passes without it (pb_layout_check tests the batch last),
+ * else another constraint; the first words of each are kept. */
+static void note_refusal(const pb_model_t *m, const pb_layout_t *l, uint64_t gpus,
+                         const pb_err_t *e, uint64_t combos, pb_plan_result_t *out)
+{
+    pb_model_t any = *m;
+    any.gbs = 0;
+    pb_err_t ignore;
+    int batch = m->gbs > 0 && m->gbs % (m->mbs * (uint64_t)l->size[PB_DIM_DP]) != 0 &&
+                pb_layout_check(l, &any, gpus, &ignore) == PB_OK;
+    out->bad_batch += batch ? combos : 0;
+    char *msg = batch ? out->batch_msg : out->other_msg;
+    if (msg[0] == '\0')
+        snprintf(msg, sizeof out->batch_msg, "%.159s", e->msg);
+}
+
 /* Every training setting of one layout and micro-batch: recomputation,
  * ZeRO stage, flash attention, TP overlap. */
 static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_t *cost,
@@ -101,12 +130,12 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
      * accumulation across micro-batches defeats: DeepSpeed refuses them
      * with pipeline parallelism (its docs, "Pipeline Parallelism"), and
      * Megatron-Core's FSDP runs without a pipeline */
-    int zeros = pp > 1 ? 2 : 4;
+    int zeros = pp > 1 ? 2 : PB_ZERO3 + 1;
     /* and HSDP with node-sized shard groups (FSDP's HYBRID_SHARD as
      * recipes run it: gathers over NVLink, replicas across nodes) where
      * the data-parallel group spans nodes */
     int gpn = c->step.gpus_per_node, d = l->size[PB_DIM_DP] * l->size[PB_DIM_CP];
-    int hsdp = zeros == 4 && m.experts == 0 && gpn > 1 && d > gpn && d % gpn == 0;
+    int hsdp = zeros == PB_ZERO3 + 1 && m.experts == 0 && gpn > 1 && d > gpn && d % gpn == 0;
     zeros += hsdp;
     int overlaps = pb_step_tp_overlap_runs(l, c->step.gpus_per_node) ? 2 : 1;
     double on = c->step.tp_overlap > 0.0 ? c->step.tp_overlap : PB_PLAN_TP_OVERLAP;
@@ -121,6 +150,7 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
     if (pb_layout_check(l, &m, (uint64_t)c->gpus, &e) != PB_OK ||
         (c->step.dualpipe && pb_step_dualpipe_check(l, pb_traffic_micro(&m, l), &e) != PB_OK)) {
         out->invalid += combos;
+        note_refusal(&m, l, (uint64_t)c->gpus, &e, combos, out);
         return PB_OK;
     }
     for (uint64_t k = 0; k < combos; k++) {
@@ -133,8 +163,8 @@ static int evaluate(const pb_model_t *m0, const pb_plan_cfg_t *c, const pb_cost_
         rest /= (uint64_t)nmodes;
         en.zero = (int)(rest % (uint64_t)zeros);
         rest /= (uint64_t)zeros;
-        if (en.zero == 4) /* HSDP */
-            en.zero = 3, en.layout.shard = gpn;
+        if (en.zero == PB_ZERO3 + 1) /* HSDP */
+            en.zero = PB_ZERO3, en.layout.shard = gpn;
         en.flash = (int)(1 - rest % 2); /* flash first: on a tie it is named */
         rest /= 2;
         en.tp_overlap = rest % (uint64_t)overlaps ? on : 0.0;
@@ -176,12 +206,22 @@ static int splits(const pb_model_t *m, int pp, pb_model_t out[2])
     return n;
 }
 
+/* a pipeline size that splits the layers in no way, once */
+static void note_unsplit(pb_plan_result_t *r, int pp)
+{
+    for (int i = 0; i < r->nunsplit; i++)
+        if (r->unsplit[i] == pp)
+            return;
+    if (r->nunsplit < (int)(sizeof r->unsplit / sizeof r->unsplit[0]))
+        r->unsplit[r->nunsplit++] = pp;
+}
+
 /* Every vp, ep and micro-batch of one tp x cp x pp and stage split. */
 static int inner(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost, int tp,
                  int cp, int pp, pb_plan_result_t *out, pb_err_t *err)
 {
     int dp = c->gpus / (tp * cp * pp);
-    for (int vp = 1; vp <= 16; vp++) {
+    for (int vp = 1; vp <= PB_PLAN_MAX_VP; vp++) {
         pb_stages_t st;
         pb_err_t e;
         if (vp > 1 && (pp == 1 || pb_stages_split(m, pp, vp, &st, &e) != PB_OK))
@@ -189,7 +229,7 @@ static int inner(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *c
         for (int ep = 1; ep <= dp * cp; ep++) {
             if ((dp * cp) % ep || (ep > 1 && (m->experts == 0 || m->experts % (uint64_t)ep)))
                 continue;
-            for (uint64_t mbs = 1; mbs <= 8; mbs *= 2) {
+            for (uint64_t mbs = 1; mbs <= PB_PLAN_MAX_MBS; mbs *= 2) {
                 pb_layout_t l;
                 pb_layout_default(&l);
                 l.size[PB_DIM_TP] = tp;
@@ -212,17 +252,21 @@ int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
 {
     memset(out, 0, sizeof *out);
     int G = c->gpus;
-    for (int tp = 1; tp <= 64 && tp <= G; tp *= 2) {
+    for (int tp = 1; tp <= PB_PLAN_MAX_TP && tp <= G; tp *= 2) {
         if (m->heads % (uint64_t)tp || m->kv_heads % (uint64_t)tp || G % tp)
             continue;
-        for (int cp = 1; cp <= 16 && tp * cp <= G; cp *= 2) {
-            if (G % (tp * cp) || m->seq % (uint64_t)(2 * cp))
+        for (int cp = 1; cp <= PB_PLAN_MAX_CP && tp * cp <= G; cp *= 2) {
+            /* 2 x cp must divide the sequence only where it is split
+             * (pb_layout_check): an odd one runs at cp 1 */
+            if (G % (tp * cp) || (cp > 1 && m->seq % (uint64_t)(2 * cp)))
                 continue;
             for (int pp = 1; pp <= G / (tp * cp) && (uint64_t)pp <= m->layers + 2; pp++) {
                 pb_model_t ms[2];
                 if ((G / (tp * cp)) % pp)
                     continue;
                 int ns = splits(m, pp, ms);
+                if (ns == 0)
+                    note_unsplit(out, pp);
                 for (int i = 0; i < ns; i++)
                     if (inner(&ms[i], c, cost, tp, cp, pp, out, err))
                         return err->code;
@@ -232,6 +276,56 @@ int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
     if (out->n > 1)
         qsort(out->e, out->n, sizeof *out->e, by_time);
     return PB_OK;
+}
+
+/* n to the list in buf: "1", "1, 2" */
+static void list_int(char *buf, size_t len, int n)
+{
+    size_t at = strlen(buf);
+    snprintf(buf + at, len - at, "%s%d", at ? ", " : "", n);
+}
+
+/* the text so far in buf, one more clause at its end */
+#define APPEND(buf, len, ...) snprintf((buf) + strlen(buf), (len) - strlen(buf), __VA_ARGS__)
+
+void pb_plan_why_none(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_plan_result_t *r,
+                      char *buf, size_t len)
+{
+    /* the tp and cp pb_plan's loops take, by the same tests */
+    int G = c->gpus, ntp = 0, ncp = 0;
+    char tps[64] = "", cps[64] = "", pps[64] = "";
+    for (int tp = 1; tp <= PB_PLAN_MAX_TP && tp <= G; tp *= 2)
+        if (m->heads % (uint64_t)tp == 0 && m->kv_heads % (uint64_t)tp == 0 && G % tp == 0)
+            list_int(tps, sizeof tps, tp), ntp++;
+    for (int cp = 1; cp <= PB_PLAN_MAX_CP && cp <= G; cp *= 2) {
+        int any = 0;
+        for (int tp = 1; tp <= PB_PLAN_MAX_TP && tp * cp <= G; tp *= 2)
+            any |= m->heads % (uint64_t)tp == 0 && m->kv_heads % (uint64_t)tp == 0 &&
+                   G % (tp * cp) == 0;
+        if (any && (cp == 1 || m->seq % (uint64_t)(2 * cp) == 0))
+            list_int(cps, sizeof cps, cp), ncp++;
+    }
+    for (int i = 0; i < r->nunsplit; i++)
+        list_int(pps, sizeof pps, r->unsplit[i]);
+    buf[0] = '\0';
+    APPEND(buf, len,
+           "tp can %s %s (a power of two up to %d dividing %d GPUs, heads %llu and KV heads "
+           "%llu), cp %s%s",
+           ntp == 1 ? "only be" : "be", tps, PB_PLAN_MAX_TP, G, (unsigned long long)m->heads,
+           (unsigned long long)m->kv_heads, ncp == 1 ? "only " : "", cps);
+    if (r->nunsplit)
+        APPEND(buf, len, "; pp %s split%s the %llu layers neither evenly nor with lighter ends",
+               pps, r->nunsplit == 1 ? "s" : "", (unsigned long long)m->layers);
+    if (r->bad_batch == r->invalid && r->invalid > 0)
+        APPEND(buf, len, "; and every layout left breaks the batch: %s", r->batch_msg);
+    else if (r->bad_batch > 0)
+        APPEND(buf, len, "; %llu of the %llu settings left break the batch (%s)",
+               (unsigned long long)r->bad_batch, (unsigned long long)r->invalid, r->batch_msg);
+    if (r->invalid > r->bad_batch)
+        APPEND(buf, len, "; %llu break another constraint (the first: %s)",
+               (unsigned long long)(r->invalid - r->bad_batch), r->other_msg);
+    if (r->bad_batch > 0)
+        APPEND(buf, len, " (give a --gbs that micro-batch x dp divide, or other --gpus)");
 }
 
 void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
@@ -246,7 +340,7 @@ void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
         snprintf(ep, sizeof ep, " ep %d", l->size[PB_DIM_EP]);
     static const char *const zero[] = {"no opt-shard", "dist-opt", "zero 2", "zero 3"};
     char z[32];
-    if (e->zero == 3 && l->shard > 0)
+    if (e->zero == PB_ZERO3 && l->shard > 0)
         snprintf(z, sizeof z, "zero 3 hsdp %d", l->shard);
     else
         snprintf(z, sizeof z, "%s", zero[e->zero & 3]);
@@ -262,7 +356,7 @@ void pb_plan_describe(const pb_plan_entry_t *e, char *buf, size_t len)
 void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *buf, size_t len)
 {
     int worst = 0;
-    double dmax = -1e300;
+    double dmax = PB_PLAN_GROWTH_NONE;
     for (int p = 0; p < PB_PART_COUNT; p++) {
         double d = w->st.part[p] - b->st.part[p];
         if (d > dmax)
@@ -323,7 +417,7 @@ void pb_plan_reason(const pb_plan_entry_t *b, const pb_plan_entry_t *w, char *bu
                      b->st.part[PB_PART_COMPUTE]);
         break;
     }
-    if (dmax < 1e-4 * b->st.total) {
+    if (dmax < PB_PLAN_TIE_REL * b->st.total) {
         /* no part grew noticeably: a tie, kept in order of memory */
         snprintf(why, sizeof why, "ties (within 0.01 %%), uses %.1f GiB vs %.1f GiB",
                  w->st.mem.total / PB_GIB, b->st.mem.total / PB_GIB);

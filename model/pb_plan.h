@@ -69,6 +69,15 @@ typedef struct pb_plan_result {
     /* the memory bands met so far, by mechanisms (pb_band.h) */
     pb_band_t band[PB_MECH_ALL + 1];
     unsigned char band_known[PB_MECH_ALL + 1];
+    /* Why layouts were refused, for a user told that none runs
+     * (pb_plan_why_none): of `invalid`, those whose mbs x dp does not
+     * divide the global batch; the first refusal of that kind and of any
+     * other, in pb_layout_check's words; the pipeline sizes that split the
+     * layers neither evenly nor with lighter ends (no layout is built for
+     * them, so they are in no count). */
+    uint64_t bad_batch;
+    char batch_msg[160], other_msg[160];
+    int unsplit[8], nunsplit;
 } pb_plan_result_t;
 
 /* The model (mbs, stage split) and the step settings entry e was
@@ -80,6 +89,14 @@ void pb_plan_entry_setup(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_p
 int pb_plan(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_cost_t *cost,
             pb_plan_result_t *out, pb_err_t *err);
 void pb_plan_free(pb_plan_result_t *r);
+
+/* Why nothing runs when no layout was refused for memory either, as the
+ * rest of the sentence "no layout of M runs on N GPUs: ...": the tp and
+ * cp the search could take (and why), the pipeline sizes that do not
+ * split the layers, and what the layouts left broke, with what to change
+ * for a batch that divides none of them. */
+void pb_plan_why_none(const pb_model_t *m, const pb_plan_cfg_t *c, const pb_plan_result_t *r,
+                      char *buf, size_t len);
 
 /* "tp 8 sp, pp 4 vp 2, dp 32, mbs 1, selective, zero 1" and what else
  * differs from the plain case: "no-flash", "tp-overlap", "ends -1" */

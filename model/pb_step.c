@@ -8,12 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* GPUs per node without --gpus-per-node: an HGX/DGX node's 8 */
+#define PB_STEP_GPUS_PER_NODE 8
+/* Adam's bytes per parameter (doc/MODEL.md, "Optimizer"): read the fp32
+ * weight, moments and gradient (16), write weight, moments and the bf16
+ * copy (14), and the gradient norm's read (4) */
+#define PB_ADAM_B_PER_PARAM 34.0
+
 void pb_step_cfg_default(pb_step_cfg_t *c)
 {
     memset(c, 0, sizeof *c);
     c->recomp = PB_RECOMP_NONE;
     pb_traffic_cfg_default(&c->traffic);
-    c->gpus_per_node = 8;
+    c->gpus_per_node = PB_STEP_GPUS_PER_NODE;
     c->overlap_grad = c->overlap_tp_bwd = c->overlap_p2p = 1;
     c->grad_accum_fused = 1;
     c->framework = PB_FW_MEGATRON;
@@ -72,7 +79,7 @@ static void stage_time(const pb_model_t *m, const pb_layout_t *l, const pb_step_
             fwd += pb_flops_logits_fwd(m, b, s);
         double attn = layers * pb_flops_attn_core_fwd(m, b, s, c->causal);
         out->fwd = fwd / r, out->bwd = (2.0 * fwd + rec) / r;
-        out->attn = 3.0 * attn / r, out->wgrad = fwd / r;
+        out->attn = PB_FLOPS_TRAIN_X_FWD * attn / r, out->wgrad = fwd / r;
         out->attn_share = fwd > 0 ? attn / fwd : 0.0;
         out->mb = out->fwd + out->bwd;
         return;
@@ -158,7 +165,7 @@ typedef struct comm_sums {
 static void add_dp(const pb_step_cfg_t *c, const pb_pat_op_t *o, double t, double tot,
                    comm_sums_t *s)
 {
-    if (c->traffic.zero == 3 &&
+    if (c->traffic.zero == PB_ZERO3 &&
         (o->group == PB_GK_DP || o->group == PB_GK_SHARD || o->group == PB_GK_REPL)) {
         *(o->phase == PB_PH_FWD ? &s->z3_fwd : &s->z3_bwd) += tot;
         double *one = o->coll == PB_ALLGATHER     ? &s->z3_ag_one
@@ -440,7 +447,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
         double acc = pb_step_accum_stack_s(l, c, hw, out->mem.params_max);
         st.bwd += acc, st.mb += acc;
     }
-    if (c->traffic.zero == 3 && c->zero3_copies && pb_layout_dp_shard(l) > 1) {
+    if (c->traffic.zero == PB_ZERO3 && c->zero3_copies && pb_layout_dp_shard(l) > 1) {
         double bf, bb;
         pb_step_fsdp_copy_bytes((double)pb_dtype_size(c->traffic.grad_dtype), &bf, &bb);
         double cf = pb_membound_s(hw, out->mem.params_max * bf);
@@ -467,7 +474,7 @@ int pb_step_model(const pb_model_t *m, const pb_layout_t *l, const pb_step_cfg_t
     /* Adam: 30 bytes per parameter (read fp32 weight, moments, gradient;
      * write them and the bf16 copy), the gradient norm 4 more
      * (doc/MODEL.md, "Optimizer") */
-    out->part[PB_PART_OPT] = opt_params * 34.0 / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
+    out->part[PB_PART_OPT] = opt_params * PB_ADAM_B_PER_PARAM / (hw->hbm_tbps * 1e12 * hw->hbm_eff);
 
     summarise(m, l, c, hw, out);
     return PB_OK;

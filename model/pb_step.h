@@ -180,8 +180,14 @@ typedef struct pb_step {
     int net[PB_GK_COUNT]; /* 1: that group kind spans nodes */
     int ops_calibrated, ops_preset;
     /* of ops_calibrated: reductions whose type was not measured, answered
-     * by a curve of another or unrecorded type (pb_cost.h) */
+     * by a curve of another or unrecorded type (pb_cost.h); of those, the
+     * ones scaled by the ratio of the two types' times where both were
+     * measured (pb_cost_src_t.dtype_ratio), with the ratio farthest from 1
+     * and its size */
     int ops_other_dtype;
+    int ops_dtype_scaled;
+    double dt_ratio;
+    uint64_t dt_ratio_at;
     /* sizes against the curves' measured ranges (pb_cost.h): of
      * ops_calibrated, those extrapolated up to PB_CALIB_EXTEND past a
      * curve's range, and those answered by a lower-ranked curve because

@@ -34,6 +34,12 @@ void pb_step_count_source(pb_step_t *out, const pb_cost_src_t *s)
     }
     out->ops_calibrated++;
     out->ops_other_dtype += s->cal == PB_CAL_OTHER;
+    if (s->ratio_at) {
+        if (out->ops_dtype_scaled == 0 ||
+            fabs(log(s->dtype_ratio)) > fabs(log(out->dt_ratio)))
+            out->dt_ratio = s->dtype_ratio, out->dt_ratio_at = s->ratio_at;
+        out->ops_dtype_scaled++;
+    }
     out->ops_extrapolated += s->extrapolated;
     out->ops_passed += s->passed;
     if (s->transferred) {
@@ -69,7 +75,7 @@ static void fmt_size(uint64_t b, char *buf, size_t len)
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)b;
     int u = 0;
-    while (v >= 1024.0 && u < 6)
+    while (v >= 1024.0 && u + 1 < (int)(sizeof unit / sizeof unit[0]))
         v /= 1024.0, u++;
     if (u == 0)
         snprintf(buf, len, "%llu B", (unsigned long long)b);
@@ -100,6 +106,16 @@ void pb_step_calib_note(const pb_step_t *st, const char *preset, char *buf, size
                       ", %d from a curve of another type or all-to-all (their own does not "
                       "reach the size)",
                       st->ops_passed);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (st->ops_dtype_scaled) {
+        char at[32];
+        fmt_size(st->dt_ratio_at, at, sizeof at);
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", %d from another type's curve times their own type's time over it "
+                      "where both were measured (the farthest: x%.3g at %s)",
+                      st->ops_dtype_scaled, st->dt_ratio, at);
+    }
     if (n < 0 || (size_t)n >= len)
         return;
     if (st->ops_out_of_range) {

@@ -5,13 +5,17 @@
  * report (arXiv 2412.19437, Sec. 3.2.1, Table 2). */
 #include "pb_step.h"
 
+/* the W term of DualPipe's bubble, (PP/2 - 1)(F&B + B - 3W) (DeepSeek-V3
+ * report, Table 2) */
+#define PB_DUALPIPE_W_X 3.0
+
 double pb_step_dualpipe_bubble(int pp, double fwd, double bwd, double wgrad, double micro,
                                double work)
 {
     double chunk = fwd + bwd;
     if (pp < 2 || chunk <= 0.0 || micro <= 0.0)
         return 0.0;
-    double b = ((double)pp / 2.0 - 1.0) * (chunk + bwd - 3.0 * wgrad);
+    double b = ((double)pp / 2.0 - 1.0) * (chunk + bwd - PB_DUALPIPE_W_X * wgrad);
     return b > 0.0 ? b * work / (micro * chunk) : 0.0;
 }
 

@@ -15,7 +15,7 @@ void pb_step_mem_cfg(const pb_model_t *m, const pb_layout_t *l, const pb_step_cf
     out->fsdp2 = c->zero3_copies;
     out->dualpipe = c->dualpipe;
     pb_dtype_t pt = c->traffic.param_dtype >= 0 ? (pb_dtype_t)c->traffic.param_dtype : m->dtype;
-    out->param_bytes = pt == PB_F32 ? 4 : 2;
+    out->param_bytes = pt == PB_F32 ? PB_MEM_FP32_B : 2;
     /* the gradient type given (--grad-dtype, a grad_dtype column, the
      * model's own 16-bit type with the overlap letter h), else the stack's */
     if (c->grad_model_dtype)

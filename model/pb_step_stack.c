@@ -6,6 +6,14 @@
 
 #include "pb_kernels.h"
 
+/* Calculon's processor_usage per network tier (calculon-ai/calculon
+ * systems/a100_80g.json, h100_80g_nvl8.json; doc/MODEL.md "Overlaps"):
+ * the share of the SMs a hidden collective takes from compute */
+#define PB_HIDDEN_USE_NVLINK 0.15
+#define PB_HIDDEN_USE_NET 0.02
+/* a DeepSpeed pipeline copy of a stage's tensor: bf16 read and written */
+#define PB_DS_PIPE_COPY_B 4.0
+
 void pb_step_cfg_framework(pb_step_cfg_t *c, pb_fw_t fw)
 {
     const pb_fw_desc_t *d = pb_fw_desc(fw);
@@ -24,7 +32,7 @@ double pb_step_hidden_cost(double hidden_s, int net)
     /* Calculon's processor_usage per network tier (calculon
      * systems/a100_80g.json, h100_80g_nvl8.json; doc/MODEL.md
      * "Overlaps"): 0.15 of the SMs for NVLink collectives, 0.02 for InfiniBand */
-    double use = net ? 0.02 : 0.15;
+    double use = net ? PB_HIDDEN_USE_NET : PB_HIDDEN_USE_NVLINK;
     return hidden_s > 0 ? hidden_s * use / (1.0 - use) : 0.0;
 }
 
@@ -77,7 +85,7 @@ double pb_step_stack_fwd_s(const pb_model_t *m, const pb_layout_t *l, const pb_s
     double part = pipe_elems(m, l) / (double)tp;
     int copies = (first ? 0 : 2) + (last || tp < 2 ? 0 : 1);
     for (int i = 0; i < copies; i++)
-        s += pb_membound_s(hw, 4.0 * part);
+        s += pb_membound_s(hw, PB_DS_PIPE_COPY_B * part);
     return s;
 }
 
@@ -111,7 +119,7 @@ double pb_step_accum_stack_s(const pb_layout_t *l, const pb_step_cfg_t *c, const
                              double params)
 {
     int d = pb_layout_dp_shard(l);
-    if (c->traffic.zero == 3 && d > 1)
+    if (c->traffic.zero == PB_ZERO3 && d > 1)
         params /= (double)d;
     double extra = pb_fw_desc(c->framework)->accum_extra_bytes;
     return pb_step_accum_s(hw, params, (double)pb_dtype_size(c->traffic.grad_dtype)) +

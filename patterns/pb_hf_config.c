@@ -34,6 +34,13 @@ static int get_u64(json_t *root, const char *name, unsigned long long *v)
     return 1;
 }
 
+/* one more item of a comma-separated list in buf */
+static void list_add(char *buf, size_t len, const char *item)
+{
+    size_t at = strlen(buf);
+    snprintf(buf + at, len - at, "%s%s", at ? ", " : "", item);
+}
+
 static void note_unmodelled(pb_hf_config_t *c, const char *name, const char *value)
 {
     size_t len = strlen(c->unmodelled);
@@ -41,8 +48,10 @@ static void note_unmodelled(pb_hf_config_t *c, const char *name, const char *val
              value);
 }
 
-/* the whole-number fields, in the order they are applied */
-static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *err)
+/* the whole-number fields, in the order they are applied; the defaults
+ * taken for absent ones are listed in assumed */
+static int numbers(json_t *root, const char *path, pb_hf_config_t *c, char *assumed,
+                   size_t alen, pb_err_t *err)
 {
     static const char *const map[][2] = {
         {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
@@ -74,17 +83,22 @@ static int numbers(json_t *root, const char *path, pb_hf_config_t *c, pb_err_t *
         snprintf(buf, sizeof buf, "%llu", v);
         put(c, map[i][1], buf);
     }
-    /* no num_key_value_heads: every head has its own K and V */
+    /* no num_key_value_heads: every head has its own K and V, as
+     * transformers' LlamaConfig and MistralConfig take it (None:
+     * num_attention_heads) */
     if (heads && get_u64(root, "num_key_value_heads", &v) == 0) {
         snprintf(buf, sizeof buf, "%llu", heads);
         put(c, "kv_heads", buf);
+        list_add(assumed, alen, "kv_heads = heads (num_key_value_heads)");
     }
     /* no head_dim: hidden_size / num_attention_heads, as transformers
      * derives it (LlamaConfig, Qwen3Config: head_dim if not None else
      * hidden_size // num_attention_heads), which head_dim 0 means - not
      * the width of the model this one is read over */
-    if (heads && get_u64(root, "head_dim", &v) == 0)
+    if (heads && get_u64(root, "head_dim", &v) == 0) {
         put(c, "head_dim", "0");
+        list_add(assumed, alen, "head_dim = hidden / heads (head_dim)");
+    }
     /* Mixtral: no moe_intermediate_size, its experts are intermediate_size wide */
     if (get_u64(root, "num_local_experts", &v) == 1 && get_u64(root, "intermediate_size", &v) == 1 &&
         get_u64(root, "moe_intermediate_size", &heads) == 0) {
@@ -104,7 +118,7 @@ static int shared_and_dense(json_t *root, const char *path, pb_hf_config_t *c, p
     static const char *const names[] = {"shared_expert_intermediate_size", "n_shared_experts",
                                         "first_k_dense_replace"};
     unsigned long long v[3] = {0, 0, 0}, mi = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (get_u64(root, names[i], &v[i]) < 0)
             return pb_err_set(err, PB_EINPUT, "%s: \"%s\" must be a whole number", path,
                               names[i]);
@@ -157,20 +171,30 @@ static const char *gated(json_t *root)
     return strcmp(act, "silu") == 0 || strcmp(act, "swiglu") == 0 ? "1" : "0";
 }
 
-/* strings and flags: activation, dtype, and what parbench does not model */
-static void others(json_t *root, pb_hf_config_t *c)
+/* strings and flags: activation, dtype, and what parbench does not model;
+ * the sequence and the type a file does not give stay the preset's, and
+ * are listed in assumed */
+static void others(json_t *root, pb_hf_config_t *c, char *assumed, size_t alen)
 {
     const char *g = gated(root);
     if (g)
         put(c, "gated", g);
     const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
-    if (dt && (strcmp(dt, "bfloat16") == 0 || strcmp(dt, "float16") == 0 ||
-               strcmp(dt, "float32") == 0))
+    int has_dt = dt && (strcmp(dt, "bfloat16") == 0 || strcmp(dt, "float16") == 0 ||
+                        strcmp(dt, "float32") == 0);
+    if (has_dt)
         put(c, "dtype", strcmp(dt, "bfloat16") == 0 ? "bf16" : strcmp(dt, "float16") == 0 ? "fp16"
                                                                                           : "fp32");
+    unsigned long long v;
+    int has_seq = get_u64(root, "max_position_embeddings", &v) == 1;
+    if (!has_seq || !has_dt)
+        list_add(assumed, alen,
+                 !has_seq && !has_dt ? "seq and dtype the preset's (max_position_embeddings, "
+                                       "torch_dtype)"
+                 : !has_seq          ? "seq the preset's (max_position_embeddings)"
+                                     : "dtype the preset's (torch_dtype)");
     static const char *const unmodelled[] = {"q_lora_rank", "kv_lora_rank", "sliding_window"};
     char buf[24];
-    unsigned long long v;
     for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++)
         if (get_u64(root, unmodelled[i], &v) == 1 && v > 0) {
             snprintf(buf, sizeof buf, "%llu", v);
@@ -181,8 +205,32 @@ static void others(json_t *root, pb_hf_config_t *c)
      * PretrainedConfig and the others do not */
     json_t *tie = json_object_get(root, "tie_word_embeddings");
     const char *type = json_string_value(json_object_get(root, "model_type"));
-    if (tie ? json_is_true(tie) : type != NULL && strncmp(type, "gemma", 5) == 0)
+    if (tie ? json_is_true(tie) : type != NULL && strncmp(type, "gemma", sizeof "gemma" - 1) == 0)
         note_unmodelled(c, "tie_word_embeddings", tie ? "true" : "true (the family's default)");
+}
+
+/* The keys that define the model (issue 50): the layers, the width, the
+ * heads, the MLP's width and kind, the vocabulary.  A file without one of
+ * them is not that model whatever preset it is read over, so it is
+ * refused by their names rather than filled in. */
+static int require(json_t *root, const char *path, pb_err_t *err)
+{
+    static const char *const need[] = {"num_hidden_layers", "hidden_size", "num_attention_heads",
+                                       "intermediate_size", "vocab_size"};
+    char miss[200] = "";
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        json_t *x = json_object_get(root, need[i]);
+        if (x == NULL || json_is_null(x))
+            list_add(miss, sizeof miss, need[i]);
+    }
+    if (gated(root) == NULL)
+        list_add(miss, sizeof miss, "model_type (or hidden_act)");
+    if (miss[0] == '\0')
+        return PB_OK;
+    return pb_err_set(err, PB_EINPUT,
+                      "%s: the keys that define the model are missing: %s (parbench fills none "
+                      "of them in: give a complete config.json, or the model as flags)",
+                      path, miss);
 }
 
 int pb_hf_config_read(const char *path, pb_hf_config_t *c, pb_err_t *err)
@@ -195,18 +243,26 @@ int pb_hf_config_read(const char *path, pb_hf_config_t *c, pb_err_t *err)
                                         je.text)
                            : pb_err_set(err, PB_EINPUT, "cannot read '%s': %s", path, je.text);
     int code = PB_OK;
+    char assumed[240] = "";
     if (!json_is_object(root))
         code = pb_err_set(err, PB_EINPUT, "%s: not a config.json (no JSON object)", path);
     if (code == PB_OK)
-        code = numbers(root, path, c, err);
+        code = numbers(root, path, c, assumed, sizeof assumed, err);
     if (code == PB_OK)
         code = shared_and_dense(root, path, c, err);
     if (code == PB_OK)
-        others(root, c);
-    json_decref(root);
+        others(root, c, assumed, sizeof assumed);
     if (code == PB_OK && c->n == 0)
-        return pb_err_set(err, PB_EINPUT, "%s: no model field found (num_hidden_layers, "
+        code = pb_err_set(err, PB_EINPUT, "%s: no model field found (num_hidden_layers, "
                           "hidden_size, ...): not a Hugging Face config.json?", path);
+    if (code == PB_OK)
+        code = require(root, path, err);
+    json_decref(root);
+    if (code == PB_OK && assumed[0]) {
+        size_t at = strlen(c->notes);
+        snprintf(c->notes + at, sizeof c->notes - at, "%sassumed (absent from the file): %s",
+                 at ? "; " : "", assumed);
+    }
     return code;
 }
 

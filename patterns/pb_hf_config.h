@@ -46,11 +46,20 @@ typedef struct pb_hf_config {
     char value[PB_HF_MAX_KV][24];
     int n;
     char unmodelled[320]; /* "n_shared_experts 1, first_k_dense_replace 3" */
-    char notes[160];      /* e.g. the seq cap */
+    /* the seq cap, and the defaults taken for absent keys: "assumed
+     * (absent from the file): kv_heads = heads (num_key_value_heads)" */
+    char notes[400];
 } pb_hf_config_t;
 
 /* PB_EINPUT naming the file: unreadable, not JSON (with line), not an
- * object, a field of the wrong type, or none of the shape fields. */
+ * object, a field of the wrong type, none of the shape fields, or a
+ * defining key missing: num_hidden_layers, hidden_size,
+ * num_attention_heads, intermediate_size, vocab_size, and the MLP's kind
+ * (model_type or hidden_act), every missing one named on one line.  Keys
+ * with a default in transformers may be absent and are named in notes as
+ * assumed: num_key_value_heads (= heads), head_dim (hidden / heads);
+ * max_position_embeddings and torch_dtype leave the preset's seq and
+ * dtype. */
 int pb_hf_config_read(const char *path, pb_hf_config_t *out, pb_err_t *err);
 /* Applies the pairs over *m (errors name the file's field). */
 int pb_hf_config_apply(const pb_hf_config_t *c, const char *path, pb_model_t *m, pb_err_t *err);

@@ -3,6 +3,7 @@
 #include "pb_megatron.h"
 #include "pb_megatron_priv.h"
 #include "pb_model.h"
+#include "pb_traffic_cfg.h"
 #include "../util/pb_list.h"
 #include "../util/pb_num.h"
 
@@ -248,7 +249,7 @@ static int apply_one(const char *name, pb_megatron_t *m, const struct arg *a, co
     case A_FSDP_SHARD: {
         static const char *const stages[] = {"no_shard", "optim", "optim_grads",
                                              "optim_grads_params"};
-        for (int z = 0; z < 4; z++)
+        for (int z = 0; z < (int)(sizeof stages / sizeof stages[0]); z++)
             if (strcmp(v, stages[z]) == 0) {
                 m->fsdp_zero = z;
                 return PB_OK;
@@ -297,7 +298,10 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
         put_kv(m, "gated", "0");
     if (hidden && get_kv(m, "ffn") == NULL) {
         unsigned long long h = kv_num(hidden);
-        unsigned long long f = strcmp(get_kv(m, "gated"), "1") == 0 ? 8 * h / 3 / 64 * 64 : 4 * h;
+        unsigned long long f = strcmp(get_kv(m, "gated"), "1") == 0
+                                   ? PB_MEG_FFN_X_H * 2 * h / PB_MEG_SWIGLU_DIV / PB_MEG_SWIGLU_ROUND *
+                                         PB_MEG_SWIGLU_ROUND
+                                   : PB_MEG_FFN_X_H * h;
         snprintf(buf, sizeof buf, "%llu", f);
         put_kv(m, "ffn", buf);
     }
@@ -305,7 +309,7 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
         put_kv(m, "experts", "0"), put_kv(m, "topk", "0");
     /* pp_trim takes ceil(N/2) from the first stage: N = 1 is the embedding
      * alone; the loss alone has no counterpart */
-    if (m->account == 3)
+    if ((m->account & 1) && (m->account & 2))
         put_kv(m, "pp_trim", "2");
     else if (m->account == 1)
         put_kv(m, "pp_trim", "1");
@@ -327,7 +331,7 @@ static int defaults(const char *name, pb_megatron_t *m, int gqa, int vp_layers, 
         static const char *const stages[] = {"no_shard", "optim", "optim_grads",
                                              "optim_grads_params"};
         int unsaid = m->fsdp_zero < 0;
-        m->zero = unsaid ? (m->fsdp == 1 ? 0 : 3) : m->fsdp_zero;
+        m->zero = unsaid ? (m->fsdp == 1 ? 0 : PB_ZERO3) : m->fsdp_zero;
         snprintf(m->notes, sizeof m->notes,
                  "--use-%s-fsdp (Megatron-FSDP) with sharding strategy %s%s modelled as "
                  "--zero %d (no_shard, optim, optim_grads, optim_grads_params: ZeRO-0 to 3), "

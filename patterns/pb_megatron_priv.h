@@ -14,6 +14,13 @@ struct pb_megatron;
 #define PB_MEG_VALLEN 2048
 #define PB_MEG_WORDS 1024
 #define PB_MEG_WORDLEN 256
+/* storage: the longest unset variable name listed as unresolved */
+#define PB_MEG_SH_NAME_MAX 64
+/* Megatron-LM arguments.py without --ffn-hidden-size: 4 x hidden, and
+ * with --swiglu int((4 x hidden x 2 / 3) / 64) x 64 */
+#define PB_MEG_FFN_X_H 4
+#define PB_MEG_SWIGLU_DIV 3
+#define PB_MEG_SWIGLU_ROUND 64
 
 typedef struct pb_meg_sh {
     char name[PB_MEG_VARS][64];

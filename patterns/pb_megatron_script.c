@@ -28,8 +28,11 @@ static size_t array_def(pb_meg_sh_t *sh, char **lines, size_t nl, size_t l,
     const char *p = lines[l];
     while (isspace((unsigned char)*p))
         p++;
-    if (strncmp(p, "export ", 7) == 0 || strncmp(p, "declare -a ", 11) == 0)
-        p = strchr(p, ' ') + 1 + (p[0] == 'd' ? 3 : 0);
+    static const char exported[] = "export ", declared[] = "declare -a ";
+    if (strncmp(p, exported, sizeof exported - 1) == 0)
+        p += sizeof exported - 1;
+    else if (strncmp(p, declared, sizeof declared - 1) == 0)
+        p += sizeof declared - 1;
     const char *eq = strchr(p, '=');
     if (eq == NULL || eq[1] != '(' || !is_name(p, (size_t)(eq - p)))
         return 0;
@@ -56,17 +59,28 @@ static size_t array_def(pb_meg_sh_t *sh, char **lines, size_t nl, size_t l,
     return k - l + 1;
 }
 
+/* The value of launcher flag `name` at word i: name=V or name V. */
+static const char *flag_value(char (*w)[PB_MEG_WORDLEN], int i, int n, const char *name)
+{
+    size_t k = strlen(name);
+    const char *a = w[i];
+    if (strncmp(a, name, k) != 0)
+        return NULL;
+    return a[k] == '=' ? a + k + 1 : a[k] == '\0' && i + 1 < n ? w[i + 1] : NULL;
+}
+
 /* torchrun / python -m torch.distributed.run options before the script */
 static void launcher(pb_megatron_t *m, char (*w)[PB_MEG_WORDLEN], int n)
 {
     int nodes = 0, per = 0;
     for (int i = 0; i < n; i++) {
-        const char *a = w[i], *v = NULL;
+        const char *v = NULL;
         int *dst = NULL;
-        if (strncmp(a, "--nnodes", 8) == 0)
-            dst = &nodes, v = a[8] == '=' ? a + 9 : a[8] == '\0' && i + 1 < n ? w[i + 1] : NULL;
-        else if (strncmp(a, "--nproc_per_node", 16) == 0 || strncmp(a, "--nproc-per-node", 16) == 0)
-            dst = &per, v = a[16] == '=' ? a + 17 : a[16] == '\0' && i + 1 < n ? w[i + 1] : NULL;
+        if ((v = flag_value(w, i, n, "--nnodes")) != NULL)
+            dst = &nodes;
+        else if ((v = flag_value(w, i, n, "--nproc_per_node")) != NULL ||
+                 (v = flag_value(w, i, n, "--nproc-per-node")) != NULL)
+            dst = &per;
         if (dst && v && isdigit((unsigned char)v[0]))
             *dst = atoi(v);
     }
@@ -96,8 +110,9 @@ static int is_pretrain(const char *word)
 {
     const char *base = strrchr(word, '/');
     base = base ? base + 1 : word;
-    size_t n = strlen(base);
-    return strncmp(base, "pretrain_", 9) == 0 && n > 3 && strcmp(base + n - 3, ".py") == 0;
+    static const char prefix[] = "pretrain_", ext[] = ".py";
+    size_t n = strlen(base), e = sizeof ext - 1;
+    return strncmp(base, prefix, sizeof prefix - 1) == 0 && n > e && strcmp(base + n - e, ext) == 0;
 }
 
 void pb_meg_walk(pb_meg_sh_t *sh, char **lines, size_t nl, char (*w)[PB_MEG_WORDLEN],

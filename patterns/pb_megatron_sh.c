@@ -39,8 +39,9 @@ void pb_meg_set_var(pb_meg_sh_t *sh, const char *name, size_t len, const char *v
  * character that cannot be in one, so the list's items are whole names) */
 static void note_unresolved(pb_meg_sh_t *sh, const char *name, size_t len)
 {
-    char item[72];
-    snprintf(item, sizeof item, "$%.*s", (int)(len < 64 ? len : 64), name);
+    char item[PB_MEG_SH_NAME_MAX + 8];
+    snprintf(item, sizeof item, "$%.*s",
+             (int)(len < PB_MEG_SH_NAME_MAX ? len : PB_MEG_SH_NAME_MAX), name);
     pb_list_add(sh->out->unresolved, sizeof sh->out->unresolved, item, ", ");
 }
 

@@ -115,7 +115,8 @@ int pb_model_family_llama(uint64_t hidden, uint64_t heads, pb_model_t *out, pb_e
     out->heads = heads;
     out->kv_heads = gcd_u64(heads, PB_FAMILY_KV_HEADS);
     /* 3.5 H = 7H / 2, rounded up to 256: (7H + 511) / 512 x 256 */
-    out->ffn = (7 * hidden + 511) / 512 * 256;
+    out->ffn = (PB_FAMILY_FFN_X2 * hidden + 2 * PB_FAMILY_FFN_ROUND - 1) / (2 * PB_FAMILY_FFN_ROUND) *
+               PB_FAMILY_FFN_ROUND;
     out->vocab = PB_FAMILY_VOCAB;
     out->seq = PB_FAMILY_SEQ;
     out->mbs = 1;
@@ -262,7 +263,7 @@ static long double params_ld(const pb_model_t *m)
     long double h = (long double)m->hidden;
     long double hd = m->head_dim ? (long double)m->head_dim : (long double)(m->hidden / m->heads);
     long double attn = 2.0L * h * (long double)m->heads * hd + 2.0L * h * (long double)m->kv_heads * hd;
-    long double mats = m->gated ? 3.0L : 2.0L;
+    long double mats = m->gated ? PB_MODEL_GATED_MATS : 2.0L;
     long double moe = (long double)pb_model_moe_layers(m), dense = (long double)m->layers - moe;
     long double eff = (long double)(m->moe_ffn ? m->moe_ffn : m->ffn);
     long double moe_layer = attn + (long double)m->experts * mats * h * eff +
@@ -342,7 +343,7 @@ uint64_t pb_model_attn_params(const pb_model_t *m)
 
 static uint64_t mlp(const pb_model_t *m, uint64_t ffn)
 {
-    return (m->gated ? 3u : 2u) * m->hidden * ffn;
+    return (m->gated ? PB_MODEL_GATED_MATS : 2u) * m->hidden * ffn;
 }
 
 uint64_t pb_model_dense_layer_params(const pb_model_t *m)

@@ -54,7 +54,10 @@ const char *pb_model_preset_name(int i);
 /* PB_EINPUT naming the presets when `name` is none of them. */
 int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 
-/* The --size rule: the model `--size H` alone stands for, a Llama 3-style
+/* The --size rule: the model `--size H` alone stands for (with no preset,
+ * file, launch script or shape flag such as --layers, --heads or --ffn:
+ * those type a model of the user's own, bench/glue/pb_pattern_plan.c), a
+ * Llama 3-style
  * dense decoder at width H (Dubey et al. 2024, "The Llama 3 Herd of
  * Models", arXiv 2407.21783, Table 3; Meta-Llama-3-8B and -70B
  * config.json on huggingface.co/meta-llama):
@@ -76,6 +79,9 @@ int pb_model_preset(const char *name, pb_model_t *out, pb_err_t *err);
 #define PB_FAMILY_VOCAB 128256
 #define PB_FAMILY_SEQ 8192
 #define PB_FAMILY_LAYERS 4
+/* the MLP: 3.5 H, written 7H / 2, rounded up to a multiple of 256 */
+#define PB_FAMILY_FFN_X2 7
+#define PB_FAMILY_FFN_ROUND 256
 int pb_model_family_llama(uint64_t hidden, uint64_t heads, pb_model_t *out, pb_err_t *err);
 /* The layers of the Llama 3 model of width `hidden` (32 at 4096, 80 at
  * 8192, 126 at 16384: Table 3), its name in *name; 0 (and NULL) at any
@@ -96,6 +102,10 @@ int pb_model_load(const char *path, pb_model_t *m, pb_err_t *err);
 
 /* The model's own consistency (PB_EINPUT, one message per problem). */
 int pb_model_check(const pb_model_t *m, pb_err_t *err);
+
+/* A gated MLP's matrices (SwiGLU: gate, up and down; Shazeer 2020, "GLU
+ * Variants Improve Transformer", FFN_SwiGLU) against a plain MLP's two. */
+#define PB_MODEL_GATED_MATS 3
 
 /* Parameters.  A layer: Q and O h*h each, K and V h*(kv_heads*h/heads)
  * each, the MLP (gated ? 3 : 2)*h*ffn (times the experts in an MoE

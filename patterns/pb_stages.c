@@ -1,5 +1,8 @@
 #include "pb_stages.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #define ULL(x) ((unsigned long long)(x))
 
 /* pp_first / pp_last given: the rest evenly over the stages between */
@@ -34,14 +37,82 @@ static int explicit_split(const pb_model_t *m, int pp, pb_stages_t *out, pb_err_
     return PB_OK;
 }
 
+/* End stages of their own that split m's layers over pp stages of vp
+ * chunks (Megatron's --decoder-first/last-pipeline-num-layers): the
+ * stages between as light as an even share allows (ceil(layers / pp),
+ * rounded up to vp), the rest to the ends, the first one the lighter (it
+ * also holds the embedding, as pp_trim's rounding).  0: none found; each
+ * candidate is checked by the split itself. */
+static int uneven_ends(const pb_model_t *m, int pp, int vp, pb_stages_t *out)
+{
+    uint64_t v = (uint64_t)(vp > 1 ? vp : 1), n = (uint64_t)pp, between = n - 2;
+    uint64_t mid = (m->layers + n - 1) / n;
+    mid = (mid + v - 1) / v * v;
+    for (; pp > 2 && between * mid < m->layers; mid += v) {
+        uint64_t rest = m->layers - between * mid, first = rest / 2 / v * v;
+        pb_model_t t = *m;
+        t.pp_trim = 0, t.pp_first = first, t.pp_last = rest - first;
+        pb_err_t e;
+        if (first > 0 && t.pp_last > 0 && pb_stages_split(&t, pp, vp, out, &e) == PB_OK)
+            return 1;
+    }
+    if (pp == 2 && m->layers >= 2 * v) { /* no stage between: the ends are the model */
+        pb_model_t t = *m;
+        t.pp_trim = 0, t.pp_first = m->layers / 2 / v * v, t.pp_last = m->layers - t.pp_first;
+        pb_err_t e;
+        return pb_stages_split(&t, pp, vp, out, &e) == PB_OK;
+    }
+    return 0;
+}
+
+/* The refusal of layers + trim that pp x vp chunks do not divide, with
+ * the real numbers and what would split them: without the trim, another
+ * depth that keeps it, or end stages of their own. */
+static int not_divisible(const pb_model_t *m, int pp, int vp, uint64_t chunks, pb_err_t *err)
+{
+    char how[200] = "";
+    pb_stages_t st;
+    pb_model_t t = *m;
+    t.pp_trim = 0;
+    if (m->pp_trim && m->layers % chunks == 0)
+        snprintf(how, sizeof how, ": --pp-trim 0 splits the %llu evenly (%llu a stage)",
+                 ULL(m->layers), ULL(m->layers / (uint64_t)pp));
+    else if (uneven_ends(&t, pp, vp, &st)) {
+        char mid[48] = "";
+        if (pp > 2)
+            snprintf(mid, sizeof mid, " (%llu on %s)", ULL(st.mid),
+                     pp - 2 > 1 ? "each stage between" : "the stage between");
+        snprintf(how, sizeof how,
+                 ": give the end stages their own counts, e.g. %s--pp-first %llu --pp-last "
+                 "%llu%s",
+                 m->pp_trim ? "--pp-trim 0 " : "", ULL(st.first), ULL(st.last), mid);
+    }
+    uint64_t all = m->layers + m->pp_trim, below = all / chunks * chunks;
+    if (m->pp_trim) { /* the depths that keep the trim: (layers + trim) a multiple */
+        size_t at = strlen(how);
+        if (below > m->pp_trim)
+            snprintf(how + at, sizeof how - at, "%s--layers %llu or %llu keeps the lighter ends",
+                     at ? "; " : ": ", ULL(below - m->pp_trim), ULL(below + chunks - m->pp_trim));
+        else
+            snprintf(how + at, sizeof how - at, "%s--layers %llu keeps the lighter ends",
+                     at ? "; " : ": ", ULL(below + chunks - m->pp_trim));
+        return pb_err_set(err, PB_EINPUT,
+                          "%llu layers + %llu (pp_trim: end stages lighter, the embedding and the "
+                          "loss counted as layer slots) = %llu are not divisible by pp x vp = "
+                          "%llu%s",
+                          ULL(m->layers), ULL(m->pp_trim), ULL(all), ULL(chunks), how);
+    }
+    return pb_err_set(err, PB_EINPUT, "layers %llu are not divisible by pp x vp = %llu%s",
+                      ULL(m->layers), ULL(chunks), how);
+}
+
 /* pp_trim (0: the even split): (layers + trim) / pp per stage, the trim
  * taken from the two ends */
 static int trimmed_split(const pb_model_t *m, int pp, int vp, pb_stages_t *out, pb_err_t *err)
 {
     uint64_t all = m->layers + m->pp_trim, chunks = (uint64_t)pp * (uint64_t)(vp > 1 ? vp : 1);
     if (all % chunks != 0)
-        return pb_err_set(err, PB_EINPUT, "layers %llu%s are not divisible by pp x vp = %llu",
-                          ULL(m->layers), m->pp_trim ? " (+ pp_trim)" : "", ULL(chunks));
+        return not_divisible(m, pp, vp, chunks, err);
     uint64_t per = all / (uint64_t)pp;
     uint64_t cut_first = (m->pp_trim + 1) / 2, cut_last = m->pp_trim / 2;
     if (cut_first >= per)

@@ -50,6 +50,6 @@ uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype)
         return PB_DEEPSPEED_BUCKET_ELEMS;
     /* Megatron-LM distributed.DistributedDataParallel:
      * bucket_size = max(40000000, 1000000 * dp_size) parameters */
-    uint64_t b = UINT64_C(1000000) * (uint64_t)dp_group;
-    return b > UINT64_C(40000000) ? b : UINT64_C(40000000);
+    uint64_t b = PB_MEGATRON_BUCKET_PER_DP * (uint64_t)dp_group;
+    return b > PB_MEGATRON_BUCKET_MIN ? b : PB_MEGATRON_BUCKET_MIN;
 }

@@ -15,6 +15,12 @@
 #include "pb_fw_traffic.h"
 
 
+/* ZeRO stage 3 (Rajbhandari et al. 2020, "ZeRO: Memory Optimizations
+ * Toward Training Trillion Parameter Models", Sec. 5: P_os+g+p): the
+ * parameters sharded too and gathered layer by layer; stages 1 and 2
+ * shard the optimizer states and the gradients. */
+#define PB_ZERO3 3
+
 typedef struct pb_traffic_cfg {
     pb_bucket_t bucket;
     int zero; /* 0: all-reduce; 1, 2: distributed optimizer; 3: per-layer */
@@ -62,6 +68,10 @@ void pb_traffic_cfg_framework(pb_traffic_cfg_t *c, pb_fw_t fw);
 /* DeepSpeed's reduce_bucket_size and allgather_bucket_size, elements
  * (deepspeed/runtime/zero/config.py: pp_int(5e8) each) */
 #define PB_DEEPSPEED_BUCKET_ELEMS UINT64_C(500000000)
+/* Megatron-LM's bucket: max(40000000, 1000000 x dp) parameters
+ * (megatron/core/distributed/distributed_data_parallel.py) */
+#define PB_MEGATRON_BUCKET_MIN UINT64_C(40000000)
+#define PB_MEGATRON_BUCKET_PER_DP UINT64_C(1000000)
 /* "megatron", "ddp" or "deepspeed"; 0 ok, -1 none of them */
 int pb_bucket_parse(const char *s, pb_bucket_t *out);
 uint64_t pb_bucket_elems(pb_bucket_t k, int dp_group, pb_dtype_t grad_dtype);

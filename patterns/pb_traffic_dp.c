@@ -208,7 +208,7 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     int edp = pb_layout_group_size(l, PB_GK_EDP);
     /* a shard group cuts what is sharded: ZeRO-3's parameters (HSDP), or
      * Megatron's distributed optimizer reduce-scattering its buckets */
-    if (l->shard > 0 && (zero == 0 || (zero < 3 && in->cfg->dp_reduce == PB_DPRED_AR)))
+    if (l->shard > 0 && (zero == 0 || (zero < PB_ZERO3 && in->cfg->dp_reduce == PB_DPRED_AR)))
         return pb_err_set(err, PB_EINPUT,
                           "--shard-group %d shards the optimizer within groups of data-parallel "
                           "ranks: it needs --zero 3 (HSDP), or --zero 1 or 2 with Megatron's "
@@ -219,7 +219,7 @@ int pb_traffic_dp(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
      * units stay on EDP) */
     pb_gkind_t g = l->shard > 0 ? PB_GK_SHARD : PB_GK_DP;
     int ns = pb_layout_group_size(l, g);
-    if (zero == 3)
+    if (zero == PB_ZERO3)
         return zero3(in, g, ns, edp, out, err);
     if (n > 1 && bucket_ops(in, g, ns, dense / tp_pp, zero > 0, out, err))
         return err->code;

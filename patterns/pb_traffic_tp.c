@@ -21,6 +21,11 @@
  * (pb_traffic_cfg_t.sp_norm). */
 #include "pb_traffic_priv.h"
 
+/* Megatron's _VocabParallelCrossEntropy.forward all-reduces three fp32
+ * values per token over TP: the logits' max, the target's logit and the
+ * sum of exponentials (megatron/core/tensor_parallel/cross_entropy.py) */
+#define PB_XENT_ALLREDUCES 3
+
 typedef struct tp_op {
     pb_coll_t coll;
     pb_phase_t phase;
@@ -94,7 +99,7 @@ static int ends(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
             return err->code;
     /* _VocabParallelCrossEntropy.forward: all-reduces of the logits' max,
      * the target's logit and the sum of exponentials, one fp32 per token */
-    tp_op_t ce = {PB_ALLREDUCE, PB_PH_FWD, 3 * m, last,
+    tp_op_t ce = {PB_ALLREDUCE, PB_PH_FWD, PB_XENT_ALLREDUCES * m, last,
                   "cross-entropy max, target logit, sum of exponentials"};
     uint64_t tokens = in->m->mbs * (in->m->seq / (uint64_t)in->l->size[PB_DIM_CP]);
     return push(in, out, &ce, tokens * pb_dtype_size(PB_F32), PB_F32, err);
@@ -120,7 +125,7 @@ static int norm_grads(const pb_tr_in_t *in, pb_op_list_t *out, pb_err_t *err)
     }
     if (in->cfg->sp_norm != PB_SPNORM_EACH)
         return PB_OK;
-    int fsdp = in->cfg->zero == 3 && in->l->size[PB_DIM_DP] * in->l->size[PB_DIM_CP] > 1;
+    int fsdp = in->cfg->zero == PB_ZERO3 && in->l->size[PB_DIM_DP] * in->l->size[PB_DIM_CP] > 1;
     uint64_t passes = fsdp && !(piped && in->cfg->z3_pp_once) ? in->micro : 1;
     pb_phase_t ph = fsdp ? PB_PH_BWD : PB_PH_OPT;
     const tp_op_t each[] = {

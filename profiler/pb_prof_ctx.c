@@ -9,8 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pb_prof_dev.h"
+
 #define DRAIN_BATCH 256
 #define WRITER_PERIOD_NS 20000000L /* 20 ms: a ring of 4096 holds 200 k ops/s */
+#define NAME_TRIES 1000 /* names tried (-1, -2, ...) before the file counts as unopenable */
 
 uint64_t pb_prof_now(void)
 {
@@ -106,7 +109,13 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* The file: DIR/parbench-prof-HOST-PID-COMMID.bin, and its header. */
+/* The file, DIR/parbench-prof-HOST-PID-COMMID-rRANK.bin, and its header.
+ * Created, never truncated: one process can hold one communicator's id
+ * twice (the ranks of a single-process multi-GPU job share NCCL's
+ * commHash; every API v3 context has id 0 and no rank at open), and a
+ * restarted job can meet its own pid again (containers), so a name that
+ * is taken is passed over for the next (pb_prof_rec.h) - O_EXCL makes
+ * the choice safe between threads and processes alike. */
 static int open_file(pb_prof_ctx_t *c)
 {
     const char *dir = getenv("PARBENCH_PROFILE_DIR");
@@ -116,8 +125,17 @@ static int open_file(pb_prof_ctx_t *c)
         pb_prof_ctx_fail(c, "creating", errno);
         return -1;
     }
-    pb_prof_path(c->path, sizeof c->path, dir, c->head.host, (int)c->head.pid, c->head.comm_id);
-    c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    for (int k = 0; k < NAME_TRIES; k++) {
+        int n = pb_prof_path_rank(c->path, sizeof c->path, dir, c->head.host, (int)c->head.pid,
+                                  c->head.comm_id, c->head.rank, k);
+        if (n < 0 || (size_t)n >= sizeof c->path) {
+            pb_prof_ctx_fail(c, "naming a file in", ENAMETOOLONG);
+            return -1;
+        }
+        c->fd = open(c->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (c->fd >= 0 || errno != EEXIST)
+            break; /* made, or a failure another name would not mend */
+    }
     if (c->fd < 0 || write_all(c->fd, &c->head, sizeof c->head) != 0) {
         pb_prof_ctx_fail(c, "opening", errno);
         return -1;
@@ -162,6 +180,8 @@ static void fill_head(pb_prof_ctx_t *c, int api, uint64_t comm_id, const char *n
                                             "SLURM_NTASKS", "PMI_SIZE", NULL};
     h->world_rank = env_first(rank_vars);
     h->world_size = env_first(size_vars);
+    /* init runs on the thread NCCL set to the communicator's device */
+    h->device = pb_prof_cuda_device();
     snprintf(h->comm_name, sizeof h->comm_name, "%s", name ? name : "");
     if (gethostname(h->host, sizeof h->host - 1) != 0)
         snprintf(h->host, sizeof h->host, "unknown");
@@ -169,7 +189,7 @@ static void fill_head(pb_prof_ctx_t *c, int api, uint64_t comm_id, const char *n
 
 pb_prof_ctx_t *pb_prof_ctx_open(int api, uint64_t comm_id, const char *name, int nnodes,
                                 int nranks, int rank, pb_nccl_logger_t log,
-                                const volatile sig_atomic_t *paused)
+                                const _Atomic int *paused)
 {
     pb_prof_ctx_t *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -180,8 +200,13 @@ pb_prof_ctx_t *pb_prof_ctx_open(int api, uint64_t comm_id, const char *name, int
     c->every = (uint32_t)env_long("PARBENCH_PROFILE_EVERY", 1, 1, 1L << 30);
     c->ring_cap = (size_t)env_long("PARBENCH_PROFILE_RING", 4096, 2, 1L << 24);
     atomic_init(&c->active, 1);
+    atomic_init(&c->op_rank, -1);
     fill_head(c, api, comm_id, name, nnodes, nranks, rank);
-    c->slot = calloc(PB_PROF_SLOTS, sizeof *c->slot);
+    /* sizeof *c->slot is a multiple of the alignment (_Alignas), as
+     * aligned_alloc asks */
+    c->slot = aligned_alloc(PB_PROF_OP_ALIGN, PB_PROF_SLOTS * sizeof *c->slot);
+    if (c->slot != NULL)
+        memset(c->slot, 0, PB_PROF_SLOTS * sizeof *c->slot);
     if (c->slot == NULL || pthread_key_create(&c->key, NULL) != 0) {
         free(c->slot);
         free(c);
@@ -208,6 +233,10 @@ void pb_prof_ctx_close(pb_prof_ctx_t *c)
         pthread_join(c->writer, NULL);
     pb_prof_ctx_drain(c);
     uint64_t dropped = atomic_load(&c->slot_full) + atomic_load(&c->no_ring);
+    /* NCCL finalizes a communicator after its last event: what still
+     * holds a slot now never completes (a channel never stopped) */
+    for (size_t i = 0; i < PB_PROF_SLOTS; i++)
+        dropped += atomic_load(&c->slot[i].used) != 0;
     int n = atomic_load(&c->nrings);
     for (int i = 0; i < n && i < PB_PROF_THREADS; i++) {
         pb_prof_ring_t *r = atomic_load(&c->ring[i]);
@@ -221,8 +250,10 @@ void pb_prof_ctx_close(pb_prof_ctx_t *c)
     end.t_enq0 = pb_prof_now();
     if (c->fd >= 0 && atomic_load(&c->active) && write_all(c->fd, &end, sizeof end) != 0)
         pb_prof_ctx_fail(c, "writing", errno ? errno : EIO);
-    /* the header again: API v3 names the communicator only in its
-     * operations, known now */
+    /* the header again: API v3 names the communicator and this rank
+     * only in its operations, known now */
+    if (c->head.rank < 0 && atomic_load(&c->comm_set))
+        c->head.rank = atomic_load(&c->op_rank);
     if (c->fd >= 0 && atomic_load(&c->active) &&
         pwrite(c->fd, &c->head, sizeof c->head, 0) != (ssize_t)sizeof c->head)
         pb_prof_ctx_fail(c, "writing", errno ? errno : EIO);

@@ -10,14 +10,13 @@
  *   PARBENCH_PROFILE_EVERY  record one operation in N (default 1);
  *   PARBENCH_PROFILE_RING   records a thread's ring holds (default 4096,
  *                           512 KiB);
- * and PARBENCH_PROFILE_SIGNAL (pb_prof_plugin.c) turns recording off and
- * on.  A failure (no directory, a write that fails) is logged once and
- * turns this context off; the job goes on. */
+ * and PARBENCH_PROFILE_SIGNAL (pb_prof_plugin.c) turns recording of new
+ * operations off and on.  A failure (no directory, a write that fails) is
+ * logged once and turns this context off; the job goes on. */
 #ifndef PB_PROF_CTX_H
 #define PB_PROF_CTX_H
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -27,6 +26,10 @@
 
 #define PB_PROF_SLOTS 2048  /* operations in flight at once, per communicator */
 #define PB_PROF_THREADS 64  /* threads that finish operations, per communicator */
+/* A slot's alignment: an operation's handle is its slot's address with
+ * the low bits of the slot's generation in the bits this leaves free
+ * (pb_prof_events.h) */
+#define PB_PROF_OP_ALIGN 256
 
 struct pb_prof_ctx;
 
@@ -34,10 +37,14 @@ struct pb_prof_ctx;
  * still holds it: its own enqueue (start to stop), each kernel channel
  * between its start and stop, and - where NCCL says how many channels it
  * runs on (API v4+) - its completion, released when that many channels
- * have stopped (as NCCL's Inspector plugin decides completion). */
+ * have stopped (as NCCL's Inspector plugin decides completion).  The
+ * count shares one word with the slot's generation (how many operations
+ * it has held), so that a kernel channel joins its operation only while
+ * that very operation still holds the slot: one compare-and-swap checks
+ * both. */
 typedef struct pb_prof_op {
-    _Atomic int used; /* 0: the slot is free */
-    _Atomic int refs;
+    _Alignas(PB_PROF_OP_ALIGN) _Atomic int used; /* 0: the slot is free */
+    _Atomic uint64_t hold;  /* generation << 32 | holders (0: complete) */
     struct pb_prof_ctx *ctx;
     pb_prof_rec_t rec;
     _Atomic uint64_t k0, k1, g0, g1; /* min / max over its kernel channels */
@@ -50,15 +57,17 @@ typedef struct pb_prof_ctx {
     char path[768];
     int fd;
     pb_nccl_logger_t log;
-    const volatile sig_atomic_t *paused; /* the plugin's signal switch (NULL: none) */
+    const _Atomic int *paused;  /* the plugin's signal switch (NULL: none) */
     _Atomic int active;         /* 0 once a failure turned it off */
     _Atomic int failed_logged;
     uint32_t every;
     _Atomic uint64_t nops;      /* operations seen (for sampling) */
     _Atomic uint64_t p2p_seq;
     _Atomic int comm_set;       /* v3: the communicator taken from an operation */
+    _Atomic int op_rank;        /* v3: this rank, from that operation (-1: none); the
+                                   header takes it at close, as NCCL's threads read head.rank */
     size_t ring_cap;
-    pb_prof_op_t *slot;         /* PB_PROF_SLOTS */
+    pb_prof_op_t *slot;         /* PB_PROF_SLOTS, PB_PROF_OP_ALIGN-aligned */
     _Atomic uint32_t next_slot;
     _Atomic uint64_t slot_full; /* operations not recorded: no free slot */
     pthread_key_t key;          /* this thread's ring */
@@ -72,14 +81,19 @@ typedef struct pb_prof_ctx {
 } pb_prof_ctx_t;
 
 /* The context of a communicator: settings from the environment, the file
- * opened and its header written, the writer thread started.  comm_id,
+ * created (a new one, never an existing one: pb_prof_rec.h names it) and
+ * its header written, the writer thread started.  comm_id,
  * name, nnodes, nranks, rank as NCCL gave them (-1 / NULL where the API
- * version gives none: they are then taken from the first operation).
+ * version gives none: comm_id, name and rank are then taken from the
+ * first operation); the device, the calling thread's current CUDA
+ * device (pb_prof_dev.h).
  * NULL after logging why (the plugin then tells NCCL it is off). */
 pb_prof_ctx_t *pb_prof_ctx_open(int api, uint64_t comm_id, const char *name, int nnodes,
                                 int nranks, int rank, pb_nccl_logger_t log,
-                                const volatile sig_atomic_t *paused);
-/* Stops the writer, writes what is left and the end record, closes. */
+                                const _Atomic int *paused);
+/* Stops the writer, writes what is left and the end record, closes.  An
+ * operation still in flight (a kernel channel NCCL never stopped) is
+ * counted in the end record's dropped operations. */
 void pb_prof_ctx_close(pb_prof_ctx_t *c);
 
 /* Logs once per context (NCCL's logger, else stderr) and turns it off. */

@@ -8,10 +8,14 @@
  * runs it, with the GPU's timer from API v4 on.  From v4 on NCCL says how
  * many channels an operation runs on: its record is complete when its
  * enqueue has ended and that many channels have stopped (in either
- * order); with v3, at the end of its enqueue.  A complete record goes to
- * the ring of the thread that completed it.  Kernel channel
- * handles are the operation's address with its low bit set: no slot of
- * their own. */
+ * order); with v3 (or no channel count), at the end of its enqueue, and
+ * a channel that starts after that is not followed.  A complete record
+ * goes to the ring of the thread that completed it.  An operation's
+ * handle is its slot's address with the slot's generation in the low
+ * bits the alignment leaves (bit 0 clear); a kernel channel's is the
+ * slot's address with bit 0 set: no slot of its own.  Recording paused
+ * (PARBENCH_PROFILE_SIGNAL) or off stops new operations only: the
+ * channels of one already recorded are followed to its completion. */
 #ifndef PB_PROF_EVENTS_H
 #define PB_PROF_EVENTS_H
 
@@ -30,6 +34,7 @@ typedef struct pb_prof_ev {
     int has_ptimer;
     const char *comm_name; /* v3: the communicator, from the operation */
     uint64_t comm_hash;
+    int rank;              /* v3: this rank in it (the descriptor's) */
     int has_comm;
 } pb_prof_ev_t;
 

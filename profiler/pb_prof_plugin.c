@@ -11,10 +11,23 @@
  * reports needs none of them.
  *
  * PARBENCH_PROFILE_SIGNAL=USR1 (or USR2) makes that signal switch
- * recording off and on while the job runs.  A signal handler can only
+ * recording of new operations off and on while the job runs (those
+ * already recorded complete: pb_prof_events.h).  A signal handler can only
  * reach static storage, so the switch is this file's one static
- * variable, written by the handler alone. */
+ * variable, written by the handler alone: a lock-free atomic, as the
+ * handler runs on whichever thread the signal hits and NCCL's threads
+ * read it (volatile sig_atomic_t is safe only within one thread).
+ *
+ * The library is linked -z nodelete (CMakeLists.txt): NCCL dlcloses its
+ * profiler plugin when the last communicator is finalized, after a
+ * failed init, and once more when the communicator whose init failed is
+ * finalized (src/plugin/profiler.cc unloads unconditionally there), so
+ * its count can reach zero while other communicators still record.  The
+ * handler and the contexts' writer threads run code of this library; it
+ * stays mapped for the life of the process, so a later signal, or a
+ * writer still running, never jumps into unmapped memory. */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +36,13 @@
 #define PB_PROF_EXPORT __attribute__((visibility("default")))
 #define MASK (PB_NCCL_PROF_COLL | PB_NCCL_PROF_P2P | PB_NCCL_PROF_KERNEL_CH)
 
-static volatile sig_atomic_t prof_paused;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may only touch lock-free atomics");
+static _Atomic int prof_paused;
 
 static void on_toggle(int sig)
 {
     (void)sig;
-    prof_paused = !prof_paused;
+    atomic_fetch_xor_explicit(&prof_paused, 1, memory_order_relaxed);
 }
 
 /* The signal named by PARBENCH_PROFILE_SIGNAL, handled unless the job
@@ -55,7 +69,12 @@ static pb_ncclResult_t open_ctx(void **context, int *mask, int api, uint64_t id,
     want_signal();
     pb_prof_ctx_t *c = pb_prof_ctx_open(api, id, name, nnodes, nranks, rank, log, &prof_paused);
     *context = c;
-    *mask = c ? MASK : 0;
+    /* NCCL's mask is one for the process, shared by every communicator:
+     * a failed init leaves it as it is (NCCL then goes on without this
+     * communicator's context; its events come with a NULL context, which
+     * pb_prof_start ignores), rather than turn the others' recording off */
+    if (c != NULL)
+        *mask = MASK;
     /* an error from init makes NCCL leave the plugin out: never the job */
     return c ? PB_NCCL_SUCCESS : PB_NCCL_INTERNAL_ERROR;
 }
@@ -138,7 +157,8 @@ static pb_ncclResult_t start_v4(void *context, void **handle, pb_nccl_descr_v4_t
 PB_PROF_EXPORT const pb_nccl_profiler_v4_t ncclProfiler_v4 = {
     "parbench", init_v4, start_v4, stop, state_v4, fin};
 
-/* ---- v3: no communicator at init; it comes with each operation ---- */
+/* ---- v3: no communicator at init; it comes with each operation, and
+ * the rank with the descriptor ---- */
 static pb_ncclResult_t init_v3(void **context, int *mask)
 {
     return open_ctx(context, mask, 3, 0, NULL, -1, -1, -1, NULL);
@@ -160,6 +180,9 @@ static pb_ncclResult_t start_v3(void *context, void **handle, pb_nccl_descr_v3_t
         ev.peer = d->p2p.peer;
         ev.comm_name = d->p2p.name, ev.comm_hash = d->p2p.commHash, ev.has_comm = 1;
     }
+    /* NCCL fills the descriptor's rank with comm->rank for collectives and
+     * sends alike (src/plugin/profiler.cc, ncclProfilerStartTaskEvents) */
+    ev.rank = d->rank;
     pb_prof_start(context, handle, &ev);
     return PB_NCCL_SUCCESS;
 }

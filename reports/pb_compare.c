@@ -1,9 +1,10 @@
 #include "pb_compare.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/pb_stats.h"
 
 typedef struct keyed {
     char key[12 * PB_RESULT_STR];
@@ -114,16 +115,14 @@ void pb_compare_band(const pb_result_t *r, double *lo, double *hi)
     /* the sample count: iters in latency mode only (one operation per
      * sample); elsewhere unknown, and the whole range holds the median's
      * interval whatever n is */
-    double n = strcmp(r->mode, "latency") == 0 ? (double)r->iters : 0.0;
+    size_t n = strcmp(r->mode, "latency") == 0 ? (size_t)r->iters : 0;
     double plo = 0.0, phi = 1.0;
-    if (n >= 2.0) {
-        /* Le Boudec's ranks (1-based), clamped to the data */
-        double half = PB_COMPARE_Z95 * sqrt(n);
-        double rlo = ceil((n - half) / 2.0), rhi = ceil(1.0 + (n + half) / 2.0);
-        rlo = rlo < 1.0 ? 1.0 : rlo;
-        rhi = rhi > n ? n : rhi;
-        plo = (rlo - 1.0) / (n - 1.0);
-        phi = (rhi - 1.0) / (n - 1.0);
+    size_t j = 1, k = n;
+    /* the ranks every caller uses (util/pb_stats.h); below 6 samples no
+     * 95 % interval exists and the band stays the whole range */
+    if (pb_median_ci95_ranks(n, &j, &k)) {
+        plo = (double)(j - 1) / (double)(n - 1);
+        phi = (double)(k - 1) / (double)(n - 1);
     }
     double m = r->time_us_median;
     *lo = row_quantile(r, plo);

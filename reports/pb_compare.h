@@ -19,8 +19,10 @@
  * 1-alpha confidence intervals do not overlap, then one can be 1-alpha
  * confident that there is a statistically significant difference. The
  * converse is not true".  Their section 3.1.3 gives the distribution-free
- * 95 % interval of the median (after Le Boudec): the sorted samples of rank
- * ceil((n - 1.96 sqrt(n)) / 2) to ceil(1 + (n + 1.96 sqrt(n)) / 2).
+ * 95 % interval of the median after Le Boudec; the ranks are the one rule
+ * of util/pb_stats.h (pb_median_ci95_ranks: Le Boudec's Table A.1 for
+ * n <= 70, floor(0.5 n - 0.98 sqrt(n)) to ceil(0.5 n + 1 + 0.98 sqrt(n))
+ * beyond; none below 6 samples).
  *
  * A row holds no samples, only n and the quantiles 0 (min), 0.5 (median),
  * 0.99 (p99) and 1 (max), so the two ranks are read off the line through
@@ -60,9 +62,6 @@
 
 #include "pb_result.h"
 #include "../util/pb_err.h"
-
-/* the 1.96 of a 95 % interval (Hoefler & Belli, section 3.1.3) */
-#define PB_COMPARE_Z95 1.96
 
 typedef enum pb_compare_verdict {
     PB_CMP_SAME,      /* within the threshold */

@@ -118,13 +118,77 @@ int pb_imp_bad(pb_imp_src_t *s, size_t line, pb_err_t *err, const char *fmt, ...
     return PB_OK;
 }
 
+int pb_imp_need(pb_imp_src_t *s, size_t line, pb_err_t *err, const char *fmt, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->name, line + 1, why);
+}
+
+int pb_imp_op_agrees(pb_imp_src_t *s, size_t line, const char *logs, pb_err_t *err)
+{
+    if (s->o->coll == NULL || logs[0] == '\0' || strcmp(s->o->coll, logs) == 0)
+        return PB_OK;
+    return pb_imp_need(s, line, err, "the log names %s, --op %s", logs[0] == '?' ?
+                       "a collective parbench has no model of" : logs, s->o->coll);
+}
+
+/* The nodes --nodes or --per-node give a table of `world` processes (0:
+ * none given), or -1 with err set when they do not fit it. */
+static int option_nodes(pb_imp_src_t *s, int world, size_t line, pb_err_t *err)
+{
+    const pb_import_opts_t *o = s->o;
+    int from_pn = o->per_node > 0 ? (world + o->per_node - 1) / o->per_node : 0;
+    if (o->nodes <= 0)
+        return from_pn;
+    if (o->nodes > world) {
+        pb_imp_need(s, line, err, "--nodes %d: more nodes than the table's %d processes%s",
+                    o->nodes, world, o->per_node > 0 ? "" : " (--per-node G places them)");
+        return -1;
+    }
+    if (from_pn && from_pn != o->nodes) {
+        pb_imp_need(s, line, err, "--nodes %d and --per-node %d do not place %d processes",
+                    o->nodes, o->per_node, world);
+        return -1;
+    }
+    return o->nodes;
+}
+
+int pb_imp_place(pb_imp_src_t *s, pb_result_t *r, int spread, size_t line, pb_err_t *err)
+{
+    int given = option_nodes(s, r->world, line, err);
+    if (given < 0)
+        return err->code;
+    if (given > 0 && r->nodes > 0 && given != r->nodes)
+        return pb_imp_need(s, line, err, "the log's rank lines put its %d ranks on %d node%s, "
+                           "--nodes or --per-node on %d", r->world, r->nodes,
+                           r->nodes == 1 ? "" : "s", given);
+    if (r->nodes <= 0)
+        r->nodes = given;
+    /* a log names no link: a group within one node stays there, one
+     * spread over nodes crosses the network, and of one whose placement
+     * nobody said nothing is known */
+    const char *link = PB_IMPORT_LINK_UNKNOWN;
+    if (r->nodes == 1)
+        link = "";
+    else if (r->nodes > 1 && r->group_size >= r->world)
+        link = "NET";
+    else if (r->nodes > 1)
+        link = spread == PB_IMP_ACROSS ? "NET" : spread == PB_IMP_WITHIN ? "" : link;
+    snprintf(r->link_class, sizeof r->link_class, "%s", link);
+    return PB_OK;
+}
+
 void pb_imp_ignore(pb_imp_src_t *s, const char *bench)
 {
     pb_list_add(s->out->ignored, sizeof s->out->ignored, bench, ", ");
 }
 
 pb_result_t *pb_imp_row(pb_imp_src_t *s, const char *backend, const char *mode,
-                        const pb_imp_where_t *w, pb_err_t *err)
+                        const pb_imp_where_t *w, size_t line, pb_err_t *err)
 {
     pb_import_out_t *o = s->out;
     if (o->n == o->cap) {
@@ -149,11 +213,14 @@ pb_result_t *pb_imp_row(pb_imp_src_t *s, const char *backend, const char *mode,
     r->world = w->world;
     r->nodes = w->nodes;
     r->group_size = w->group_size;
-    /* a log names no link; a group spread over nodes crosses the network */
-    if (w->nodes > 1 && w->group_size == w->world)
-        snprintf(r->link_class, sizeof r->link_class, "NET");
     r->wrong = PB_RESULT_WRONG_UNCHECKED;
     r->slowest_rank = -1;
+    /* a world still unknown (nccl-tests' inferred at the table's end) is
+     * placed then */
+    if (w->world > 0 && pb_imp_place(s, r, w->spread, line, err) != PB_OK) {
+        o->n--;
+        return NULL;
+    }
     return r;
 }
 
@@ -201,12 +268,14 @@ int pb_import_buffer(const char *name, const char *text, size_t len, const pb_im
                                        : pb_import_imb(&s, err);
     pb_imp_lines_free(&s);
     free(copy);
+    /* --partial skipped every row: its first reason is the answer */
+    const char *skip = out->skipped ? "; lines skipped (--partial), the first: " : "";
     if (code == PB_OK && out->n == before)
-        code = pb_err_set(err, PB_EINPUT, "%s: no result rows found in this %s log%s%s%s%s", name,
-                          pb_import_tool_name(tool),
+        code = pb_err_set(err, PB_EINPUT, "%s: no result rows found in this %s log%s%s%s%s%s%s",
+                          name, pb_import_tool_name(tool),
                           out->ignored[0] ? "; without a parbench counterpart: " : "",
                           out->ignored, out->failure[0] ? "; the run failed: " : "",
-                          out->failure);
+                          out->failure, skip, out->skipped ? out->first_skip : "");
     return code;
 }
 

@@ -34,8 +34,12 @@ const char *pb_import_tool_name(pb_import_tool_t t);
  * why", or, with partial, the line is counted in out->skipped and parsing
  * goes on.  A failed nccl-tests run: PB_EINPUT naming the failure's line,
  * or, with partial, the rows before it kept and the failure in
- * out->failure.  A log with no row at all is PB_EINPUT either way.  Rows
- * are appended to out. */
+ * out->failure; one that failed its data check (#wrong, an "error" past
+ * nccl-tests' bound, "Out of bounds values : N FAILED"): PB_EINPUT, or
+ * with partial every row kept, the wrong ones marked, and
+ * out->failed_check.  What only an option can say (o->world, o->coll) is
+ * PB_EINPUT, partial or not.  A log with no row at all is PB_EINPUT
+ * either way.  Rows are appended to out. */
 int pb_import_buffer(const char *name, const char *text, size_t len, const pb_import_opts_t *o,
                      pb_import_out_t *out, pb_err_t *err);
 /* The same for a file (its base name labels the rows). */

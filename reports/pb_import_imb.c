@@ -147,8 +147,8 @@ static int row_line(pb_imp_src_t *s, imb_state_t *st, size_t line, char **tok, i
     int world = strcmp(st->bench, "PingPong") == 0 ? 2 : st->procs;
     if (st->blocks && bytes > UINT64_MAX / (uint64_t)world)
         return pb_imp_bad(s, line, err, "%" PRIu64 " B per rank x %d ranks overflows", bytes, world);
-    pb_imp_where_t w = {world, 0, world, ""};
-    pb_result_t *r = pb_imp_row(s, "imb", "latency", &w, err);
+    pb_imp_where_t w = {world, 0, world, "", PB_IMP_UNKNOWN};
+    pb_result_t *r = pb_imp_row(s, "imb", "latency", &w, line, err);
     if (r == NULL)
         return err->code;
     snprintf(r->collective, sizeof r->collective, "%s", st->coll);

@@ -24,7 +24,21 @@ typedef struct pb_import_opts {
     pb_import_tool_t tool;
     int partial; /* keep the rows that parse; count the lines that do not */
     int world;   /* processes, for logs that do not say (OSU); 0: unknown */
+    /* how the processes were placed, for logs that do not say (OSU, IMB,
+     * nccl-tests without its rank lines): nodes, or processes per node
+     * (block placement: a table of p processes spans ceil(p / per_node)
+     * nodes); 0: unknown */
+    int nodes, per_node;
+    /* the collective (parbench's name), for logs that do not name it
+     * (nccl-tests without its banner, OSU without its title) where the
+     * file name does not either; NULL: none given */
+    const char *coll;
 } pb_import_opts_t;
+
+/* The link class of rows whose placement the log does not say and no
+ * option gave: within one node or across nodes is unknown, and calibrate
+ * refuses to take it for either. */
+#define PB_IMPORT_LINK_UNKNOWN "?"
 
 typedef struct pb_import_out {
     pb_result_t *rows;
@@ -35,8 +49,12 @@ typedef struct pb_import_out {
      * Gather, OSU's Barrier, ...): left out, named here once each */
     char ignored[240];
     /* a failed run (nccl-tests' "Test NCCL failure", ...) under partial:
-     * "file:line: the line", the table closed there */
+     * "file:line: the line", the table closed there; or its data check
+     * failed ("Out of bounds values : 7 FAILED", rows with wrong
+     * elements): "file:line: why", every row kept, the wrong ones with
+     * their wrong count (calibrate leaves them out): then failed_check */
     char failure[240];
+    int failed_check;
     /* nccl-tests' footer beside the mean of the busbw column it prints
      * (so a log cut short or edited shows) */
     int have_avg;

@@ -197,15 +197,17 @@ static int has_tok(char **tok, int n, const char *word)
 }
 
 /* A table header: nccl-tests' "#  size  count  type ... time  algbw
- * busbw", OSU's "# Size  Avg Latency(us)" / "Latency (us)" / "Bandwidth
- * (MB/s)", IMB's "#bytes #repetitions ...". */
+ * busbw" (the first version's "#  bytes  N  type  op  time ..."), OSU's
+ * "# Size  Avg Latency(us)" / "Latency (us)" / "Bandwidth (MB/s)", IMB's
+ * "#bytes #repetitions ...". */
 static pb_import_tool_t header_tool(char **tok, int n)
 {
     if (n >= 2 && strcmp(tok[0], "#bytes") == 0 && strcmp(tok[1], "#repetitions") == 0)
         return PB_IMPORT_IMB;
     if (strcmp(tok[0], "#") != 0)
         return PB_IMPORT_AUTO;
-    if (has_tok(tok, n, "size") && has_tok(tok, n, "count") && has_tok(tok, n, "type") &&
+    if ((has_tok(tok, n, "size") || has_tok(tok, n, "bytes")) &&
+        (has_tok(tok, n, "count") || has_tok(tok, n, "N")) && has_tok(tok, n, "type") &&
         (has_tok(tok, n, "time") || has_tok(tok, n, "cputime")) && has_tok(tok, n, "busbw"))
         return PB_IMPORT_NCCL;
     if (n >= 3 && strcmp(tok[1], "Size") == 0)
@@ -229,6 +231,9 @@ pb_import_tool_t pb_imp_detect(pb_imp_src_t *s)
     char *tok[PB_IMP_MAXTOK];
     for (size_t i = 0; i < s->nlines; i++) {
         const char *line = s->lines[i] + strspn(s->lines[i], " \t");
+        /* the first nccl-tests printed its nThread line without '#' */
+        if (pb_imp_starts(line, "nThread ") && strstr(line, " nGpus ") != NULL)
+            return PB_IMPORT_NCCL;
         if (line[0] != '#')
             continue;
         for (size_t b = 0; b < sizeof banners / sizeof banners[0]; b++)

@@ -3,24 +3,34 @@
  * What is read, by the lines nccl-tests prints (src/common.cu, later
  * src/util.cu in NVIDIA/nccl-tests):
  *   "# Collective test starting: all_reduce_perf"  the collective (older
- *       versions lack it: the file name is used, e.g. all_gather_perf.log);
- *   "# nThread 1 nGpus 8 ... iters: 20 ... graph: 0"  iterations, graph;
+ *       versions lack it: --op, else the file name, e.g. all_gather_perf.log);
+ *   "# nThread 1 nGpus 8 ... iters: 20 ... graph: 0"  iterations, graph
+ *       (no '#' in the first version, 2017-2018);
  *   "#  Rank  0 Group  0 Pid 123 on host device  0 [0000:07:00] NAME"  one
- *       per rank ("Group" absent before 2.12, bus id "[0x07]" before 2.14):
- *       world = ranks listed, nodes = distinct hosts, group_size = world /
- *       distinct groups (NCCL_TESTS_SPLIT runs one table for all groups),
- *       as many as the log lists; a list that is not ranks 0..n-1 once
- *       each (a log cut inside it) tells nothing: the world is then
- *       inferred as when no rank line is there;
+ *       per rank (pb_import_ranks.c): world = ranks listed, nodes =
+ *       distinct hosts, group_size = world / distinct groups
+ *       (NCCL_TESTS_SPLIT runs one table for all groups); a list that is
+ *       not ranks 0..n-1 once each (a log cut inside it) tells nothing:
+ *       the world is then inferred as when no rank line is there;
  *   the column header "#  size count type redop root time algbw busbw
  *       #wrong time ..." (redop and root absent in old versions, "error"
- *       instead of "#wrong" before 2.10, per-iteration i_min i_max i_p99
- *       i_cv% columns and a timestamp with -R/-I options): rows are read
- *       by these names, so every column set reads the same way;
+ *       instead of "#wrong" before 2.13, per-iteration i_min i_max i_p99
+ *       i_cv% columns and a timestamp with -R/-I options; the first
+ *       version's "bytes N type op time algbw busbw res", its times in
+ *       milliseconds): rows are read by these names, so every column set
+ *       reads the same way;
+ *   "# Out of bounds values : 7 FAILED"  the data check (below);
  *   "# Avg bus bandwidth    : 12.34" checked against the rows;
  *   "HOST: Test NCCL failure ...": the run failed (pb_import_fail.c).
  * The first block of time/algbw/busbw/#wrong is out-of-place, the second
- * in-place: one row each.  nccl-tests' size is parbench's size already. */
+ * in-place: one row each.  nccl-tests' size is parbench's size already.
+ *
+ * The data check: #wrong counts a row's wrong elements; the older "error"
+ * (and "res") column is the row's largest deviation, which nccl-tests
+ * passed up to DeltaMaxValue(type) x (n - 1).  A row past it, or with
+ * wrong elements, or a footer of N FAILED fails the run: refused, or
+ * under --partial kept with every row, the wrong ones marked (wrong = the
+ * count; 1 for a deviation: how many elements is not printed). */
 #include "pb_import_priv.h"
 
 #include <math.h>
@@ -37,31 +47,23 @@ static const char *const col_names[] = {"size",  "count", "type",   "redop", "ro
                                         "time",  "algbw", "busbw",  "#wrong", "error",
                                         "i_min", "i_max", "i_p99",  "i_cv%"};
 
-/* One '#  Rank' line. */
-typedef struct rank_rec {
-    long rank, group;
-    char host[PB_RESULT_STR];
-} rank_rec_t;
-
 typedef struct state {
-    /* the current run's rank lines, as many as it has */
-    rank_rec_t *rank;
-    size_t nrank, cap;
-    /* from them, once the first row needs it (counted): world 0 when they
-     * are not ranks 0..n-1 each once (a log cut inside the list) */
-    int counted, world, nhosts, ngroups;
-    char rank0_host[PB_RESULT_STR];
+    pb_imp_ranks_t rk; /* the current run's rank lines */
     uint64_t iters;
     int graph;
     char coll[32]; /* parbench's name, "" unknown, "?" unsupported */
+    int from_op, op_used; /* coll is --op's; rows were read as it */
     char prog[64];
-    /* the table's columns */
-    int ncols, timestamp;
+    /* the table's columns; ms: its times in milliseconds (the first
+     * version's "bytes" header) */
+    int ncols, timestamp, ms;
     enum col_kind kind[PB_IMP_MAXTOK];
     int block[PB_IMP_MAXTOK];
-    /* busbw printed since the run started, for the footer check */
+    /* busbw printed since the run started, 0-byte rows too, for the
+     * footer check */
     double bw_sum;
     size_t bw_n;
+    pb_imp_check_t ck; /* the data check */
 } state_t;
 
 /* nccl-tests' program (or a file) name to parbench's collective: ""
@@ -87,84 +89,10 @@ static void coll_from_name(const char *s, char *out, size_t len)
 
 static void new_run(state_t *st)
 {
-    st->nrank = 0;
-    st->counted = 0;
+    pb_imp_ranks_reset(&st->rk);
     st->bw_sum = 0;
     st->bw_n = 0;
-}
-
-/* "#  Rank  0 Group  0 Pid 1234 on node-a device  0 [0000:07:00] NVIDIA H100" */
-static int rank_line(pb_imp_src_t *s, state_t *st, char **tok, int n, pb_err_t *err)
-{
-    rank_rec_t r = {-1, 0, ""};
-    const char *host = NULL;
-    for (int i = 1; i + 1 < n; i++) {
-        uint64_t v;
-        if (strcmp(tok[i], "Rank") == 0 && pb_imp_u64(tok[i + 1], &v) == 0 && v < 1u << 30)
-            r.rank = (long)v;
-        else if (strcmp(tok[i], "Group") == 0 && pb_imp_u64(tok[i + 1], &v) == 0 && v < 1u << 30)
-            r.group = (long)v;
-        else if (strcmp(tok[i], "on") == 0 && host == NULL)
-            host = tok[i + 1];
-    }
-    if (host == NULL)
-        return PB_OK;
-    snprintf(r.host, sizeof r.host, "%.63s", host);
-    if (st->nrank == st->cap) {
-        size_t cap = st->cap ? 2 * st->cap : 64;
-        rank_rec_t *p = realloc(st->rank, cap * sizeof *p);
-        if (p == NULL)
-            return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
-        st->rank = p;
-        st->cap = cap;
-    }
-    st->rank[st->nrank++] = r;
-    st->counted = 0;
-    return PB_OK;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-    long x = ((const rank_rec_t *)a)->rank, y = ((const rank_rec_t *)b)->rank;
-    return (x > y) - (x < y);
-}
-
-static int by_host(const void *a, const void *b)
-{
-    return strcmp(((const rank_rec_t *)a)->host, ((const rank_rec_t *)b)->host);
-}
-
-static int by_group(const void *a, const void *b)
-{
-    long x = ((const rank_rec_t *)a)->group, y = ((const rank_rec_t *)b)->group;
-    return (x > y) - (x < y);
-}
-
-/* world, nodes (distinct hosts) and groups from the rank lines; sorting
- * keeps a log of any size linear-logarithmic */
-static void count_ranks(state_t *st)
-{
-    if (st->counted)
-        return;
-    st->counted = 1;
-    st->world = st->nhosts = st->ngroups = 0;
-    st->rank0_host[0] = '\0';
-    size_t n = st->nrank;
-    if (n == 0 || n > 1u << 30)
-        return;
-    qsort(st->rank, n, sizeof *st->rank, by_rank);
-    if (st->rank[0].rank == 0)
-        snprintf(st->rank0_host, sizeof st->rank0_host, "%s", st->rank[0].host);
-    for (size_t i = 0; i < n; i++)
-        if (st->rank[i].rank != (long)i)
-            return; /* ranks missing or repeated: the list was cut */
-    qsort(st->rank, n, sizeof *st->rank, by_host);
-    for (size_t i = 0; i < n; i++)
-        st->nhosts += i == 0 || strcmp(st->rank[i].host, st->rank[i - 1].host) != 0;
-    qsort(st->rank, n, sizeof *st->rank, by_group);
-    for (size_t i = 0; i < n; i++)
-        st->ngroups += i == 0 || st->rank[i].group != st->rank[i - 1].group;
-    st->world = (int)n;
+    st->ck.oob = -1;
 }
 
 /* "# nThread 1 nGpus 1 minBytes 8 ... iters: 20 agg iters: 1 validation: 1 graph: 0" */
@@ -180,30 +108,42 @@ static void nthread_line(state_t *st, char **tok, int n)
     }
 }
 
+/* A column's kind by its header name, the first version's too. */
+static enum col_kind col_kind(const char *t)
+{
+    static const char *const alias[][2] = {
+        {"bytes", "size"}, {"N", "count"}, {"op", "redop"}, {"res", "error"}, {"cputime", "time"},
+    };
+    for (size_t a = 0; a < sizeof alias / sizeof alias[0]; a++)
+        if (strcmp(t, alias[a][0]) == 0)
+            t = alias[a][1];
+    for (int c = 0; c < K_NONE; c++)
+        if (strcmp(t, col_names[c]) == 0)
+            return (enum col_kind)c;
+    return K_NONE;
+}
+
 /* The column header: returns 1 when tok is one. */
 static int header_line(state_t *st, char **tok, int n)
 {
     int has_size = 0, has_time = 0;
     for (int i = 1; i < n; i++) {
-        has_size |= strcmp(tok[i], "size") == 0;
-        has_time |= strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0;
+        has_size |= col_kind(tok[i]) == K_SIZE;
+        has_time |= col_kind(tok[i]) == K_TIME;
     }
     if (!has_size || !has_time)
         return 0;
     st->ncols = 0;
     st->timestamp = 0;
+    st->ms = 0;
     int block = 0, seen_time = 0;
     for (int i = 1; i < n && st->ncols < PB_IMP_MAXTOK; i++) {
         if (strcmp(tok[i], "timestamp") == 0) {
             st->timestamp = 1;
             continue;
         }
-        enum col_kind k = K_NONE;
-        for (int c = 0; c < K_NONE; c++)
-            if (strcmp(tok[i], col_names[c]) == 0)
-                k = (enum col_kind)c;
-        if (strcmp(tok[i], "cputime") == 0)
-            k = K_TIME;
+        enum col_kind k = col_kind(tok[i]);
+        st->ms |= strcmp(tok[i], "bytes") == 0; /* 2017-2018: deltaSec x 1e3 */
         if (k == K_TIME) { /* a second time column opens the in-place block */
             block += seen_time;
             seen_time = 1;
@@ -214,11 +154,12 @@ static int header_line(state_t *st, char **tok, int n)
     return 1;
 }
 
-/* One block's columns (b: 0 out-of-place, 1 in-place) into r and *t;
- * returns the index of a column that does not parse, or -1. */
-static int fill_block(state_t *st, int b, char **tok, pb_result_t *r, double *t)
+/* One block's columns (b: 0 out-of-place, 1 in-place) into r and *t (and
+ * the deviation an "error" column gives into *delta); returns the index
+ * of a column that does not parse, or -1. */
+static int fill_block(state_t *st, int b, char **tok, size_t line, pb_result_t *r, double *t,
+                      double *delta)
 {
-    double v;
     for (int c = 0; c < st->ncols; c++) {
         if (st->block[c] != b)
             continue;
@@ -232,15 +173,10 @@ static int fill_block(state_t *st, int b, char **tok, pb_result_t *r, double *t)
             st->bw_sum += bad ? 0 : r->busbw_gbps;
             st->bw_n += !bad;
             break;
-        case K_WRONG:
-            if (strcmp(x, "N/A") != 0) {
-                bad = pb_imp_dbl(x, &v) != 0 || v < 0 || v > 9e18;
-                r->wrong = bad ? 0 : (int64_t)v;
-            }
-            break;
-        case K_ERROR: /* old builds printed the largest deviation, not a count */
-            bad = pb_imp_dbl(x, &v) != 0;
-            r->wrong = !bad && v == 0 ? 0 : PB_RESULT_WRONG_UNCHECKED;
+        case K_WRONG: bad = pb_imp_check_wrong(&st->ck, x, line, r); break;
+        case K_ERROR: /* the largest deviation, judged once the world is known */
+            if (strcmp(x, "N/A") != 0)
+                bad = pb_imp_dbl(x, delta) != 0 || *delta < 0;
             break;
         case K_IMIN: bad = pb_imp_dbl(x, &r->time_us_min) != 0; break;
         case K_IMAX: bad = pb_imp_dbl(x, &r->time_us_max) != 0; break;
@@ -250,7 +186,56 @@ static int fill_block(state_t *st, int b, char **tok, pb_result_t *r, double *t)
         if (bad)
             return c;
     }
+    if (st->ms)
+        *t *= 1e3;
     return -1;
+}
+
+/* A 0-byte row (-b 0, or an all-gather's share rounded to no element):
+ * no row of parbench's, but its busbw is in nccl-tests' average. */
+static void zero_row(state_t *st, char **tok)
+{
+    double v;
+    for (int c = 0; c < st->ncols; c++)
+        if (st->kind[c] == K_BUSBW && pb_imp_dbl(tok[c], &v) == 0) {
+            st->bw_sum += v;
+            st->bw_n++;
+        }
+}
+
+/* One table row's block b as a new row. */
+static int block_row(pb_imp_src_t *s, state_t *st, size_t line, char **tok,
+                     const pb_result_t *base, const pb_imp_where_t *w, int b, pb_err_t *err)
+{
+    pb_result_t *r = pb_imp_row(s, "nccl-tests", st->graph ? "graph" : "throughput", w, line, err);
+    if (r == NULL)
+        return err->code;
+    r->bytes = base->bytes;
+    snprintf(r->redop, sizeof r->redop, "%s", base->redop);
+    snprintf(r->dtype, sizeof r->dtype, "%s", base->dtype);
+    snprintf(r->collective, sizeof r->collective, "%s", st->coll);
+    r->in_place = b;
+    r->iters = st->iters;
+    double t = -1, delta = -1;
+    int bad = fill_block(st, b, tok, line, r, &t, &delta);
+    if (bad >= 0) {
+        s->out->n--;
+        return pb_imp_bad(s, line, err, "'%.32s' is not a %s", tok[bad],
+                          col_names[st->kind[bad]]);
+    }
+    if (t < 0) {
+        s->out->n--;
+        return pb_imp_bad(s, line, err, "no time in the %s block", b ? "in-place" : "out-of-place");
+    }
+    if (pb_imp_check_delta(&st->ck, s->out->n - 1, delta, line, r) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
+    /* the log gives one time per size (the average of iterations, and of
+     * ranks unless -a): median; min/p99/max only where printed */
+    r->time_us_median = t;
+    r->time_us_min = r->time_us_min > 0 ? r->time_us_min : t;
+    r->time_us_p99 = r->time_us_p99 > 0 ? r->time_us_p99 : t;
+    r->time_us_max = r->time_us_max > 0 ? r->time_us_max : t;
+    return PB_OK;
 }
 
 /* One table row: an out-of-place and an in-place result.  Until the
@@ -263,65 +248,44 @@ static int row_line(pb_imp_src_t *s, state_t *st, size_t line, char **tok, int n
         return pb_imp_bad(s, line, err, "a row of %d fields where the header has %d "
                           "(truncated or garbled)", n, want);
     if (st->coll[0] == '\0')
-        return pb_imp_bad(s, line, err, "which collective? no '# Collective test starting' "
-                          "line, and the file name names none (all_reduce, all_gather, ...)");
+        return pb_imp_need(s, line, err, "which collective? no '# Collective test starting' "
+                           "line, and the file name names none: give --op (allreduce, "
+                           "allgather, reducescatter, ...)");
     if (st->coll[0] == '?') {
         pb_imp_ignore(s, st->prog);
         return PB_OK;
     }
+    st->op_used |= st->from_op;
     pb_result_t base;
     memset(&base, 0, sizeof base);
-    const char *type = "";
     for (int c = 0; c < st->ncols; c++) {
         if (st->kind[c] == K_SIZE && pb_imp_u64(tok[c], &base.bytes) != 0)
             return pb_imp_bad(s, line, err, "size '%.32s' is not a whole number", tok[c]);
         if (st->kind[c] == K_TYPE)
-            type = tok[c];
+            snprintf(base.dtype, sizeof base.dtype, "%.63s", tok[c]);
         if (st->kind[c] == K_REDOP && strcmp(tok[c], "none") != 0 &&
             pb_imp_reduces(st->coll))
             snprintf(base.redop, sizeof base.redop, "%.63s", tok[c]);
     }
-    if (base.bytes == 0) /* -b 0: parbench's sizes start at 1 B */
+    if (base.bytes == 0) { /* parbench's sizes start at 1 B */
+        zero_row(st, tok);
         return PB_OK;
-    pb_imp_where_t w = {0, 0, 0, ""};
-    count_ranks(st);
-    w.world = st->world ? st->world : s->o->world;
-    w.nodes = st->nhosts;
-    w.group_size = st->ngroups > 1 && w.world % st->ngroups == 0 ? w.world / st->ngroups : w.world;
-    snprintf(w.host, sizeof w.host, "%s", st->rank0_host);
+    }
+    pb_imp_where_t w = {0, 0, 0, "", PB_IMP_UNKNOWN};
+    pb_imp_ranks_count(&st->rk);
+    w.world = st->rk.world ? st->rk.world : s->o->world;
+    w.nodes = st->rk.nhosts;
+    int ng = st->rk.ngroups;
+    w.group_size = ng > 1 && w.world % ng == 0 ? w.world / ng : w.world;
+    w.spread = st->rk.spread;
+    snprintf(w.host, sizeof w.host, "%s", st->rk.rank0_host);
     int nblocks = 0;
     for (int c = 0; c < st->ncols; c++)
         nblocks = st->block[c] + 1 > nblocks ? st->block[c] + 1 : nblocks;
-    for (int b = 0; b < nblocks && b < 2; b++) {
-        pb_result_t *r = pb_imp_row(s, "nccl-tests", st->graph ? "graph" : "throughput", &w, err);
-        if (r == NULL)
-            return err->code;
-        r->bytes = base.bytes;
-        snprintf(r->redop, sizeof r->redop, "%s", base.redop);
-        snprintf(r->dtype, sizeof r->dtype, "%.63s", type);
-        snprintf(r->collective, sizeof r->collective, "%s", st->coll);
-        r->in_place = b;
-        r->iters = st->iters;
-        double t = -1;
-        int bad = fill_block(st, b, tok, r, &t);
-        if (bad >= 0) {
-            s->out->n--;
-            return pb_imp_bad(s, line, err, "'%.32s' is not a %s", tok[bad],
-                              col_names[st->kind[bad]]);
-        }
-        if (t < 0) {
-            s->out->n--;
-            return pb_imp_bad(s, line, err, "no time in the %s block",
-                              b ? "in-place" : "out-of-place");
-        }
-        /* the log gives one time per size (the average of iterations, and
-         * of ranks unless -a): median; min/p99/max only where printed */
-        r->time_us_median = t;
-        r->time_us_min = r->time_us_min > 0 ? r->time_us_min : t;
-        r->time_us_p99 = r->time_us_p99 > 0 ? r->time_us_p99 : t;
-        r->time_us_max = r->time_us_max > 0 ? r->time_us_max : t;
-    }
-    return PB_OK;
+    int code = PB_OK;
+    for (int b = 0; b < nblocks && b < 2 && code == PB_OK; b++)
+        code = block_row(s, st, line, tok, &base, &w, b, err);
+    return code;
 }
 
 /* The bus factor F(n) is 2(n-1)/n or (n-1)/n: n from the printed
@@ -352,7 +316,8 @@ static int infer_world(const pb_result_t *rows, size_t n, const char *coll)
 }
 
 /* A table ends: rows [from, n) get their world (inferred if the header
- * had no rank lines and no --np) and parbench's own bandwidths. */
+ * had no rank lines and no --np), their placement, their data check and
+ * parbench's own bandwidths. */
 static int finish(pb_imp_src_t *s, state_t *st, size_t from, size_t line, pb_err_t *err)
 {
     pb_import_out_t *o = s->out;
@@ -362,12 +327,16 @@ static int finish(pb_imp_src_t *s, state_t *st, size_t from, size_t line, pb_err
         int w = infer_world(o->rows + from, o->n - from, st->coll);
         if (w == 0) {
             o->n = from;
-            return pb_imp_bad(s, line, err, "the world size is unknown: no '#  Rank' lines "
-                              "and the bandwidths do not tell; give --np N");
+            return pb_imp_need(s, line, err, "the world size is unknown: no '#  Rank' lines "
+                               "and the bandwidths do not tell; give --np N");
         }
-        for (size_t i = from; i < o->n; i++)
+        for (size_t i = from; i < o->n; i++) {
             o->rows[i].world = o->rows[i].group_size = w;
+            if (pb_imp_place(s, &o->rows[i], PB_IMP_UNKNOWN, line, err) != PB_OK)
+                return err->code;
+        }
     }
+    pb_imp_check_judge(&st->ck, o, from);
     for (size_t i = from; i < o->n; i++)
         pb_imp_bandwidth(&o->rows[i]);
     return PB_OK;
@@ -386,6 +355,29 @@ static void footer_line(pb_imp_src_t *s, state_t *st, char **tok, int n)
         }
 }
 
+/* The lines of a run's frame, with or without their '#' (the first
+ * version printed nThread and the footer bare): 1 when ln was one. */
+static int frame_line(pb_imp_src_t *s, state_t *st, pb_imp_line_t *ln, size_t *from,
+                      size_t *header, pb_err_t *err, int *code)
+{
+    int hash = strcmp(ln->tok[0], "#") == 0;
+    const char *body = ln->text + (ln->text[0] == '#' ? 1 + strspn(ln->text + 1, " \t") : 0);
+    long oob;
+    if (ln->n > hash && strcmp(ln->tok[hash], "nThread") == 0) {
+        *code = finish(s, st, *from, *header, err);
+        new_run(st);
+        nthread_line(st, ln->tok, ln->n);
+        *from = s->out->n;
+    } else if (pb_imp_nccl_oob_line(ln->text, &oob)) {
+        pb_imp_check_footer(&st->ck, oob, ln->no);
+    } else if (pb_imp_starts(body, "Avg bus bandwidth")) {
+        footer_line(s, st, ln->tok, ln->n);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int header_or_banner(pb_imp_src_t *s, state_t *st, pb_imp_line_t *ln,
                             size_t *from, size_t *header, pb_err_t *err)
 {
@@ -395,15 +387,17 @@ static int header_or_banner(pb_imp_src_t *s, state_t *st, pb_imp_line_t *ln,
     if (pb_imp_starts(line, "# Collective test starting:") && n >= 5) {
         code = finish(s, st, *from, *header, err);
         snprintf(st->prog, sizeof st->prog, "%.63s", tok[4]);
-        coll_from_name(tok[4], st->coll, sizeof st->coll);
-    } else if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
-        code = finish(s, st, *from, *header, err);
-        new_run(st);
-        nthread_line(st, tok, n);
+        char named[32];
+        coll_from_name(tok[4], named, sizeof named);
+        /* --op said what no banner did; a banner before its rows must
+         * agree, one after them starts the log's next run */
+        if (code == PB_OK && !st->op_used)
+            code = pb_imp_op_agrees(s, ln->no, named, err);
+        snprintf(st->coll, sizeof st->coll, "%s", named);
+        st->from_op = 0;
     } else if (n >= 3 && strcmp(tok[1], "Rank") == 0) {
-        return rank_line(s, st, tok, n, err);
-    } else if (pb_imp_starts(line, "# Avg bus bandwidth")) {
-        footer_line(s, st, tok, n);
+        if (pb_imp_rank_line(&st->rk, tok, n) != 0)
+            return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
         return PB_OK;
     } else if (header_line(st, tok, n)) {
         code = finish(s, st, *from, *header, err);
@@ -412,6 +406,32 @@ static int header_or_banner(pb_imp_src_t *s, state_t *st, pb_imp_line_t *ln,
         return PB_OK;
     }
     *from = s->out->n;
+    return code;
+}
+
+/* The lines in order, the table closed where a failure line ends it. */
+static int parse(pb_imp_src_t *s, state_t *st, int failure, pb_err_t *err)
+{
+    size_t from = s->out->n, header = 0;
+    int code = PB_OK;
+    pb_imp_line_t ln;
+    memset(&ln, 0, sizeof ln);
+    while (code == PB_OK && pb_imp_next(s, &ln)) {
+        uint64_t v;
+        if (failure && pb_imp_nccl_failure_kind(ln.text)) { /* the run ended here, and its table */
+            code = finish(s, st, from, header, err);
+            from = s->out->n;
+            st->ncols = 0;
+        } else if (frame_line(s, st, &ln, &from, &header, err, &code)) {
+            continue;
+        } else if (ln.text[0] == '#') {
+            code = header_or_banner(s, st, &ln, &from, &header, err);
+        } else if (st->ncols && pb_imp_u64(ln.tok[0], &v) == 0) { /* else NCCL INFO, ... */
+            code = row_line(s, st, ln.no, ln.tok, ln.n, err);
+        }
+    }
+    if (code == PB_OK)
+        code = finish(s, st, from, header, err);
     return code;
 }
 
@@ -424,29 +444,20 @@ int pb_import_nccl(pb_imp_src_t *s, pb_err_t *err)
     state_t *st = calloc(1, sizeof *st);
     if (st == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory importing %s", s->name);
-    coll_from_name(s->name, st->coll, sizeof st->coll);
+    new_run(st);
+    st->from_op = s->o->coll != NULL;
+    if (s->o->coll)
+        snprintf(st->coll, sizeof st->coll, "%s", s->o->coll);
+    else
+        coll_from_name(s->name, st->coll, sizeof st->coll);
     snprintf(st->prog, sizeof st->prog, "%.63s", s->name);
-    size_t from = s->out->n, header = 0;
-    int code = PB_OK;
-    pb_imp_line_t ln;
-    memset(&ln, 0, sizeof ln);
-    while (code == PB_OK && pb_imp_next(s, &ln)) {
-        uint64_t v;
-        if (failure && pb_imp_nccl_failure_kind(ln.text)) { /* the run ended here, and its table */
-            code = finish(s, st, from, header, err);
-            from = s->out->n;
-            st->ncols = 0;
-        } else if (ln.text[0] == '#') {
-            code = header_or_banner(s, st, &ln, &from, &header, err);
-        } else if (st->ncols && pb_imp_u64(ln.tok[0], &v) == 0) { /* else NCCL INFO, ... */
-            code = row_line(s, st, ln.no, ln.tok, ln.n, err);
-        }
-    }
-    if (code == PB_OK)
-        code = finish(s, st, from, header, err);
+    int code = parse(s, st, failure, err);
     if (code == PB_OK && failure)
         pb_imp_nccl_name_failure(s, failed, NULL);
-    free(st->rank);
+    if (code == PB_OK)
+        code = pb_imp_check_name(s, &st->ck, err);
+    pb_imp_ranks_free(&st->rk);
+    pb_imp_check_free(&st->ck);
     free(st);
     return code;
 }

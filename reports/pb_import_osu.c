@@ -36,6 +36,7 @@ typedef struct osu_state {
     int blocks;       /* allgather, alltoall: size is a per-rank block */
     int bibw;         /* bidirectional bandwidth */
     int p2p;          /* two processes */
+    int op_used;      /* a table without its title named by --op */
     char dtype[PB_RESULT_STR];
     int ncols;
     enum osu_col col[PB_IMP_MAXTOK];
@@ -115,6 +116,25 @@ static int name_bench(osu_state_t *st, const char *file)
     return 0;
 }
 
+/* No title, --op names the collective (parbench's name): the benchmark
+ * of it (sendrecv: osu_latency's or osu_bw's table, read by its header;
+ * osu_bibw's both directions need its title or file name). */
+static int op_bench(osu_state_t *st, const char *coll)
+{
+    static const char *const kind[][2] = {
+        {"allreduce", "Allreduce"}, {"allgather", "Allgather"}, {"alltoall", "All-to-All"},
+        {"reducescatter", "Reduce_scatter"}, {"broadcast", "Broadcast"}, {"reduce", "Reduce"},
+        {"sendrecv", "Latency"},
+    };
+    for (size_t i = 0; coll && i < sizeof kind / sizeof kind[0]; i++)
+        if (strcmp(coll, kind[i][0]) == 0) {
+            bench_kind(st, kind[i][1]);
+            snprintf(st->bench, sizeof st->bench, "%s (--op)", coll);
+            return 1;
+        }
+    return 0;
+}
+
 /* "# Datatype: MPI_FLOAT." to parbench's type names */
 static void datatype_line(osu_state_t *st, char **tok, int n)
 {
@@ -173,9 +193,10 @@ static void header_line(osu_state_t *st, char **tok, int n)
 static int row_line(pb_imp_src_t *s, osu_state_t *st, size_t line, char **tok, int n,
                     pb_err_t *err)
 {
-    if (st->coll[0] == '\0' && !name_bench(st, s->name))
-        return pb_imp_bad(s, line, err, "which benchmark? no '# OSU ... Test' title line, and "
-                          "the file name names none (osu_allreduce, osu_bw, ...)");
+    if (st->coll[0] == '\0' && (st->op_used = op_bench(st, s->o->coll)) == 0 &&
+        !name_bench(st, s->name))
+        return pb_imp_need(s, line, err, "which benchmark? no '# OSU ... Test' title line, and "
+                           "the file name names none (osu_allreduce, osu_bw, ...): give --op");
     if (st->coll[0] == '?') {
         pb_imp_ignore(s, st->bench);
         return PB_OK;
@@ -184,11 +205,11 @@ static int row_line(pb_imp_src_t *s, osu_state_t *st, size_t line, char **tok, i
         return pb_imp_bad(s, line, err, "a row of %d fields where the header has %d "
                           "(truncated or garbled)", n,
                           st->ncols + 1);
-    pb_imp_where_t w = {st->p2p ? 2 : s->o->world, 0, 0, ""};
+    pb_imp_where_t w = {st->p2p ? 2 : s->o->world, 0, 0, "", PB_IMP_UNKNOWN};
     w.group_size = w.world;
     if (w.world < 1)
-        return pb_imp_bad(s, line, err, "OSU logs do not say how many processes ran "
-                          "'%s': give --np N", st->bench);
+        return pb_imp_need(s, line, err, "OSU logs do not say how many processes ran "
+                           "'%s': give --np N", st->bench);
     uint64_t size;
     double v[PB_IMP_MAXTOK], avg = -1, mn = -1, mx = -1, bw = -1;
     if (pb_imp_u64(tok[0], &size) != 0)
@@ -198,7 +219,7 @@ static int row_line(pb_imp_src_t *s, osu_state_t *st, size_t line, char **tok, i
     if (st->blocks && size > UINT64_MAX / (uint64_t)w.world)
         return pb_imp_bad(s, line, err, "%" PRIu64 " B per rank x %d ranks overflows", size,
                           w.world);
-    pb_result_t *r = pb_imp_row(s, "osu", "latency", &w, err);
+    pb_result_t *r = pb_imp_row(s, "osu", "latency", &w, line, err);
     if (r == NULL)
         return err->code;
     for (int c = 0; c < st->ncols; c++) {
@@ -247,9 +268,11 @@ int pb_import_osu(pb_imp_src_t *s, pb_err_t *err)
         char **tok = ln.tok;
         int n = ln.n;
         uint64_t v;
-        if (pb_imp_starts(line, "# OSU "))
+        if (pb_imp_starts(line, "# OSU ")) {
             title_line(&st, line);
-        else if (pb_imp_starts(line, "# Datatype:"))
+            /* --op said what no title did; one before its rows must agree */
+            code = st.op_used ? PB_OK : pb_imp_op_agrees(s, ln.no, st.coll, err);
+        } else if (pb_imp_starts(line, "# Datatype:"))
             datatype_line(&st, tok, n);
         else if (pb_imp_starts(line, "# Size"))
             header_line(&st, tok, n);

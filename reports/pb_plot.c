@@ -96,6 +96,27 @@ static void fmt_bytes(double v, char *s, size_t n)
     snprintf(s, n, "%.0f %s", v, unit[u]);
 }
 
+/* A decade's label, never longer than 4 characters so that no margin
+ * clips it: 0.01, 0.1, 1, 10, 100, then 1e3, 1e4 ... (and 1e-3 ...),
+ * where %.0f wrote 1000000000000 and PLplot's margin kept "000000000". */
+static void decade_label(double v, char *s, size_t n)
+{
+    double k = round(v);
+    if (fabs(v - k) > 1e-6) /* not a decade (the axes here tick decades only) */
+        snprintf(s, n, "%.2g", pow(10.0, v));
+    else if (k >= -2.0 && k <= 2.0)
+        snprintf(s, n, "%g", pow(10.0, k));
+    else
+        snprintf(s, n, "1e%d", (int)k);
+}
+
+/* A linear axis's label: %g of the tick, rounded to the tick's own digits
+ * (0.30000000000000004 is 0.3). */
+static void linear_label(double v, char *s, size_t n)
+{
+    snprintf(s, n, "%g", fabs(v) < 1e-12 ? 0.0 : v);
+}
+
 /* Tick labels: sizes on a log2(bytes) x axis, the quantity itself (not
  * its log) on a log10 y axis; data points at {x_log2_bytes, y_log10}. */
 static void axis_label(PLINT axis, PLFLT value, PLCHAR_NC_VECTOR label, PLINT length,
@@ -104,12 +125,14 @@ static void axis_label(PLINT axis, PLFLT value, PLCHAR_NC_VECTOR label, PLINT le
     const int *log = data;
     if (axis == PL_X_AXIS && log[0])
         fmt_bytes(pow(2.0, value), label, (size_t)length);
-    else if (axis == PL_Y_AXIS && log[1]) /* 1000000, not %g's 1e+06 */
-        snprintf(label, (size_t)length, value >= 0.0 ? "%.0f" : "%g", pow(10.0, value));
+    else if (axis == PL_Y_AXIS && log[1])
+        decade_label(value, label, (size_t)length);
     else
-        snprintf(label, (size_t)length, "%g", value);
+        linear_label(value, label, (size_t)length);
 }
 
+/* The range of the points drawn: finite ones only (a log axis gets no
+ * point at or below zero from its callers, whose log10 is -inf). */
 static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y0, double *y1)
 {
     double ylo = INFINITY, yhi = -INFINITY;
@@ -135,30 +158,56 @@ static void bounds(const pb_line_plot_t *p, double *x0, double *x1, double *y0, 
         *x1 += 1.0;
     }
     if (p->y_log10) {
-        /* whole decades, so the top and bottom ticks are labelled, and
-         * room above the data for the legend (top left): a legend entry
-         * takes about 5.5 % of the plot's height (PLplot's at 0.6 x the
-         * default character size in 380 points), its frame 4 % */
+        /* the whole decades around the data and no more: the legend sits
+         * outside the box, so nothing needs room above the data (it once
+         * took decades of headroom, up to 1e12 us over data below 1e5) */
         *y0 = floor(ylo);
-        double span = fmax(1.0, ceil(yhi) - *y0);
-        double legend = fmin(0.7, 0.04 + 0.055 * (double)p->nseries);
-        *y1 = *y0 + ceil(span / (1.0 - legend));
+        *y1 = ceil(yhi);
+        if (*y1 <= *y0)
+            *y1 = *y0 + 1.0;
     } else {
-        /* headroom above the highest point for the legend */
         *y0 = 0.0;
-        *y1 = yhi > 0.0 ? yhi * 1.35 : 1.0;
+        *y1 = yhi > 0.0 ? yhi * 1.05 : 1.0;
     }
 }
 
-/* The window over the data, the box, its ticks and labels. */
-static void axes(const pb_line_plot_t *p)
+/* A linear axis's tick step: 1, 2 or 5 x 10^k, 4 to 10 ticks over top. */
+static double linear_step(double top)
+{
+    double raw = top / 5.0, mag = pow(10.0, floor(log10(raw)));
+    double m = raw / mag;
+    return mag * (m <= 1.0 ? 1.0 : m <= 2.0 ? 2.0 : m <= 5.0 ? 5.0 : 10.0);
+}
+
+/* The longest y tick label the axis will carry, in characters. */
+static size_t y_label_chars(const pb_line_plot_t *p, double y0, double y1, double ytick)
+{
+    size_t most = 1;
+    char s[32];
+    for (double v = y0; v <= y1 + ytick * 1e-6; v += ytick) {
+        if (p->y_log10)
+            decade_label(v, s, sizeof s);
+        else
+            linear_label(v, s, sizeof s);
+        most = strlen(s) > most ? strlen(s) : most;
+    }
+    return most;
+}
+
+/* The window over the data, the box, its ticks and labels.  The left
+ * margin and the y title's place follow from the longest y label, so
+ * neither the page's edge clips a label nor a label runs into the title.
+ * In PLplot's character heights (ch): the svg device writes text at 1.3
+ * ch, a digit of the browsers' sans-serif (DejaVu Sans: 0.636 em) is then
+ * 0.83 ch wide, labels end 0.5 ch left of the box, and the rotated title
+ * reaches 0.83 ch right and 0.47 ch left of its place: so the title goes
+ * 1.7 + 0.85 ch per label character from the box, the box 1 ch further
+ * (measured on PLplot 5.15's svg in Chromium 156). */
+static void axes(const pb_line_plot_t *p, double right)
 {
     double x0, x1, y0, y1;
     bounds(p, &x0, &x1, &y0, &y1);
-    plvpor(0.08, 0.97, 0.12, 0.91);
-    plwind(x0, x1, y0, y1);
-    plcol0(1);
-    double xtick = 0.0, ytick = 0.0;
+    double xtick = 0.0, ytick;
     if (p->x_log2_bytes) { /* a tick every x4 or more, labels as sizes */
         xtick = 2.0;
         while ((x1 - x0) / xtick > 8.0)
@@ -168,13 +217,25 @@ static void axes(const pb_line_plot_t *p)
         ytick = 1.0;
         while ((y1 - y0) / ytick > 8.0)
             ytick *= 2.0;
+    } else {
+        ytick = linear_step(y1);
     }
+    PLFLT def, ch, px0, px1, py0, py1;
+    plgchr(&def, &ch); /* the character height, mm */
+    plgspa(&px0, &px1, &py0, &py1); /* the page, mm */
+    double title = 1.7 + 0.85 * (double)y_label_chars(p, y0, y1, ytick);
+    double left = (title + 1.0) * ch / (px1 - px0);
+    /* right of `right`: the legend, outside the box */
+    plvpor(left, right, 0.12, 0.91);
+    plwind(x0, x1, y0, y1);
+    plcol0(1);
     int log[2] = {p->x_log2_bytes, p->y_log10};
     plslabelfunc(axis_label, log);
     plbox(p->x_log2_bytes ? "bcnsto" : "bcnst", xtick, 0,
-          p->y_log10 ? "bcnstglov" : "bcnstgv", ytick, 0);
+          p->y_log10 ? "bcnstglov" : "bcnstgov", ytick, 0);
     plslabelfunc(NULL, NULL); /* `log` ends here */
-    pllab(p->xlabel, p->ylabel, p->title);
+    pllab(p->xlabel, "", p->title);
+    plmtex("l", title, 0.5, 0.5, p->ylabel);
 }
 
 /* The legend's arrays, one entry per series. */
@@ -231,14 +292,41 @@ static void draw_series(const pb_series_t *se, legend_t *g, size_t s)
         plstring((PLINT)se->n, se->x, se->y, g->syms[s]);
 }
 
+/* A legend column's width, points, as PLplot 5.15 draws its box at the
+ * legend's size: 172 for the sample line and the gaps, 5.8 a character
+ * of the longest name (measured: 23 and 36 characters in one column
+ * 275 and 350 points wide, 3 columns of 13 characters 712, on a page
+ * wide enough; browsers draw the text narrower than the box) */
+static double legend_column(const pb_line_plot_t *p)
+{
+    size_t most = 8;
+    for (size_t s = 0; s < p->nseries; s++)
+        if (p->series[s].name != NULL && strlen(p->series[s].name) > most)
+            most = strlen(p->series[s].name);
+    return 172.0 + 5.8 * (double)most;
+}
+
 int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
 {
     plot_file_t pf;
-    int rc = begin(&pf, 720, 380, err);
+    /* the box keeps the page's left 670 points; the legend goes beside
+     * it (12 points on, the 0.02 of the box's width pllegend is given),
+     * in columns of at most 16 entries (16 fill the page's height: about
+     * 19 points each) as wide as the longest name, less 30 points (one
+     * column's padding is counted once), and 8 points of margin */
+    size_t ns = p->nseries;
+    int ncol = ns > 16 ? (int)((ns + 15) / 16) : 1;
+    double width = 670.0 + 12.0 + ncol * legend_column(p) - 30.0 + 8.0;
+    int rc = begin(&pf, width, 380, err);
     if (rc != PB_OK)
         return rc;
-    axes(p);
-    size_t ns = p->nseries;
+    /* PLplot sizes its characters from the page: fixed at 10 points
+     * (13.3 at the default scale 0.75, the size on a 960-point page), so
+     * that a page as wide as its legend does not change its text */
+    PLFLT x0, x1, y0, y1;
+    plgspa(&x0, &x1, &y0, &y1);
+    plschr(13.333 * (x1 - x0) / width, 0.75);
+    axes(p, 670.0 / width);
     legend_t g;
     if (!legend_alloc(&g, ns))
         rc = pb_err_set(err, PB_ERUNTIME, "out of memory drawing a plot");
@@ -249,10 +337,12 @@ int pb_plot_lines(const pb_line_plot_t *p, pb_sbuf_t *out, pb_err_t *err)
     if (rc == PB_OK && ns > 0) {
         PLFLT lw, lh;
         plschr(0.0, 0.6);
-        /* inside, top left: bandwidth and latency both rise to the right */
+        /* outside, right of the box: inside, a dozen lines' legend hid
+         * data or needed decades of empty axis above it */
         pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_LEFT | PL_POSITION_INSIDE | PL_POSITION_TOP, 0.02, 0.02, 0.06, 0,
-                 1, 1, (PLINT)ns, 1, (PLINT)ns, g.opts, 0.8, 0.6, 2.4, 0.0, g.colors, g.names,
+                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.06, 0,
+                 1, 1, (PLINT)((ns + (size_t)ncol - 1) / (size_t)ncol), ncol, (PLINT)ns, g.opts,
+                 0.8, 0.6, 2.4, 0.0, g.colors, g.names,
                  NULL, NULL, NULL, NULL, g.colors, g.styles, g.widths, g.colors, g.sscale,
                  g.snum, g.syms);
     }

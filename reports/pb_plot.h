@@ -26,9 +26,11 @@ typedef struct pb_series {
 typedef struct pb_line_plot {
     const char *title, *xlabel, *ylabel;
     int x_log2_bytes; /* x values are log2(bytes): ticks labelled 8 B, 1 KiB, ... */
-    /* y values are log10 of the quantity: the axis spans whole decades,
-     * a tick per decade labelled with the quantity (0.1, 1, 10, 100),
-     * PLplot's logarithmic minor ticks between.  0: linear from 0. */
+    /* y values are log10 of the quantity: the axis spans the whole
+     * decades around the finite points, a tick per decade labelled with
+     * the quantity in at most 4 characters (0.1, 1, 10, 100, 1e3),
+     * PLplot's logarithmic minor ticks between.  0: linear from 0.  The
+     * legend sits right of the box, the page as wide as it needs. */
     int y_log10;
     const pb_series_t *series;
     size_t nseries;

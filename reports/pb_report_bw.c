@@ -5,6 +5,7 @@
  * measured ones when calib.csv is given, and a table of each fitted piece
  * against the measurements. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,20 @@ static void line_name(const pb_result_t *r, const varies_t *v, char *s, size_t n
         snprintf(s + k, n - (size_t)k, " %s", r->redop);
 }
 
+/* A piece's link class against a row's: calibrate fits a row without a
+ * class (an imported log that names one node, a row written before
+ * classes existed) as within the node, LOCAL (bench/glue/pb_meas_rows.c),
+ * so such a row is its piece's too. */
+static int link_matches(const char *piece, const char *row)
+{
+    return piece[0] == '\0' || strcmp(piece, row) == 0 ||
+           (row[0] == '\0' && strcmp(piece, "LOCAL") == 0);
+}
+
 static int calib_matches(const pb_calib_row_t *c, const pb_result_t *r)
 {
     return strcmp(c->collective, r->collective) == 0 && c->group_size == r->group_size &&
-           (c->link_class[0] == '\0' || strcmp(c->link_class, r->link_class) == 0) &&
-           pb_calib_dtype_matches(c, r->dtype);
+           link_matches(c->link_class, r->link_class) && pb_calib_dtype_matches(c, r->dtype);
 }
 
 /* The piece of the model that covers this row's size, NULL if none. */
@@ -104,9 +114,46 @@ static void add_point(line_t *l, const pb_result_t *r)
     l->n++;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The piece against the rows it covers: the distinct sizes measured
+ * (in-place and out-of-place rows of one size are one size) and the worst
+ * |measured - model| / model over those rows; 0 sizes when none is here
+ * (a piece of another run, file or placement).  sizes: room for nrows. */
+static size_t piece_rows(const pb_calib_row_t *c, const pb_result_t *const *rows, size_t nrows,
+                         uint64_t *sizes, double *worst)
+{
+    size_t n = 0;
+    *worst = 0.0;
+    for (size_t j = 0; j < nrows; j++) {
+        const pb_result_t *r = rows[j];
+        if (!calib_matches(c, r) || r->bytes < c->bytes_lo || r->bytes > c->bytes_hi ||
+            strcmp(r->pattern, "coll") != 0)
+            continue;
+        double m = pb_calib_time_us(c, r->bytes);
+        sizes[n++] = r->bytes;
+        if (m > 0.0)
+            *worst = fmax(*worst, fabs(r->time_us_median - m) / m);
+    }
+    qsort(sizes, n, sizeof *sizes, cmp_u64);
+    size_t distinct = 0;
+    for (size_t j = 0; j < n; j++)
+        distinct += j == 0 || sizes[j] != sizes[j - 1];
+    return distinct;
+}
+
 static void fit_table(const pb_report_in_t *in, const char *coll, const pb_result_t *const *rows,
                       size_t nrows, pb_sbuf_t *out)
 {
+    uint64_t *sizes = malloc((nrows ? nrows : 1) * sizeof *sizes);
+    if (sizes == NULL) {
+        pb_sbuf_puts(out, "<p class=\"note\">Out of memory for the fit table.</p>\n");
+        return;
+    }
     int any = 0;
     for (size_t i = 0; i < in->ncalib; i++) {
         const pb_calib_row_t *c = &in->calib[i];
@@ -119,18 +166,8 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
                               "<th>fit error</th><th>measured sizes</th>"
                               "<th>worst |measured - model| / model</th></tr>\n");
         any = 1;
-        size_t npts = 0;
-        double worst = 0.0;
-        for (size_t j = 0; j < nrows; j++) {
-            const pb_result_t *r = rows[j];
-            if (!calib_matches(c, r) || r->bytes < c->bytes_lo || r->bytes > c->bytes_hi ||
-                strcmp(r->pattern, "coll") != 0)
-                continue;
-            double m = pb_calib_time_us(c, r->bytes);
-            npts++;
-            if (m > 0.0)
-                worst = fmax(worst, fabs(r->time_us_median - m) / m);
-        }
+        double worst;
+        size_t npts = piece_rows(c, rows, nrows, sizes, &worst);
         char lo[32], hi[32];
         pb_report_bytes(lo, sizeof lo, (double)c->bytes_lo);
         pb_report_bytes(hi, sizeof hi, (double)c->bytes_hi);
@@ -138,14 +175,19 @@ static void fit_table(const pb_report_in_t *in, const char *coll, const pb_resul
         pb_sbuf_xml(out, c->link_class[0] ? c->link_class : "any");
         pb_sbuf_puts(out, "</td><td class=\"l\">");
         pb_sbuf_xml(out, c->dtype[0] ? c->dtype : "any");
-        pb_sbuf_printf(out, "</td><td>%s .. %s</td><td>%.3g</td><td>%.4g</td><td>%.1f %%</td>"
-                            "<td>%zu</td><td%s>%s%.1f %%</td></tr>\n",
-                       lo, hi, c->latency_us, c->bandwidth_gbps, c->fit_error * 100.0, npts,
-                       worst > 0.2 ? " class=\"bad\"" : "", npts ? "" : "n/a ",
-                       worst * 100.0);
+        pb_sbuf_printf(out, "</td><td>%s .. %s</td><td>%.3g</td><td>%.4g</td><td>%.1f %%</td>",
+                       lo, hi, c->latency_us, c->bandwidth_gbps, c->fit_error * 100.0);
+        /* no row of this page in the piece: nothing to count or compare
+         * (not "0" and "n/a 0.0 %", which read as measured) */
+        if (npts == 0)
+            pb_sbuf_puts(out, "<td>none shown</td><td>-</td></tr>\n");
+        else
+            pb_sbuf_printf(out, "<td>%zu</td><td%s>%.1f %%</td></tr>\n", npts,
+                           worst > 0.2 ? " class=\"bad\"" : "", worst * 100.0);
     }
     if (any)
         pb_sbuf_puts(out, "</table>\n");
+    free(sizes);
 }
 
 static void put(curve_t *c, double x, double y)

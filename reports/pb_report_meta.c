@@ -46,6 +46,59 @@ static void distinct_int(const pb_report_in_t *in, size_t off, pb_sbuf_t *out)
         pb_sbuf_puts(out, "-");
 }
 
+enum { MAX_IMPORTED_NAMES = 8 };
+
+/* The file an imported row came from: its run id "import:FILE" (what
+ * parbench import writes), else its label, else its run id. */
+static const char *imported_from(const pb_result_t *r)
+{
+    if (strncmp(r->run_id, "import:", 7) == 0 && r->run_id[7] != '\0')
+        return r->run_id + 7;
+    return r->label[0] ? r->label : r->run_id;
+}
+
+/* When the rows were measured: the earliest and latest timestamps (ISO
+ * 8601 UTC, so they sort as text).  A row without one was imported from
+ * a log, which carries no time: the files are named instead ("imported
+ * from a.log, b.log"), where an empty range once read " .. ". */
+static void measured_when(const pb_report_in_t *in, pb_sbuf_t *out)
+{
+    const char *first = NULL, *last = NULL, *names[MAX_IMPORTED_NAMES];
+    size_t nnames = 0;
+    int more = 0;
+    for (size_t i = 0; i < in->nrows; i++) {
+        const pb_result_t *r = &in->rows[i];
+        if (r->timestamp[0] != '\0') {
+            first = first == NULL || strcmp(r->timestamp, first) < 0 ? r->timestamp : first;
+            last = last == NULL || strcmp(r->timestamp, last) > 0 ? r->timestamp : last;
+            continue;
+        }
+        const char *f = imported_from(r);
+        size_t k = 0;
+        while (k < nnames && strcmp(names[k], f) != 0)
+            k++;
+        if (k == nnames && nnames < MAX_IMPORTED_NAMES)
+            names[nnames++] = f;
+        else if (k == nnames)
+            more = 1;
+    }
+    if (first != NULL) {
+        pb_sbuf_xml(out, first);
+        if (strcmp(first, last) != 0) {
+            pb_sbuf_puts(out, " .. ");
+            pb_sbuf_xml(out, last);
+        }
+    }
+    for (size_t k = 0; k < nnames; k++) {
+        pb_sbuf_puts(out, k ? ", " : first ? "; imported from " : "imported from ");
+        pb_sbuf_xml(out, names[k]);
+    }
+    if (more)
+        pb_sbuf_puts(out, " and other files");
+    if (first == NULL && nnames == 0)
+        pb_sbuf_puts(out, "-");
+}
+
 static void row_head(pb_sbuf_t *out, const char *name)
 {
     pb_sbuf_printf(out, "<tr><th class=\"l\">%s</th><td class=\"l\">", name);
@@ -61,11 +114,7 @@ void pb_report_meta(const pb_report_in_t *in, pb_sbuf_t *out)
     distinct(in, offsetof(pb_result_t, run_id), out);
     pb_sbuf_puts(out, "</td></tr>\n");
     row_head(out, "measured (UTC)");
-    if (in->nrows > 0) {
-        pb_sbuf_xml(out, in->rows[0].timestamp);
-        pb_sbuf_puts(out, " .. ");
-        pb_sbuf_xml(out, in->rows[in->nrows - 1].timestamp);
-    }
+    measured_when(in, out);
     pb_sbuf_puts(out, "</td></tr>\n");
     row_head(out, "hosts (rank 0)");
     distinct(in, offsetof(pb_result_t, host), out);

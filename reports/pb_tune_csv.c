@@ -1,6 +1,7 @@
 #include "pb_tune_csv.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,10 +14,11 @@ static int put_str(FILE *f, const char *s, int last)
 }
 
 /* A number that was not measured is an empty field, not a 0 a reader
- * would take for a time. */
+ * would take for a time; so is one that does not exist (NaN: the
+ * interval of a setting with too few pairs for one). */
 static int put_num(FILE *f, double v, int have)
 {
-    return (have ? fprintf(f, "%.6g,", v) : fprintf(f, ",")) < 0 ? -1 : 0;
+    return (have && isfinite(v) ? fprintf(f, "%.6g,", v) : fprintf(f, ",")) < 0 ? -1 : 0;
 }
 
 static int put_row(FILE *f, const void *rows, size_t i)

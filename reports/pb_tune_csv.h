@@ -6,8 +6,9 @@
  * group (tp, dp, world, ...), group_size, collective, bytes, dtype,
  * count_per_step, pairs, default_us, candidate_us (the medians of the
  * pairs' two sides), ratio, ratio_lo, ratio_hi (candidate / default: the
- * median of the pairs' ratios and its 95 % interval), verdict (faster,
- * slower, no change, wrong, failed, not measured), wrong, note. */
+ * median of the pairs' ratios and its 95 % interval; the interval empty
+ * when there is none), verdict (faster, slower, no change, not enough
+ * pairs, wrong, failed, not measured), wrong, note. */
 #ifndef PB_TUNE_CSV_H
 #define PB_TUNE_CSV_H
 
@@ -29,7 +30,7 @@ typedef struct pb_tune_row {
     size_t pairs;   /* 0: not measured */
     double default_us, candidate_us;
     double ratio, ratio_lo, ratio_hi;
-    char verdict[16];
+    char verdict[24];
     int64_t wrong; /* -1: not checked */
     char note[160];
 } pb_tune_row_t;

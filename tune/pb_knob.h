@@ -49,6 +49,15 @@ typedef struct pb_knob {
     const char *needs;    /* NAME=VALUE set with it (coll_tuned_use_dynamic_rules=1), or NULL */
     const char *since;    /* the versions that honour it */
     const char *what;
+    /* Open MPI: the collective's index in coll/tuned's dynamic rules file
+     * (COLLTYPE_T of ompi/mca/coll/base/coll_base_functions.h: allgather
+     * 0, allreduce 2, alltoall 3, bcast 7, reduce_scatter_block 13), which
+     * tune.env uses instead of the knob (tune/pb_trules.h); -1: none */
+    int rules_coll;
+    /* NCCL: 1 when its value can name the collectives it is for
+     * ("allreduce:Tree;allgather:Ring", NCCL 2.24+: env.rst), 0 when one
+     * value holds for every collective */
+    int per_coll;
 } pb_knob_t;
 
 /* The table, NULL-terminated by name. */
@@ -58,6 +67,12 @@ const pb_knob_t *pb_knob_find(const char *name);
 
 /* Whether knob k can change collective `op` ("allreduce", ...). */
 int pb_knob_affects(const pb_knob_t *k, const char *op);
+
+/* The name NCCL's per-collective values give collective `op` (NCCL's
+ * ncclFuncStr, matched without case: "allreduce" for AllReduce), or NULL
+ * for one they cannot name (send/recv, all-to-all: NCCL's point-to-point
+ * operations, which take no algorithm). */
+const char *pb_knob_nccl_func(const char *op);
 
 /* Value i of knob k (0-based) into buf; its count is the return of
  * pb_knob_nvalues. */

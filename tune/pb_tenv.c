@@ -2,35 +2,53 @@
 
 #include <string.h>
 
-/* "NAME=VALUE" of a knob's prerequisite, exported once. */
-static void export_needs(FILE *f, const pb_knob_t *k, const pb_tenv_item_t *items, size_t upto)
+void pb_tenv_knob(pb_tenv_item_t *it, const pb_knob_t *k, const char *value, const char *why)
 {
-    char name[96], env[128];
-    const char *value = pb_knob_need(k, name, sizeof name);
-    if (value == NULL)
+    pb_knob_env_name(k, k->name, it->name, sizeof it->name);
+    snprintf(it->value, sizeof it->value, "%s", value);
+    snprintf(it->why, sizeof it->why, "%s", why);
+}
+
+/* The value as the shell reads it back: bare when it holds only
+ * characters the shell takes literally, else in single quotes (a quote
+ * inside as '\'').  NCCL's per-collective values hold ';', a path may
+ * hold anything. */
+static void put_value(FILE *f, const char *v)
+{
+    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                "0123456789_./:,+=@%-";
+    if (v[0] != '\0' && strspn(v, plain) == strlen(v)) {
+        fputs(v, f);
         return;
-    for (size_t j = 0; j < upto; j++)
-        if (items[j].knob->needs != NULL && strcmp(items[j].knob->needs, k->needs) == 0)
-            return; /* already exported for an earlier knob */
-    pb_knob_env_name(k, name, env, sizeof env);
-    fprintf(f, "export %s=%s\n", env, value);
+    }
+    fputc('\'', f);
+    for (const char *p = v; *p; p++) {
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
 }
 
 int pb_tenv_write(FILE *f, const char *header, const pb_tenv_item_t *items, size_t n,
-                  pb_err_t *err)
+                  const char *none, pb_err_t *err)
 {
+    size_t exports = 0;
+    for (size_t i = 0; i < n; i++)
+        exports += items[i].name[0] != '\0';
     fprintf(f, "# %s\n", header);
-    if (n == 0)
-        fprintf(f, "# no setting was measured faster than the default: nothing to set\n");
+    if (exports == 0)
+        fprintf(f, "# %s\n", none ? none : "no setting was measured faster than the default: "
+                                           "nothing to set");
     for (size_t i = 0; i < n; i++) {
-        const pb_knob_t *k = items[i].knob;
-        char v[64], label[64], env[128];
-        pb_knob_value(k, (size_t)items[i].value, v, sizeof v);
-        pb_knob_label(k, (size_t)items[i].value, label, sizeof label);
-        pb_knob_env_name(k, k->name, env, sizeof env);
-        fprintf(f, "# %s = %s: %s\n", k->name, label, items[i].why);
-        export_needs(f, k, items, i);
-        fprintf(f, "export %s=%s\n", env, v);
+        if (items[i].why[0])
+            fprintf(f, "# %s\n", items[i].why);
+        if (items[i].name[0] == '\0')
+            continue;
+        fprintf(f, "export %s=", items[i].name);
+        put_value(f, items[i].value);
+        fputc('\n', f);
     }
     if (fflush(f) != 0 || ferror(f))
         return pb_err_set(err, PB_ERUNTIME, "writing the env file failed");

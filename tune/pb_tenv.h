@@ -1,7 +1,8 @@
 /* pb_tenv.h - the env file `parbench tune` writes for a job script to
- * source: one `export NAME=VALUE` per chosen knob (an Open MPI parameter
- * as OMPI_MCA_<name>, with what it needs set first), each preceded by a
- * comment with what it was measured to gain.  Pure: writes to a FILE. */
+ * source: one `export NAME=VALUE` per setting the job gets, each after a
+ * comment with what it was measured to gain, then comment lines for the
+ * settings left out and why; a file that sets nothing says why.  Pure:
+ * writes to a FILE. */
 #ifndef PB_TENV_H
 #define PB_TENV_H
 
@@ -10,14 +11,19 @@
 #include "pb_knob.h"
 
 typedef struct pb_tenv_item {
-    const pb_knob_t *knob;
-    int value;         /* index into its values */
-    char why[160];     /* "allreduce 4 ranks 64 KiB-16 MiB: 0.62x (0.60-0.65)" */
+    char name[96];   /* the environment variable; "" for a comment line alone */
+    char value[512]; /* its value, quoted when written where the shell needs it */
+    char why[320];   /* the comment line before it ("" for none) */
 } pb_tenv_item_t;
 
-/* header: the first comment line (tool, run, workload).  n = 0 writes a
- * file that sets nothing and says so.  PB_ERUNTIME on a write error. */
+/* An export of knob k at `value` (the library's spelling): its variable
+ * as a job script sets it (pb_knob_env_name). */
+void pb_tenv_knob(pb_tenv_item_t *it, const pb_knob_t *k, const char *value, const char *why);
+
+/* header: the first comment line (tool, run, workload).  none: why
+ * nothing is set, written when no item exports anything (NULL: no
+ * setting was measured faster).  PB_ERUNTIME on a write error. */
 int pb_tenv_write(FILE *f, const char *header, const pb_tenv_item_t *items, size_t n,
-                  pb_err_t *err);
+                  const char *none, pb_err_t *err);
 
 #endif

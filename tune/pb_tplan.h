@@ -11,15 +11,20 @@
  * when its estimated cost (its pairs at the default's measured time,
  * both sides) fits in what is left of the budget.
  *
- * The job's setting: one value per knob for all of the job's sizes (an
- * environment variable holds one value), the one with the least time
- * over the job's cases weighted by how often a step issues each; a
- * value counts only where it was judged faster than the default
- * (tune/pb_tverdict.h), so a value with no proven gain is never chosen. */
+ * The job's setting: a value reaches only the cases it was measured to
+ * win or tie on (pb_tplan_score_reach): Open MPI's algorithms per case,
+ * through a rules file (tune/pb_trules.h); NCCL's variables, which hold
+ * for every collective of a process, only when the value held on every
+ * case they reach, or (NCCL 2.24+) for the collectives where it did
+ * (pb_tplan_reach).  Among those, the least time over the job's cases
+ * weighted by how often a step issues each; a value counts only where it
+ * was judged faster than the default (tune/pb_tverdict.h), so a value
+ * with no proven gain is never chosen. */
 #ifndef PB_TPLAN_H
 #define PB_TPLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pb_knob.h"
 #include "pb_tverdict.h"
@@ -76,9 +81,49 @@ typedef struct pb_tcell {
 } pb_tcell_t;
 
 /* The ratio a candidate brings to a case: its measured median where it
- * was judged faster or slower, 1 where the pairs saw no change or it was
- * not measured (what is not known to change is taken as unchanged). */
+ * was judged faster or slower, 1 where the pairs saw no change, were too
+ * few for a verdict or it was not measured (what is not known to change
+ * is taken as unchanged). */
 double pb_tcell_ratio(const pb_tcell_t *c);
+
+/* Whether a candidate won or tied on a case: measured, and judged faster
+ * or no change.  A setting goes into the job's env file only for cases
+ * where it holds: not where it was slower, wrong, left unmeasured or
+ * measured with too few pairs for a verdict. */
+int pb_tcell_holds(const pb_tcell_t *c);
+
+/* A candidate's score when the job applies it to the cases in reach
+ * only (reach[i] nonzero): sum(weight x ratio) / sum(weight) over all n
+ * cases, the ratio counted in reach and 1 elsewhere; 0 (never exported)
+ * unless it holds (pb_tcell_holds) on every case in reach, was faster on
+ * one of them, was wrong nowhere and comes below 1.  What the job's
+ * setting is chosen by: a setting never reaches a case it was not
+ * measured to win or tie on. */
+double pb_tplan_score_reach(const pb_tcell_t *row, const int *reach, const double *weight,
+                            size_t n);
+
+/* What the job's env file would make candidate c reach (reach[i] for
+ * each of the n cases, ops[i] its collective, row[i] c's cell there):
+ *  - PB_TREACH_ALL: it holds (pb_tcell_holds) on every case one of its
+ *    knobs can change; reach: those cases;
+ *  - PB_TREACH_SCOPED: it does not, but with per_coll (NCCL 2.24+) and
+ *    every knob of c able to name collectives (pb_knob_t's per_coll) it
+ *    can be exported for the collectives NCCL can name on whose every
+ *    case it holds: their names into funcs ("allreduce,allgather", in
+ *    the order of the cases), reach: their cases;
+ *  - PB_TREACH_NONE: neither; reach: every case it can change, on which
+ *    pb_tplan_score_reach then gives 0 (never exported).
+ * funcs is "" unless scoped. */
+enum { PB_TREACH_NONE, PB_TREACH_ALL, PB_TREACH_SCOPED };
+int pb_tplan_reach(const pb_tcand_t *c, const char *const *ops, const pb_tcell_t *row, size_t n,
+                   int per_coll, int *reach, char *funcs, size_t len);
+
+/* The budget the whole search would take, for "raise --budget to about
+ * N s": the time before the search (the groups and the default's pass,
+ * `before` seconds) plus `pairs` pairs of every candidate at per_pair[i]
+ * seconds a pair (its cases' default times, both sides: what
+ * pb_tune_measure estimates).  n candidates. */
+double pb_tplan_budget(double before, const double *per_pair, size_t n, uint64_t pairs);
 
 /* A candidate's score over the job: sum(weight x ratio) / sum(weight)
  * over all n cases (weight: the default's time x count per step), where
@@ -87,12 +132,14 @@ double pb_tcell_ratio(const pb_tcell_t *c);
  * scores 0. */
 double pb_tplan_score(const pb_tcell_t *row, const double *weight, size_t n);
 
-/* The job's setting from the candidates' scores (0: not a winner): for
- * Open MPI, per knob the value of lowest score (each knob drives its own
+/* The winners among the candidates' scores (0: not a winner): for Open
+ * MPI, per knob the value of lowest score (each knob drives its own
  * collective, so the winners add up); for NCCL, whose knobs act together
  * on one communicator, the one candidate (single or combined) of lowest
- * score.  Writes candidate indices to chosen (room for n); returns how
- * many. */
+ * score - how `parbench tune` picks NCCL's setting, from the scores of
+ * pb_tplan_score_reach (Open MPI's is chosen per case instead:
+ * bench/cmd/pb_tune_choose.c).  Writes candidate indices to chosen (room
+ * for n); returns how many. */
 size_t pb_tplan_choose(pb_knob_lib_t lib, const pb_tcand_t *cands, const double *score,
                        size_t n, size_t *chosen);
 

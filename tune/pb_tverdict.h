@@ -6,14 +6,26 @@
  * every pair alike; each pair gives one ratio, candidate / default.
  *
  * The gain is the median of the ratios, with the distribution-free 95 %
- * interval of the median (util/pb_stats.h: order statistics at
- * n/2 -/+ 1.96 sqrt(n)/2, the sign test's interval; Hoefler & Belli,
- * SC'15, section 3.1.3; bench/perf/latency_vs_loop.sh uses the same).  A
+ * interval of the median (util/pb_stats.h, pb_median_ci95_ranks: the
+ * sign test's order statistics, exact binomial ranks up to 70 pairs and
+ * Le Boudec's n/2 -/+ 0.98 sqrt(n) above; Hoefler & Belli, SC'15,
+ * section 3.1.3).  A
  * candidate is faster only when the whole interval is below 1, slower
  * when it is above 1, and otherwise "no change": a gain inside the noise
- * is never reported as a gain.  Up to 10 pairs the interval is the full
- * range of the ratios (below 6 by rule, from 6 to 10 because the order
- * statistics' ranks fall outside 1..n): faster or slower then needs every
+ * is never reported as a gain.
+ *
+ * Below PB_TV_MIN_PAIRS pairs there is no 95 % interval at all, and the
+ * verdict is "not enough pairs" (the median's ratio is kept, to show).
+ * The order-statistic interval of the median on n pairs is at widest
+ * the pairs' whole range [X(1), X(n)], which misses the median only when
+ * every pair falls on one side of it: probability 2 x 0.5^n.  That is
+ * 2 x 0.5^6 = 0.031 < 0.05 at n = 6, the smallest n where it holds,
+ * and 2 x 0.5^5 = 0.0625 > 0.05 at 5: five pairs all one way happen by
+ * chance when nothing changed more often than a 95 % interval allows
+ * (util/pb_stats.h says so: no interval, where the range would give a
+ * zero-width one from one pair).  From 6 pairs on the
+ * whole range is a true 95 % interval, and for the first few n it is
+ * the interval util/pb_stats.h gives: faster or slower then needs every
  * pair on that side. */
 #ifndef PB_TVERDICT_H
 #define PB_TVERDICT_H
@@ -22,16 +34,20 @@
 
 #include "../util/pb_err.h"
 
+/* The fewest pairs with a 95 % interval of the median (above). */
+#define PB_TV_MIN_PAIRS 6
+
 typedef enum pb_tv {
     PB_TV_SAME,   /* the interval holds 1: no change */
     PB_TV_FASTER, /* the interval lies below 1 */
-    PB_TV_SLOWER  /* the interval lies above 1 */
+    PB_TV_SLOWER, /* the interval lies above 1 */
+    PB_TV_FEW     /* fewer than PB_TV_MIN_PAIRS pairs: no interval, no verdict */
 } pb_tv_t;
 
 typedef struct pb_tverdict {
     size_t n;           /* pairs */
     double ratio;       /* median of candidate / default (below 1: faster) */
-    double lo, hi;      /* its 95 % interval */
+    double lo, hi;      /* its 95 % interval (NaN for PB_TV_FEW: none) */
     pb_tv_t v;
 } pb_tverdict_t;
 

@@ -17,7 +17,9 @@ typedef struct pb_stats {
     double p99;
     double max;
     double mean;
-    /* distribution-free 95 % confidence interval of the median */
+    /* distribution-free 95 % confidence interval of the median
+     * (pb_median_ci95_of; below 6 samples none exists and this is the
+     * whole range) */
     double median_lo;
     double median_hi;
 } pb_stats_t;
@@ -32,10 +34,19 @@ void pb_stats_sort(double *v, size_t n);
  * the two middle values for an even count). */
 double pb_quantile_sorted(const double *sorted, size_t n, double p);
 
-/* The order statistics bounding a 95 % confidence interval of the median:
- * ranks n/2 -/+ 1.96 sqrt(n)/2 (normal approximation of the binomial),
- * clamped to the data.  Fewer than 6 samples give the full range. */
-void pb_median_ci95(const double *sorted, size_t n, double *lo, double *hi);
+/* The distribution-free 95 % confidence interval of the median, one rule
+ * for every caller (Le Boudec, "Performance Evaluation of Computer and
+ * Communication Systems", Theorem 2.1 and Table A.1; pb_stats.c): the
+ * 1-based ranks j <= k of the sorted samples, [X(j), X(k)], k = n + 1 - j.
+ * Returns 1 when the interval exists, 0 when it does not (n < 6: even the
+ * whole range misses the median with probability 2 x 0.5^n > 0.05), with
+ * j = 1, k = n then. */
+int pb_median_ci95_ranks(size_t n, size_t *j, size_t *k);
+
+/* The same interval's values on sorted data (n = 0: zeros); returns what
+ * pb_median_ci95_ranks returns: 0 means lo..hi is the whole range, not a
+ * 95 % interval. */
+int pb_median_ci95_of(const double *sorted, size_t n, double *lo, double *hi);
 
 /* Is the median known to within rel (e.g. 0.02): CI half-width <= rel *
  * median? */

@@ -56,10 +56,13 @@ static const pb_opt_spec_t model_specs[] = {
     {"megatron-args", 0, "F", pb_opt_str, PB_OFF(model.megatron_args), 0,
      "a Megatron-LM launch script (or - for stdin): model,\n"
      "layout, batch, recomputation, precision; flags win", "@file", NULL},
-    FIELD("size", "H", "hidden size; without --preset a Llama 3-style model\n"
-                       "of that width (heads of 128, 8 KV heads, ffn 3.5 H,\n"
-                       "vocab 128256, seq 8192, 4 layers; flags win); with\n"
-                       "--preset, that preset widened"),
+    FIELD("size", "H", "hidden size; alone (no --preset, file or shape flag)\n"
+                       "a Llama 3-style model of that width (heads of 128, 8\n"
+                       "KV heads, ffn 3.5 H SwiGLU, vocab 128256, seq 8192, 4\n"
+                       "layers); with shape flags (--layers, --heads, --ffn,\n"
+                       "...) a model of those, GPT-style where they are silent\n"
+                       "(full attention, plain 4 H MLP); with --preset, that\n"
+                       "preset widened.  The header names what was assumed"),
     FIELD("hidden", "H", "hidden size (= --size)"),
     FIELD("layers", "N", "transformer layers (default: the preset's; tiny's and\n"
                          "the --size rule's 4 rise to a multiple of pp x vp)"),
@@ -67,7 +70,8 @@ static const pb_opt_spec_t model_specs[] = {
     FIELD("mbs", "B", "micro-batch size"),
     FIELD("gbs", "B", "global batch size"),
     FIELD("heads", "A", "attention heads"),
-    FIELD("kv-heads", "G", "key/value heads (GQA)"),
+    FIELD("kv-heads", "G", "key/value heads (GQA; default: the preset's, else\n"
+                           "= --heads: full attention)"),
     FIELD("ffn", "F", "MLP inner size"),
     FIELD("vocab", "V", "vocabulary size"),
     FIELD("experts", "E", "experts per MoE layer"),
@@ -84,8 +88,9 @@ static const pb_opt_spec_t model_specs[] = {
                            "--decoder-first-pipeline-num-layers); the rest even"),
     FIELD("pp-last", "N", "layers on the last pipeline stage (Megatron's\n"
                           "--decoder-last-pipeline-num-layers)"),
-    {"gated", 0, NULL, set_gated, 0, 0, "gated MLP (SwiGLU)", NULL, NULL},
-    {"no-gated", 0, NULL, set_gated, 0, 0, "plain MLP", NULL, NULL},
+    {"gated", 0, NULL, set_gated, 0, 0, "gated MLP (SwiGLU: three matrices)", NULL, NULL},
+    {"no-gated", 0, NULL, set_gated, 0, 0,
+     "plain MLP (two matrices; a model typed by its shape\nhas one unless --gated)", NULL, NULL},
 };
 const pb_opt_group_t pb_grp_model = {
     "model:", model_specs, PB_NSPECS(model_specs),
@@ -240,7 +245,8 @@ static int set_gpus(pb_options_t *o, const pb_opt_spec_t *s, const char *v, cons
 /* --gpus first: pb_grp_predict_run leaves it out */
 static const pb_opt_spec_t predict_specs[] = {
     {"gpus", 0, "N", set_gpus, 0, 0,
-     "GPUs in all (model: dp is what the layout leaves of them)", NULL, NULL},
+     "GPUs in all (model: dp is what tp x cp x pp leave of\nthem, all of them without layout flags)",
+     NULL, NULL},
     {"gpus-per-node", 0, "G", pb_opt_int, PB_OFF(predict.gpus_per_node), 1,
      "GPUs per node (default: the hardware's)", NULL, NULL},
     {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0,

@@ -294,6 +294,8 @@ typedef struct pb_import_cmd_opts {
     int partial;
     const char *output; /* -o: the calibration of the rows */
     double fit_tol;
+    int nodes, per_node; /* --nodes, --per-node: placement (0: the log's, or unknown) */
+    const char *op;      /* --op: the collective of a log that names none */
 } pb_import_cmd_opts_t;
 
 /* tune: the budget, the pairs per case, the knobs searched, the files

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reports/pb_import_io.h"
 #include "../glue/pb_calib_csv.h"
 #include "../glue/pb_meas_rows.h"
 #include "../cli/pb_opt_common.h"
@@ -67,6 +68,72 @@ static void print_fit(const pb_calib_t *k, size_t npts, size_t skipped, double f
                ngemm, gemm);
 }
 
+/* Rows whose placement nobody said (an OSU or IMB log imported without
+ * --nodes or --per-node: link class PB_IMPORT_LINK_UNKNOWN) fit no curve:
+ * a curve is within a node or across nodes, and taking them for either
+ * would be a guess (a 16-node run fitted as one node's, issue 50). */
+static int refuse_unplaced(const pb_result_t *rows, size_t n, pb_err_t *err)
+{
+    size_t k = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].link_class, PB_IMPORT_LINK_UNKNOWN) == 0 && k++ == 0)
+            first = i;
+    if (k == 0)
+        return PB_OK;
+    const pb_result_t *r = &rows[first];
+    return pb_err_set(err, PB_EINPUT, "%zu rows (the first: %s, %s on %d processes) do not say "
+                      "how their processes sat on nodes (link class '%s'): a curve within a "
+                      "node or across nodes from them would be a guess; import the log again "
+                      "with --nodes N or --per-node G", k, r->label[0] ? r->label : r->run_id,
+                      r->collective, r->world, PB_IMPORT_LINK_UNKNOWN);
+}
+
+/* The curve of another type the model moves reduction curve d's type to
+ * past d's sizes (pb_cost.h's order: the same element size first), of
+ * d's key and reaching further than d; NULL when none. */
+static const pb_curve_t *borrowed(const pb_calib_t *k, const pb_curve_t *d)
+{
+    const pb_curve_t *best = NULL;
+    for (size_t i = 0; i < k->n; i++) {
+        const pb_curve_t *c = &k->c[i];
+        if (c == d || (!c->any_dtype && c->dtype == d->dtype) || c->coll != d->coll ||
+            c->n != d->n || c->per_node != d->per_node || strcmp(c->link, d->link) != 0 ||
+            (pb_curve_lo(c) >= pb_curve_lo(d) && pb_curve_hi(c) <= pb_curve_hi(d)))
+            continue;
+        int same = !c->any_dtype && pb_dtype_size(c->dtype) == pb_dtype_size(d->dtype);
+        if (best == NULL || (same && pb_dtype_size(best->dtype) != pb_dtype_size(d->dtype)))
+            best = c;
+    }
+    return best;
+}
+
+/* A reduction's type measured at fewer sizes than another's: past its own
+ * sizes the model answers it with the other's curve times the ratio of
+ * their times where both were measured (pb_calib_dtype_ratio); said here,
+ * one line per such curve. */
+static void print_ratios(const pb_calib_t *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        const pb_curve_t *d = &k->c[i];
+        const pb_curve_t *c = pb_coll_reduces(d->coll) && !d->any_dtype ? borrowed(k, d) : NULL;
+        uint64_t at = 0;
+        double r = c ? pb_calib_dtype_ratio(k, c, d->dtype, pb_curve_lo(d), &at) : 1.0;
+        if (at == 0)
+            continue;
+        char span[64];
+        if (pb_curve_single(d))
+            snprintf(span, sizeof span, "at %llu B only", (unsigned long long)pb_curve_lo(d));
+        else
+            snprintf(span, sizeof span, "from %llu to %llu B", (unsigned long long)pb_curve_lo(d),
+                     (unsigned long long)pb_curve_hi(d));
+        printf("# %s n=%d %s %s: measured %s; past that the model takes the %s curve x %.3f "
+               "(%s's time over %s's at %llu B)\n",
+               pb_coll_name(d->coll), d->n, d->link, pb_calib_dtype_label(d), span,
+               pb_calib_dtype_label(c), r, pb_calib_dtype_label(d), pb_calib_dtype_label(c),
+               (unsigned long long)at);
+    }
+}
+
 int pb_calibrate_files(const char *const *inputs, int ninputs, const char *output,
                        double fit_tol, pb_err_t *err)
 {
@@ -75,6 +142,10 @@ int pb_calibrate_files(const char *const *inputs, int ninputs, const char *outpu
     pb_meas_t *pts = NULL;
     if (pb_meas_read_files(inputs, ninputs, &rows, &nrows, err) != PB_OK)
         return err->code;
+    if (refuse_unplaced(rows, nrows, err) != PB_OK) {
+        free(rows);
+        return err->code;
+    }
     int code = pb_meas_from_rows(rows, nrows, &pts, &npts, &skipped, err);
     size_t ngemm = 0;
     double gemm = pb_meas_gemm_tflops(rows, nrows, &ngemm);
@@ -96,6 +167,7 @@ int pb_calibrate_files(const char *const *inputs, int ninputs, const char *outpu
         return code;
     }
     print_fit(&k, npts, skipped, fit_tol, ngemm, gemm);
+    print_ratios(&k);
     if (output) {
         code = pb_calib_csv_write(output, &k, err);
         if (code == PB_OK)

@@ -5,13 +5,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../core/pb_coll.h"
 #include "../../util/pb_list.h"
 
 #include "../../jobprof/pb_jobprof.h"
 #include "../../jobprof/pb_jp_csv.h"
+#include "../../jobprof/pb_jp_gz.h"
+#include "../../jobprof/pb_jp_ranks.h"
 #include "../../reports/pb_csv.h"
 #include "../../reports/pb_import.h"
 #include "pb_cmd_calibrate.h"
+#include "pb_import_jobsum.h"
 #include "../cli/pb_opt_common.h"
 
 /* What one file held, on a line or three. */
@@ -30,9 +34,21 @@ static void summary(const char *path, const pb_import_out_t *out)
     if (out->skipped)
         printf("# %s: %zu line%s skipped (--partial); the first: %s\n", path, out->skipped,
                out->skipped == 1 ? "" : "s", out->first_skip);
-    if (out->failure[0])
+    size_t wrong = 0, unplaced = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        wrong += out->rows[i].wrong > 0;
+        unplaced += strcmp(out->rows[i].link_class, PB_IMPORT_LINK_UNKNOWN) == 0;
+    }
+    if (out->failure[0] && out->failed_check)
+        printf("# %s: the run failed its data check, every row kept, %zu marked wrong "
+               "(--partial; calibrate leaves them out): %s\n", path, wrong, out->failure);
+    else if (out->failure[0])
         printf("# %s: the run failed, the rows before it kept (--partial): %s\n", path,
                out->failure);
+    if (unplaced)
+        printf("# %s: placement unknown: the log does not say how its processes sat on "
+               "nodes (link class '%s' on %zu rows); calibrate refuses them: give --nodes N "
+               "or --per-node G\n", path, PB_IMPORT_LINK_UNKNOWN, unplaced);
     if (out->ignored[0])
         printf("# %s: left out (no parbench counterpart): %s\n", path, out->ignored);
     if (out->have_avg) {
@@ -43,19 +59,15 @@ static void summary(const char *path, const pb_import_out_t *out)
 }
 
 /* A PyTorch profiler trace (or a directory of them): JSON, which starts
- * with '{'; no benchmark log does. */
+ * with '{'; no benchmark log does.  Gzipped (*.pt.trace.json.gz), it is
+ * looked at gunzipped, and any gzip goes to the trace reader, which says
+ * what it holds: the log readers take text only. */
 static int is_trace(const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return 1;
-    FILE *f = fopen(path, "r");
-    int c = ' ';
-    while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
-        ;
-    if (f)
-        fclose(f);
-    return c == '{';
+    return pb_jp_first_char(path) == '{' || pb_jp_path_is_gzip(path);
 }
 
 /* PyTorch traces, one per rank, are one job: read whole, then written as
@@ -70,29 +82,14 @@ static int import_traces(const pb_options_t *o, pb_err_t *err)
     int code = pb_jp_load(o->import.inputs, (size_t)o->import.ninputs, &jp, err);
     if (code == PB_OK)
         code = pb_jp_csv_write(o->run.csv_path, &jp, err);
+    /* counted as profile counts the same recording (pb_import_jobsum.h) */
+    if (code == PB_OK)
+        code = pb_import_jobsum(&jp, err);
     if (code == PB_OK) {
-        printf("# %s: world %d, %zu communicators, %zu operations\n", jp.source, jp.world,
-               jp.ncomms, jp.nops);
-        /* one pass over the operations, not one per communicator */
-        size_t *n = calloc(jp.ncomms, sizeof *n);
-        uint64_t *bytes = calloc(jp.ncomms, sizeof *bytes);
-        for (size_t i = 0; n && bytes && i < jp.nops; i++) {
-            n[jp.ops[i].comm]++;
-            bytes[jp.ops[i].comm] += jp.ops[i].bytes;
-        }
-        for (size_t c = 0; n && bytes && c < jp.ncomms; c++) {
-            const pb_jcomm_t *cm = &jp.comms[c];
-            printf("#   %-24s %3d ranks (%d", cm->name[0] ? cm->name : "(no name)", cm->nranks,
-                   cm->members[0]);
-            for (int r = 1; r < cm->nranks && r < 8; r++)
-                printf(" %d", cm->members[r]);
-            printf("%s): %zu operations, %.4g MB over all ranks\n", cm->nranks > 8 ? " ..." : "",
-                   n[c], (double)bytes[c] / 1e6);
-        }
-        free(n);
-        free(bytes);
-        printf("# written: %zu operations to %s (parbench profile %s)\n", jp.nops,
-               o->run.csv_path, o->run.csv_path);
+        pb_jp_missing_warn(&jp, "the CSV holds the others only, and replay refuses it",
+                           stderr);
+        printf("# written: %zu records (one per rank's operation) to %s (parbench profile "
+               "%s)\n", jp.nops, o->run.csv_path, o->run.csv_path);
     }
     pb_jobprof_free(&jp);
     return code;
@@ -114,7 +111,8 @@ int pb_import_cmd(const pb_options_t *o, pb_err_t *err)
                           "(JSON) nor a directory of them", o->import.inputs[0]);
     if (traces)
         return import_traces(o, err);
-    pb_import_opts_t io = {PB_IMPORT_AUTO, o->import.partial, o->run.np};
+    pb_import_opts_t io = {PB_IMPORT_AUTO, o->import.partial, o->run.np,
+                           o->import.nodes, o->import.per_node, o->import.op};
     if (pb_import_tool_parse(o->import.tool ? o->import.tool : "auto", &io.tool) != 0)
         return pb_err_set(err, PB_EINPUT, "--tool takes auto, nccl-tests, osu or imb, not '%s'",
                           o->import.tool);
@@ -166,6 +164,20 @@ static int set_tool(pb_options_t *o, const pb_opt_spec_t *s, const char *v, cons
     return PB_OK;
 }
 
+/* --op: parbench's name of a collective a log can hold (the alias too:
+ * all_reduce); stored as parbench names it */
+static int set_op(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                  pb_err_t *err)
+{
+    (void)s;
+    pb_coll_t c;
+    if (pb_coll_parse(v, &c) != 0 || c == PB_ALLTOALLV)
+        return pb_err_set(err, PB_EINPUT, "%s takes allreduce, allgather, reducescatter, "
+                          "alltoall, broadcast, reduce or sendrecv, not '%s'", shown, v);
+    o->import.op = pb_coll_name(c);
+    return PB_OK;
+}
+
 static const pb_opt_spec_t import_specs[] = {
     {"csv", 0, "FILE", pb_opt_file, PB_OFF(run.csv_path), 0,
      "append the rows here (required); of PyTorch traces, the\n"
@@ -179,12 +191,29 @@ static const pb_opt_spec_t import_specs[] = {
      "--tool and --partial are options of parbench import"},
     {"partial", 0, NULL, pb_opt_flag, PB_OFF(import.partial), 0,
      "keep the rows that parse and count the lines that do not;\n"
-     "of a failed nccl-tests run, the rows before the failure\n"
+     "of a failed nccl-tests run, the rows before the failure,\n"
+     "of one that failed its data check (#wrong, error, Out of\n"
+     "bounds values N FAILED) every row, the wrong ones marked\n"
      "(default: a bad line or a failed run is an error naming\n"
-     "file:line, exit 2)",
+     "file:line, exit 2; so is a missing --np or --op)",
      NULL, "--tool and --partial are options of parbench import"},
     {"np", 0, "N", pb_opt_int, PB_OFF(run.np), 1,
      "processes, for logs that do not say (OSU collectives)", NULL, NULL},
+    {"nodes", 0, "N", pb_opt_int, PB_OFF(import.nodes), 1,
+     "nodes the processes ran on, for logs that do not say\n"
+     "(OSU, IMB; nccl-tests without its rank lines); without it\n"
+     "or --per-node their rows' placement is unknown ('?'),\n"
+     "and calibrate refuses them",
+     NULL, NULL},
+    {"per-node", 0, "G", pb_opt_int, PB_OFF(import.per_node), 1,
+     "processes per node (placed in blocks: a table of P\n"
+     "processes spans ceil(P/G) nodes), as --nodes",
+     NULL, NULL},
+    {"op", 0, "COLL", set_op, 0, 0,
+     "the collective of a log that does not name it (nccl-tests\n"
+     "without its banner, OSU without its title) where its file\n"
+     "name does not either",
+     "allreduce allgather reducescatter alltoall broadcast reduce sendrecv", NULL},
     {"output", 'o', "FILE", pb_opt_output, PB_OFF(import.output), 0,
      "also fit the rows as parbench calibrate does and write the\n"
      "calibration (for model --calib and plan --calib)",
@@ -218,7 +247,7 @@ const pb_cmd_desc_t pb_cmd_import = {
     PB_CMD_IMPORT, "import",
     "nccl-tests, OSU or IMB logs -> results CSV; PyTorch traces -> ops CSV (parbench import --help)",
     "usage: parbench import LOG [LOG ...] --csv OUT.csv [--tool T] [--partial] [--np N]\n"
-    "                       [-o calib.csv] [--fit-tol P]\n"
+    "                       [--nodes N | --per-node G] [--op COLL] [-o calib.csv] [--fit-tol P]\n"
     "       parbench import TRACE|DIR [...] --csv OPS.csv\n"
     "\n"
     "Turns benchmark logs into parbench result rows (backend = the tool, label =\n"
@@ -232,7 +261,9 @@ const pb_cmd_desc_t pb_cmd_import = {
     "multiplied by the process count.  Logs as launchers write them: the prefix\n"
     "of mpirun --tag-output / --output tag and srun --label is taken off, a log\n"
     "whose banner was cut is known by its table header; a line is never cut\n"
-    "(over 1 MiB: an error naming file:line).  Runs no MPI.\n"
+    "(over 1 MiB: an error naming file:line).  Where a log does not say how its\n"
+    "processes were placed (OSU, IMB), --nodes or --per-node says it; else the\n"
+    "rows' link class is '?' and calibrate refuses them.  Runs no MPI.\n"
     "\n"
     "PyTorch profiler traces (torch.profiler's Chrome JSON, one per rank, or a\n"
     "directory of them; NCCL or gloo runs) are one job: its process groups (by\n"

@@ -17,10 +17,17 @@
 #include "../glue/pb_predict.h"
 #include "../glue/pb_step_json.h"
 
-/* What was predicted: the model, the layout and its settings, uneven
- * stages. */
+/* The model as the prediction saw it, and what no flag gave where no
+ * preset or file names it (pb_pattern_plan_t assumed) */
+typedef struct model_said {
+    char assumed[320];
+    const char *from;
+} model_said_t;
+
+/* What was predicted: the model (and its assumed fields), the layout and
+ * its settings, uneven stages. */
 static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_predict_env_t *e,
-                        const pb_step_t *st)
+                        const pb_step_t *st, const model_said_t *said)
 {
     printf("model: %s: %llu layers, hidden %llu, %llu heads (%llu KV), ffn %llu, vocab %llu, "
            "seq %llu, %.2f B parameters\n",
@@ -28,6 +35,8 @@ static void print_setup(const pb_model_t *m, const pb_layout_t *l, const pb_pred
            (unsigned long long)m->heads, (unsigned long long)m->kv_heads,
            (unsigned long long)m->ffn, (unsigned long long)m->vocab, (unsigned long long)m->seq,
            (double)pb_model_params(m) / 1e9);
+    if (said->assumed[0])
+        printf("assumed (%s): %s\n", said->from, said->assumed);
     char rc[24], stack[96] = "";
     pb_recomp_format(e->job.step.recomp, rc, sizeof rc);
     const pb_step_cfg_t *sc = &e->job.step;
@@ -83,13 +92,21 @@ static void print_sources(const pb_layout_t *l, const pb_predict_env_t *e, const
     printf("groups:");
     for (int k = 0; k < PB_GK_COUNT; k++) {
         int n = pb_layout_group_size(l, (pb_gkind_t)k);
-        if (n <= 1)
+        /* the expert view's data-parallel group exists for experts only */
+        if (n <= 1 || (k == PB_GK_EDP && e->job.model.experts == 0))
             continue;
-        char kind[8];
+        char kind[48];
         snprintf(kind, sizeof kind, "%s", pb_gkind_name((pb_gkind_t)k));
         for (char *c = kind; *c; c++)
             *c = (char)toupper((unsigned char)*c);
-        printf(" %s %d %s", kind, n, st->net[k] ? "across nodes" : "within a node");
+        /* the gradients are reduced over dp x cp (Megatron's dp-cp group):
+         * said so, or "DP 128" reads as a dp the layout line calls 64 */
+        if (k == PB_GK_DP && l->size[PB_DIM_CP] > 1)
+            snprintf(kind, sizeof kind, "DP x CP %d (dp %d x cp %d)", n, l->size[PB_DIM_DP],
+                     l->size[PB_DIM_CP]);
+        else
+            snprintf(kind + strlen(kind), sizeof kind - strlen(kind), " %d", n);
+        printf(" %s %s", kind, st->net[k] ? "across nodes" : "within a node");
         if (k == PB_GK_EP) /* the dispatcher its all-to-alls are costed as */
             printf(" (%s dispatcher)",
                    pb_ep_disp_name(pb_ep_disp_resolve(e->job.step.ep_disp, st->net[k])));
@@ -179,9 +196,9 @@ static void print_memory(const pb_predict_env_t *e, const pb_step_t *st, const p
 }
 
 static void print_step(const pb_model_t *m, const pb_layout_t *l, const pb_predict_env_t *e,
-                       const pb_step_t *st, const pb_mem_band_t *mb)
+                       const pb_step_t *st, const pb_mem_band_t *mb, const model_said_t *said)
 {
-    print_setup(m, l, e, st);
+    print_setup(m, l, e, st, said);
     print_sources(l, e, st);
     print_parts(e, st);
     print_memory(e, st, mb);
@@ -204,9 +221,12 @@ static void print_band(const pb_predict_env_t *e, const pb_step_t *st, const pb_
 }
 
 /* model's hardware, settings, compute rate, model and layout (the
- * calibration too, which the caller frees) */
-static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
+ * calibration too, which the caller frees); said: the fields assumed */
+static int model_env(const pb_options_t *o, pb_predict_env_t *e, model_said_t *said,
+                     pb_err_t *err)
 {
+    said->assumed[0] = '\0';
+    said->from = NULL;
     int code = pb_predict_env_init(&o->predict, &o->model.train, e, err);
     if (code == PB_OK)
         code = pb_predict_env_rate(&o->predict, e, err);
@@ -220,11 +240,18 @@ static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
                         "off\n");
         mo.sp = 0;
     }
+    /* no layout flag: dp is what tp 1, cp 1 and pp 1 leave of --gpus, as
+     * the help says (pb_pattern_plan's own default for no layout splits
+     * the world over several strategies, the main job's) */
+    if (!mo.layout_given && !mo.megatron_args && o->predict.gpus > 0)
+        mo.layout[PB_LAYOUT_TP] = 1;
     pb_pattern_plan_t p;
     code = pb_pattern_plan(&mo, 0, o->predict.gpus, 0, &p, err);
     if (code == PB_OK) {
         e->job.model = p.model;
         e->job.layout = p.layout;
+        snprintf(said->assumed, sizeof said->assumed, "%s", p.assumed);
+        said->from = p.assumed_from;
     }
     if (code == PB_OK) /* on stderr: stdout is the prediction */
         pb_pattern_print_raised(stderr, &p, "note: ");
@@ -235,7 +262,8 @@ static int model_env(const pb_options_t *o, pb_predict_env_t *e, pb_err_t *err)
 int pb_model_job(const pb_options_t *o, pb_job_t *j, pb_err_t *err)
 {
     pb_predict_env_t e;
-    int code = model_env(o, &e, err);
+    model_said_t said;
+    int code = model_env(o, &e, &said, err);
     if (code == PB_OK)
         *j = e.job;
     pb_calib_free(&e.calib);
@@ -249,7 +277,8 @@ static int model_cmd(const pb_options_t *o, pb_err_t *err)
         return pb_against(o->predict.against, stdout, &sum, err);
     }
     pb_predict_env_t e;
-    int code = model_env(o, &e, err);
+    model_said_t said;
+    int code = model_env(o, &e, &said, err);
     pb_step_t st;
     pb_step_band_t b;
     pb_mem_band_t mb;
@@ -273,7 +302,7 @@ static int model_cmd(const pb_options_t *o, pb_err_t *err)
     }
     if (code == PB_OK) {
         if (!o->predict.json || strcmp(o->predict.json, "-") != 0) {
-            print_step(&e.job.model, &e.job.layout, &e, &st, &mb);
+            print_step(&e.job.model, &e.job.layout, &e, &st, &mb, &said);
             print_band(&e, &st, &b);
         }
         /* a layout that cannot run fails like a wrong result: after its
@@ -352,8 +381,11 @@ static int model_finish(pb_options_t *o, pb_err_t *err)
     if (o->predict.against && o->model.layout_given)
         return pb_err_set(err, PB_EINPUT,
                           "--against takes every run's layout from its file: no --tp, --pp, ...");
-    if (!o->model.layout_given && !o->model.megatron_args && !o->predict.against)
-        return pb_err_set(err, PB_EINPUT, "parbench model needs a layout (--tp, --pp, ...)");
+    if (!o->model.layout_given && !o->model.megatron_args && !o->predict.against &&
+        o->predict.gpus == 0)
+        return pb_err_set(err, PB_EINPUT,
+                          "parbench model needs a layout (--tp, --pp, ...) or --gpus N (then dp "
+                          "is N)");
     return PB_OK;
 }
 

@@ -15,11 +15,21 @@
 #include "pb_cmd_model.h"
 #include "pb_plan_ties.h"
 
+/* The fields no flag gave where no preset or file names the model
+ * (pb_pattern_plan_t assumed), said under the plan's first line */
+typedef struct plan_said {
+    char assumed[320];
+    const char *from;
+} plan_said_t;
+
 /* The model alone (on a layout of one GPU: the layout is what the search
  * decides), with the hardware, settings and compute rate.  On failure
  * nothing is left to free. */
-static int plan_model(const pb_options_t *o, pb_predict_env_t *e, pb_model_t *m, pb_err_t *err)
+static int plan_model(const pb_options_t *o, pb_predict_env_t *e, pb_model_t *m,
+                      plan_said_t *said, pb_err_t *err)
 {
+    said->assumed[0] = '\0';
+    said->from = NULL;
     int code = pb_predict_env_init(&o->predict, &o->model.train, e, err);
     if (code == PB_OK)
         code = pb_predict_env_rate(&o->predict, e, err);
@@ -30,6 +40,8 @@ static int plan_model(const pb_options_t *o, pb_predict_env_t *e, pb_model_t *m,
         one.layout[PB_LAYOUT_DP] = 1;
         code = pb_pattern_plan(&one, 0, 1, 0, &p, err);
         *m = p.model;
+        snprintf(said->assumed, sizeof said->assumed, "%s", code == PB_OK ? p.assumed : "");
+        said->from = p.assumed_from;
         pb_pattern_plan_free(&p);
     }
     /* layouts compared at one batch: each at its own (2 x pp micro-
@@ -46,13 +58,16 @@ static int plan_model(const pb_options_t *o, pb_predict_env_t *e, pb_model_t *m,
 
 /* What was searched, on what, and how fast; PB_EINPUT when nothing fits. */
 static int print_head(const pb_options_t *o, const pb_model_t *m, const pb_predict_env_t *e,
-                      const pb_plan_result_t *r, double secs, pb_err_t *err)
+                      const pb_plan_cfg_t *pc, const pb_plan_result_t *r, double secs,
+                      const plan_said_t *said, pb_err_t *err)
 {
     printf("plan: %s (%.2f B parameters) on %d GPUs, %d per node; gbs %llu (%llu tokens), "
            "seq %llu\n",
            m->name, (double)pb_model_params(m) / 1e9, o->predict.gpus, e->job.hw.gpus_per_node,
            (unsigned long long)m->gbs, (unsigned long long)(m->gbs * m->seq),
            (unsigned long long)m->seq);
+    if (said->assumed[0])
+        printf("assumed (%s): %s\n", said->from, said->assumed);
     pb_print_hw(&e->job.hw);
     if (e->job.step.compute_tflops > 0)
         printf("compute rate %.1f TFLOP/s per GPU (%s); ", e->job.step.compute_tflops,
@@ -68,11 +83,19 @@ static int print_head(const pb_options_t *o, const pb_model_t *m, const pb_predi
            (unsigned long long)r->considered, secs, (unsigned long long)r->invalid,
            (unsigned long long)r->oom, e->job.hw.hbm_cuda_gib, r->n,
            (unsigned long long)r->tight);
-    if (r->n == 0)
+    /* memory's words only where memory refused some (issue 50): else
+     * what the layouts broke */
+    if (r->n == 0 && r->oom > 0)
         return pb_err_set(err, PB_EINPUT,
                           "no layout of %s fits %d GPUs of %.0f GiB at gbs %llu (more GPUs, "
                           "or a smaller batch or sequence)",
                           m->name, o->predict.gpus, e->job.hw.hbm_gib, (unsigned long long)m->gbs);
+    if (r->n == 0) {
+        char why[480];
+        pb_plan_why_none(m, pc, r, why, sizeof why);
+        return pb_err_set(err, PB_EINPUT, "no layout of %s runs on %d GPUs, none for lack of "
+                          "memory: %s", m->name, o->predict.gpus, why);
+    }
     return PB_OK;
 }
 
@@ -179,7 +202,8 @@ static int plan_cmd(const pb_options_t *o, pb_err_t *err)
 {
     pb_predict_env_t e;
     pb_model_t m;
-    if (plan_model(o, &e, &m, err) != PB_OK)
+    plan_said_t said;
+    if (plan_model(o, &e, &m, &said, err) != PB_OK)
         return err->code;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -203,7 +227,7 @@ static int plan_cmd(const pb_options_t *o, pb_err_t *err)
     if (code == PB_OK)
         code = pb_band_runs(&runs, &nruns, err);
     if (code == PB_OK)
-        code = print_head(o, &m, &e, &r, secs, err);
+        code = print_head(o, &m, &e, &pc, &r, secs, &said, err);
     if (code == PB_OK && o->predict.json)
         code = plan_json(o, &m, &pc, &e, &r, err);
     if (code == PB_OK && !(o->predict.json && strcmp(o->predict.json, "-") == 0)) {

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../jobprof/pb_jp_agree.h"
 #include "../../jobprof/pb_jp_csv.h"
 #include "../../jobprof/pb_jp_html.h"
+#include "../../jobprof/pb_jp_ranks.h"
 #include "../../jobprof/pb_jp_trace.h"
 #include "../cli/pb_opt_common.h"
 #include "../glue/pb_calib_csv.h"
@@ -29,6 +31,7 @@ typedef struct prof {
     pb_jp_insts_t insts;
     pb_jp_stats_t stats;
     pb_jp_strag_t strag;
+    pb_jp_agree_t agree;
     pb_jp_calcmp_t cal;
     int have_cal;
     pb_jp_expect_t exp;
@@ -155,6 +158,8 @@ static int analyse(const pb_options_t *o, prof_t *p, pb_err_t *err)
     if (code == PB_OK)
         code = pb_jp_insts_build(&p->jp, &p->insts, err);
     if (code == PB_OK)
+        pb_jp_agree_find(&p->jp, &p->insts, &p->agree);
+    if (code == PB_OK)
         code = pb_jp_stats_build(&p->jp, &p->insts, &p->stats, err);
     if (code == PB_OK)
         code = pb_jp_strag_find(&p->jp, &p->insts, (int64_t)(o->profile.min_lag_us * 1e3),
@@ -167,6 +172,33 @@ static int analyse(const pb_options_t *o, prof_t *p, pb_err_t *err)
         p->have_exp = code == PB_OK;
     }
     return code;
+}
+
+/* What the recording holds that cannot be taken at face value, on
+ * stderr: the tables stand, but these parts of them are in doubt. */
+static void warnings(const prof_t *p)
+{
+    const pb_jobprof_t *jp = &p->jp;
+    pb_jp_missing_warn(jp, "the tables hold the others only", stderr);
+    if (jp->impossible)
+        fprintf(stderr, "parbench: warning: %llu records end before they start (a clock "
+                "stepped back, or a damaged file): left out\n",
+                (unsigned long long)jp->impossible);
+    if (jp->truncated)
+        fprintf(stderr, "parbench: warning: %llu record files end inside a record (a job "
+                "stopped while writing): their last record left out\n",
+                (unsigned long long)jp->truncated);
+    if (p->agree.differ == 0)
+        return;
+    const pb_jp_inst_t *x = &p->insts.v[p->agree.inst];
+    const pb_jop_t *a = &jp->ops[p->agree.op_a], *b = &jp->ops[p->agree.op_b];
+    fprintf(stderr, "parbench: warning: %llu collectives whose members recorded different "
+            "sizes or types (the first: communicator %d %s number %llu, rank %d %llu x %s, "
+            "rank %d %llu x %s): their sizes, times and lags mix operations\n",
+            (unsigned long long)p->agree.differ, x->comm,
+            pb_jp_op_name(x->known, x->kind, x->coll, x->func), (unsigned long long)x->seq,
+            a->rank, (unsigned long long)a->count, a->dtype_name, b->rank,
+            (unsigned long long)b->count, b->dtype_name);
 }
 
 static int outputs(const pb_options_t *o, prof_t *p, const pb_jp_html_in_t *in, pb_err_t *err)
@@ -210,6 +242,7 @@ static int profile_cmd(const pb_options_t *o, pb_err_t *err)
         pb_jp_html_in_t in = {&p.jp, &p.shape, p.layout_given, &p.insts, &p.stats, &p.strag,
                               p.have_cal ? &p.cal : NULL, p.have_exp ? &p.exp : NULL, p.source,
                               "parbench " PB_VERSION};
+        warnings(&p);
         pb_profile_print(&in);
         code = outputs(o, &p, &in, err);
     }
@@ -309,7 +342,8 @@ const pb_cmd_desc_t pb_cmd_profile = {
      {&pb_grp_layout, NULL},
      {&pb_grp_train, "training"},
      {&pb_grp_help, NULL}},
-    "exit codes: 0 analysed, 2 bad input (no recording, a file that is none, a\n"
-    "layout that does not match the recorded world, an unreadable calibration)\n",
+    "exit codes: 0 analysed, 2 bad input (no recording, a file that is none or is\n"
+    "damaged, a layout the recording contradicts: another world size, a group it\n"
+    "does not make, pipeline stages that send nothing; an unreadable calibration)\n",
     PB_MAX_INPUTS, profile_defaults, profile_finish, profile_foreign, profile_alone, NULL, 1,
     NULL};

@@ -6,7 +6,9 @@
  * collectives first, then the winners of knobs that act together
  * combined), each candidate timed against the default in alternating
  * pairs within --budget (pb_tune_pairs.c); the verdicts, the job's
- * setting, tune.env and tune.csv (pb_tune_out.c). */
+ * setting (pb_tune_choose.c: each value only where it won or tied),
+ * tune.env, Open MPI's rules file and tune.csv (pb_tune_out.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,7 @@ static int run(pb_tune_t *t, pb_err_t *err)
         print_head(t);
         pb_tune_print_cases(t);
     }
+    t->before_s = pb_tune_clock(t); /* for "raise --budget to about N s" */
     if ((code = search(t, err)) != PB_OK || pb_ctx_stopping(ctx))
         return code;
     pb_tune_clock(t);
@@ -202,18 +205,38 @@ static int tune_alone(const pb_options_t *o, int rank0, pb_err_t *err)
     return PB_OK;
 }
 
+/* --pairs: at least PB_TV_MIN_PAIRS, the fewest whose median has a 95 %
+ * interval (tune/pb_tverdict.h): fewer could never give a verdict. */
+static int set_pairs(pb_options_t *o, const pb_opt_spec_t *s, const char *v, const char *shown,
+                     pb_err_t *err)
+{
+    (void)s;
+    if (pb_parse_u64(shown, v, 0, &o->tune.pairs, err) != PB_OK)
+        return err->code;
+    if (o->tune.pairs < PB_TV_MIN_PAIRS)
+        return pb_err_set(err, PB_EINPUT, "%s must be at least %d (got %llu): with fewer pairs "
+                          "the median ratio has no 95%% interval (%d pairs all on one side "
+                          "happen by chance 2 x 0.5^%d = %.2f%% of the time, more than 5%%)",
+                          shown, PB_TV_MIN_PAIRS, (unsigned long long)o->tune.pairs,
+                          PB_TV_MIN_PAIRS - 1, PB_TV_MIN_PAIRS - 1,
+                          200.0 * pow(0.5, PB_TV_MIN_PAIRS - 1));
+    return PB_OK;
+}
+
 static const pb_opt_spec_t tune_specs[] = {
     {"budget", 0, "T", pb_opt_duration, PB_OFF(tune.budget_s), 0,
      "time for the whole search (90s, 2m, 1h; default 10m): a\n"
      "setting starts only when its pairs fit in what is left", NULL, NULL},
-    {"pairs", 0, "N", pb_opt_u64, PB_OFF(tune.pairs), 2,
+    {"pairs", 0, "N", set_pairs, PB_OFF(tune.pairs), 0,
      "default/setting pairs per case (default 10; at least 6,\n"
-     "the fewest that can exclude 1 at 95%; up to 10 the\n"
-     "interval is the pairs' whole range, from 11 narrower)", NULL, NULL},
+     "the fewest whose median ratio has a 95% interval; a\n"
+     "setting cut below 6 by the budget gets no verdict)", NULL, NULL},
     {"knobs", 0, "LIST", pb_opt_str, PB_OFF(tune.knobs), 0,
      "search only these knobs (comma-separated; --list-knobs)", NULL, NULL},
     {"env", 0, "FILE", pb_opt_file, PB_OFF(tune.env_path), 0,
-     "the settings to source in the job script (default\ntune.env)", "@file", NULL},
+     "the settings to source in the job script (default\n"
+     "tune.env; Open MPI's rules file beside it, .env\n"
+     "replaced by .rules)", "@file", NULL},
     {"tune-csv", 0, "FILE", pb_opt_file, PB_OFF(tune.csv_path), 0,
      "every candidate on every case (default tune.csv)", "@file", NULL},
     {"list-knobs", 0, NULL, pb_opt_flag, PB_OFF(tune.list), 0,
@@ -276,9 +299,13 @@ const pb_cmd_desc_t pb_cmd_tune = {
     "alternating order, on groups split under it; a gain is the pairs' median\n"
     "ratio with its 95% interval, and a gain inside the noise is \"no change\".\n"
     "A setting whose results fail verification is reported and never chosen.\n"
-    "Prints per case the fastest setting, the job's setting (one value per knob)\n"
-    "and its effect on the step; writes tune.env (export lines for the job\n"
-    "script) and tune.csv (every candidate).  Under your own mpirun, give it\n"
+    "Prints per case the fastest setting, the job's setting and its effect on the\n"
+    "step; writes tune.env (export lines for the job script) and tune.csv (every\n"
+    "candidate).  A setting reaches only the cases it was measured to win or tie\n"
+    "on: Open MPI's algorithms go in a rules file (tune.rules) that holds each to\n"
+    "the communicator and message sizes it won; an NCCL variable is exported only\n"
+    "when it held on every case it reaches (NCCL 2.24+: for the collectives where\n"
+    "it did), and what is left out is said.  Under your own mpirun, give it\n"
     "-x OMPI_MCA_coll_tuned_use_dynamic_rules=1 (parbench's own launch sets it).\n",
     {{&tune_group, NULL},
      {&pb_grp_model, NULL},

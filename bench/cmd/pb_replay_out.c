@@ -11,32 +11,6 @@
 #include "../glue/pb_pattern_print.h"
 #include "../../reports/pb_replay_csv.h"
 
-/* "0-3,8,10-11": the members in communicator order, runs of consecutive
- * ranks joined, cut with ",..." where len runs out. */
-static void fmt_members(const pb_jcomm_t *c, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < c->nranks;) {
-        int j = k;
-        while (j + 1 < c->nranks && c->members[j + 1] == c->members[j] + 1)
-            j++;
-        char piece[32];
-        if (j > k)
-            snprintf(piece, sizeof piece, "%s%d-%d", k ? "," : "", c->members[k], c->members[j]);
-        else
-            snprintf(piece, sizeof piece, "%s%d", k ? "," : "", c->members[k]);
-        size_t m = strlen(piece);
-        if (n + m + 5 > len) { /* room for ",..." and the NUL */
-            snprintf(buf + n, len - n, ",...");
-            return;
-        }
-        memcpy(buf + n, piece, m + 1);
-        n += m;
-        k = j + 1;
-    }
-}
-
 /* What a communicator is: its dimension where pb_jp_infer found one,
  * else its recorded name. */
 static const char *group_name(const pb_jcomm_t *c)
@@ -103,7 +77,7 @@ static void print_row(const pb_replay_t *r, size_t c)
     const pb_jcomm_t *cm = &r->jp.comms[c];
     const pb_rp_comm_t *pc = &r->plan.comms[c];
     char members[24], hb[32], rec[16] = "-", ratio[16] = "-", wrong[24] = "-";
-    fmt_members(cm, members, sizeof members);
+    pb_rp_members_text(cm, members, sizeof members);
     pb_fmt_bytes(hb, sizeof hb, (double)pc->bytes);
     double rep = r->replayed_s[c];
     if (pc->timed)
@@ -178,7 +152,7 @@ static void csv_row(const pb_replay_t *r, size_t c, pb_replay_row_t *row)
     snprintf(row->comm, sizeof row->comm, "%zu", c);
     snprintf(row->group, sizeof row->group, "%s", group_name(cm));
     row->ranks = cm->nranks;
-    fmt_members(cm, row->members, sizeof row->members);
+    pb_rp_members_text(cm, row->members, sizeof row->members);
     row->ops = pc->units;
     row->bytes = pc->bytes;
     row->recorded_s = pc->timed ? pc->recorded_s : -1.0;

@@ -15,7 +15,9 @@
 #define PB_TUNE_H
 
 #include "../../tune/pb_knob.h"
+#include "../../tune/pb_tenv.h"
 #include "../../tune/pb_tplan.h"
+#include "../../tune/pb_trules.h"
 #include "../../tune/pb_tverdict.h"
 #include "../../model/pb_step.h"
 #include "../glue/pb_pattern_plan.h"
@@ -46,11 +48,6 @@ typedef struct pb_tune_case {
  * cases that matter (a DP bucket issued once a step beside a TP
  * all-reduce issued 131,072 times). */
 #define PB_TUNE_COVER 0.99
-/* Pairs below which a candidate is not started: 6 is the fewest whose
- * 95 % interval can lie wholly on one side of 1 (five pairs all one way
- * happen by chance 2/32 = 6.25 % of the time when nothing changed);
- * up to 10 the interval is the pairs' whole range (tune/pb_tverdict.h). */
-#define PB_TUNE_MIN_PAIRS 6
 
 /* One candidate on one case: its state and verdict (tune/pb_tplan.h),
  * and what the tables and tune.csv show beside them. */
@@ -73,10 +70,13 @@ typedef struct pb_tune {
     pb_tcand_t cands[PB_TUNE_CANDS];
     char cand_note[PB_TUNE_CANDS][128]; /* why a candidate failed or was left out */
     size_t cand_pairs[PB_TUNE_CANDS];   /* pairs per case it was given */
+    double cand_per_pair[PB_TUNE_CANDS]; /* seconds a pair of it costs, estimated */
+    int cand_budget[PB_TUNE_CANDS];      /* left out by the budget */
     size_t ncands;
     pb_tres_t res[PB_TUNE_CANDS][PB_TUNE_CASES];
     double t0;    /* start of the run (this rank's clock) */
     double spent; /* seconds, agreed by every rank (the slowest's) */
+    double before_s; /* seconds spent before the search: groups, the default's pass */
     size_t nskipped_budget;
     char skipped_knobs[256]; /* knobs that need a launch per value, not searched */
 } pb_tune_t;
@@ -113,6 +113,33 @@ int64_t pb_tune_verify(pb_tune_t *t, pb_group_t *g, const pb_op_t *op, pb_bufs_t
 /* pb_tune_pairs.c: candidate i on every case it can change */
 int pb_tune_measure(pb_tune_t *t, size_t i, pb_err_t *err);
 
+/* The job's setting (pb_tune_choose.c, rank 0): what tune.env (and for
+ * Open MPI the rules file beside it) sets, and the candidate each case
+ * then runs under.  A setting reaches only cases it was measured to win
+ * or tie on (tune/pb_tplan.h's pb_tplan_score_reach): Open MPI's
+ * algorithms through the rules file, each on the exact communicator and
+ * message sizes it won (tune/pb_trules.h); NCCL's variables, which hold
+ * for a whole process, only when the setting held on every case they
+ * reach, or (NCCL 2.24+) scoped to the collectives where it did; what
+ * is left out is said in the output and in tune.env. */
+typedef struct pb_tune_job {
+    long apply[PB_TUNE_CASES]; /* the candidate each case runs under; -1: the default */
+    pb_tenv_item_t items[PB_TUNE_CANDS + 4]; /* exports, then the left-out notes */
+    size_t nitems;
+    pb_trule_t rules[PB_TUNE_CASES];
+    size_t nrules;
+    char rules_path[4096]; /* the rules file (Open MPI), "" when none */
+    double score;          /* the job's communication under it over the default's */
+} pb_tune_job_t;
+
+/* Fills job from the verdicts (rules_path: where the rules file goes). */
+void pb_tune_choose(const pb_tune_t *t, const char *rules_path, pb_tune_job_t *job);
+/* Prints the job's setting and the settings left out. */
+void pb_tune_print_job(const pb_tune_t *t, const pb_tune_job_t *job);
+/* The budget that would have measured every candidate (--pairs each),
+ * for "raise --budget to about N s". */
+double pb_tune_budget_needed(const pb_tune_t *t);
+
 /* pb_tune_out.c (rank 0) */
 void pb_tune_print_cases(const pb_tune_t *t);
 void pb_tune_print_cand(const pb_tune_t *t, size_t i);
@@ -122,9 +149,18 @@ double pb_tune_score(const pb_tune_t *t, size_t i);
 int pb_tune_finish_out(pb_tune_t *t, pb_err_t *err);
 
 /* pb_tune_effect.c: the step the model predicts for the job, and the
- * same step with each strategy's communication x its measured ratio
- * (strat_ratio by pb_strategy_t; 1: unchanged). */
-void pb_tune_print_step(const pb_tune_t *t, const double *strat_ratio);
+ * same step with each part's communication x its measured ratio
+ * (part_ratio by pb_step.h's parts; 1: unchanged). */
+void pb_tune_print_step(const pb_tune_t *t, const double *part_ratio);
+/* The ratio of each of the step's parts (PB_PART_COUNT) from n cases:
+ * case i of strategy strategy[i] (pb_strategy_t; -1: none), weight[i]
+ * (the default's time x count) and ratio[i] under the job's setting.  A
+ * part's ratio is its cases' time under the setting over their time
+ * under the default, sum(weight x ratio) / sum(weight): TP and SP both
+ * feed the step's TP part, each with its own measured ratio; 1 for a
+ * part with no case.  Pure. */
+void pb_tune_part_ratios(const int *strategy, const double *weight, const double *ratio,
+                         size_t n, double *part_ratio);
 /* The step's seconds with part p's communication x r[p] (pb_step.h's
  * parts): the exposed part is max(0, comm_total x r - hidden), the
  * hidden part (comm_total - part) staying hidden.  Pure. */

@@ -1,7 +1,9 @@
 /* pb_tune_effect.c - what the job's setting would do to a training step:
  * the step the model predicts for the job's model and layout (--hw,
  * --calib as for parbench model), and the same step with each
- * strategy's communication scaled by the ratio measured here.
+ * part's communication scaled by the ratio measured here on its cases
+ * (TP and SP both feed the step's TP part: its ratio weighs each by its
+ * time, so neither overwrites the other).
  *
  * The model splits each strategy's communication into the time it takes
  * (comm_total) and what of it lies on the critical path (part): the
@@ -35,6 +37,21 @@ static int part_of(int strategy)
     return -1;
 }
 
+void pb_tune_part_ratios(const int *strategy, const double *weight, const double *ratio,
+                         size_t n, double *part_ratio)
+{
+    double def[PB_PART_COUNT] = {0}, tuned[PB_PART_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        int p = strategy[i] >= 0 ? part_of(strategy[i]) : -1;
+        if (p < 0)
+            continue;
+        def[p] += weight[i];
+        tuned[p] += weight[i] * ratio[i];
+    }
+    for (int p = 0; p < PB_PART_COUNT; p++)
+        part_ratio[p] = def[p] > 0.0 ? tuned[p] / def[p] : 1.0;
+}
+
 /* The step's seconds with part p's communication scaled by r[p]. */
 double pb_tune_step_scaled(const pb_step_t *st, const double *r)
 {
@@ -50,7 +67,7 @@ double pb_tune_step_scaled(const pb_step_t *st, const double *r)
     return total;
 }
 
-void pb_tune_print_step(const pb_tune_t *t, const double *strat_ratio)
+void pb_tune_print_step(const pb_tune_t *t, const double *r)
 {
     const pb_options_t *o = t->o;
     pb_step_t st;
@@ -62,15 +79,9 @@ void pb_tune_print_step(const pb_tune_t *t, const double *strat_ratio)
         printf("# step model: no prediction for this job (%s)\n", err.msg);
         return;
     }
-    double r[PB_PART_COUNT];
-    for (int p = 0; p < PB_PART_COUNT; p++)
-        r[p] = 1.0;
-    for (int s = 0; s < PB_STRAT_COUNT; s++)
-        if (part_of(s) >= 0 && strat_ratio[s] != 1.0)
-            r[part_of(s)] = strat_ratio[s];
     double tuned = pb_tune_step_scaled(&st, r);
     printf("# step model (%s, collectives %s): %.3f s per step under the default; with each "
-           "strategy's communication x its ratio measured here: %.3f s (%+.2f%%); exposed "
+           "part's communication x its ratio measured here: %.3f s (%+.2f%%); exposed "
            "communication changes, what hides behind compute stays hidden\n",
            o->predict.hw ? o->predict.hw : "a100", calibrated ? "from --calib" : "from the preset",
            st.total, tuned, st.total > 0.0 ? 100.0 * (tuned / st.total - 1.0) : 0.0);

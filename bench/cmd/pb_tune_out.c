@@ -1,16 +1,18 @@
 /* pb_tune_out.c - what parbench tune says (rank 0): the job's cases with
  * the default's time, each candidate's paired verdict as it comes, then
- * per case the fastest setting proven faster, the job's setting (one
- * value per knob), its effect on the job's measured communication and on
- * the step the model predicts, tune.env and tune.csv. */
+ * per case the fastest setting proven faster, the job's setting
+ * (pb_tune_choose.c), its effect on the job's measured communication and
+ * on the step the model predicts, tune.env (with Open MPI's rules file)
+ * and tune.csv. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_tune.h"
 #include "../../reports/pb_tune_csv.h"
-#include "../../tune/pb_tenv.h"
 
 void pb_tune_print_cases(const pb_tune_t *t)
 {
@@ -50,9 +52,10 @@ void pb_tune_print_cand(const pb_tune_t *t, size_t i)
         const pb_tres_t *r = &t->res[i][ci];
         if (r->c.state != PB_TCELL_DONE && r->c.state != PB_TCELL_WRONG)
             continue;
-        char nm[96], ci95[40];
+        char nm[96], ci95[40] = "-"; /* "not enough pairs" has no interval */
         pb_tune_case_name(t, &t->cases[ci], nm, sizeof nm);
-        snprintf(ci95, sizeof ci95, "%.3f-%.3f", r->c.v.lo, r->c.v.hi);
+        if (r->c.v.v != PB_TV_FEW)
+            snprintf(ci95, sizeof ci95, "%.3f-%.3f", r->c.v.lo, r->c.v.hi);
         printf("%-48s %-40s %5zu %8.3f %17s  %s%s\n", set, nm, r->c.v.n, r->c.v.ratio, ci95,
                verdict_of(r), r->cut ? " (pairs cut by the budget)" : "");
         shown = 1;
@@ -73,13 +76,26 @@ double pb_tune_score(const pb_tune_t *t, size_t i)
     return pb_tplan_score(row, w, t->ncases);
 }
 
-/* Case ci's ratio under the job's setting (the chosen candidates). */
-static double job_ratio(const pb_tune_t *t, const size_t *chosen, size_t n, size_t ci)
+/* What case ci says when no setting was proven faster on it: why. */
+static void no_winner(const pb_tune_t *t, size_t ci, char *buf, size_t len)
 {
-    for (size_t j = 0; j < n; j++)
-        if (t->res[chosen[j]][ci].c.state != PB_TCELL_NONE)
-            return pb_tcell_ratio(&t->res[chosen[j]][ci].c);
-    return 1.0;
+    int measured = 0, budget = 0, reached = 0;
+    for (size_t i = 0; i < t->ncands; i++) {
+        const pb_tres_t *r = &t->res[i][ci];
+        reached |= r->c.state != PB_TCELL_NONE;
+        measured |= r->c.state == PB_TCELL_DONE || r->c.state == PB_TCELL_WRONG;
+        budget |= r->c.state == PB_TCELL_SKIPPED && (t->cand_budget[i] || r->cut);
+    }
+    if (t->cases[ci].minor)
+        snprintf(buf, len, "not tuned (under 1%% of the job)");
+    else if (measured)
+        snprintf(buf, len, "no change: nothing measured was faster");
+    else if (budget)
+        snprintf(buf, len, "nothing was measured: raise --budget to about %.0f s",
+                 ceil(pb_tune_budget_needed(t)));
+    else
+        snprintf(buf, len, "nothing was measured: %s", reached ? "every setting failed "
+                 "(tune.csv says why)" : "no setting searched changes it");
 }
 
 static void print_winners(const pb_tune_t *t)
@@ -95,9 +111,7 @@ static void print_winners(const pb_tune_t *t)
                 (best < 0 || r->c.v.ratio < t->res[best][ci].c.v.ratio))
                 best = (long)i;
         }
-        char nm[96], set[256] = "no change: nothing measured was faster", ci95[40] = "";
-        if (t->cases[ci].minor)
-            snprintf(set, sizeof set, "not tuned (under 1%% of the job)");
+        char nm[96], set[256], ci95[40] = "";
         pb_tune_case_name(t, &t->cases[ci], nm, sizeof nm);
         if (best >= 0) {
             const pb_tres_t *r = &t->res[best][ci];
@@ -105,53 +119,25 @@ static void print_winners(const pb_tune_t *t)
             snprintf(ci95, sizeof ci95, "%.3f-%.3f", r->c.v.lo, r->c.v.hi);
             printf("%-40s %-48s %8.3f %17s\n", nm, set, r->c.v.ratio, ci95);
         } else {
+            no_winner(t, ci, set, sizeof set);
             printf("%-40s %s\n", nm, set);
         }
     }
 }
 
-/* The env file's items and the reason beside each. */
-static size_t env_items(const pb_tune_t *t, const size_t *chosen, size_t n,
-                        pb_tenv_item_t *items, size_t cap)
+/* The effect of the job's setting: on the job's measured communication,
+ * and for a model on the step, part by part (pb_tune_part_ratios). */
+static void print_effect(const pb_tune_t *t, const pb_tune_job_t *job)
 {
-    size_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-        const pb_tcand_t *c = &t->cands[chosen[j]];
-        double best = 2.0;
-        size_t bc = 0;
-        for (size_t ci = 0; ci < t->ncases; ci++) {
-            const pb_tres_t *r = &t->res[chosen[j]][ci];
-            if (r->c.state == PB_TCELL_DONE && r->c.v.v == PB_TV_FASTER && r->c.v.ratio < best) {
-                best = r->c.v.ratio;
-                bc = ci;
-            }
-        }
-        char nm[96];
-        pb_tune_case_name(t, &t->cases[bc], nm, sizeof nm);
-        const pb_tres_t *r = &t->res[chosen[j]][bc];
-        for (int s = 0; s < c->n && k < cap; s++, k++) {
-            items[k].knob = c->set[s].knob;
-            items[k].value = c->set[s].value;
-            snprintf(items[k].why, sizeof items[k].why,
-                     "x%.3f of the job's communication time; %s x%.3f (%.3f-%.3f)",
-                     pb_tune_score(t, chosen[j]), nm, r->c.v.ratio, r->c.v.lo, r->c.v.hi);
-        }
-    }
-    return k;
-}
-
-static void print_effect(const pb_tune_t *t, const size_t *chosen, size_t n)
-{
-    double def = 0.0, tuned = 0.0, sdef[PB_STRAT_COUNT] = {0}, stuned[PB_STRAT_COUNT] = {0};
+    double def = 0.0, tuned = 0.0, w[PB_TUNE_CASES], ratio[PB_TUNE_CASES];
+    int strat[PB_TUNE_CASES];
     for (size_t ci = 0; ci < t->ncases; ci++) {
-        const pb_tune_case_t *c = &t->cases[ci];
-        double r = job_ratio(t, chosen, n, ci);
-        def += pb_tune_case_weight(c);
-        tuned += pb_tune_case_weight(c) * r;
-        if (c->strategy >= 0) {
-            sdef[c->strategy] += pb_tune_case_weight(c);
-            stuned[c->strategy] += pb_tune_case_weight(c) * r;
-        }
+        long a = job->apply[ci];
+        w[ci] = pb_tune_case_weight(&t->cases[ci]);
+        ratio[ci] = a >= 0 ? pb_tcell_ratio(&t->res[a][ci].c) : 1.0;
+        strat[ci] = t->cases[ci].strategy;
+        def += w[ci];
+        tuned += w[ci] * ratio[ci];
     }
     int ms = def < 10.0; /* milliseconds up to 10 s, seconds past */
     printf("# measured communication %s: %.3f %s under the default, %.3f %s under the job's "
@@ -161,10 +147,9 @@ static void print_effect(const pb_tune_t *t, const size_t *chosen, size_t n)
            def > 0.0 ? 100.0 * (tuned / def - 1.0) : 0.0);
     if (!t->have_plan)
         return;
-    double ratio[PB_STRAT_COUNT];
-    for (int s = 0; s < PB_STRAT_COUNT; s++)
-        ratio[s] = sdef[s] > 0.0 ? stuned[s] / sdef[s] : 1.0;
-    pb_tune_print_step(t, ratio);
+    double part[PB_PART_COUNT];
+    pb_tune_part_ratios(strat, w, ratio, t->ncases, part);
+    pb_tune_print_step(t, part);
 }
 
 static void fill_row(const pb_tune_t *t, size_t ci, pb_tune_row_t *row)
@@ -223,25 +208,67 @@ static int write_csv(const pb_tune_t *t, pb_err_t *err)
             w->ratio_hi = r->c.v.hi;
             snprintf(w->verdict, sizeof w->verdict, "%s",
                      r->c.state == PB_TCELL_WRONG ? "wrong" : pb_tv_name(r->c.v.v));
-            if (r->cut)
-                snprintf(w->note, sizeof w->note, "pairs cut short by the budget");
+            /* "not enough pairs": ratio_lo and ratio_hi are NaN, written empty */
+            snprintf(w->note, sizeof w->note, "%s%s%s",
+                     r->c.v.v == PB_TV_FEW ? "fewer than 6 pairs: no 95% interval, no verdict"
+                                           : "",
+                     r->c.v.v == PB_TV_FEW && r->cut ? "; " : "",
+                     r->cut ? "pairs cut short by the budget" : "");
         }
     int code = pb_tune_csv_write(t->o->tune.csv_path, rows, n, err);
     free(rows);
     return code;
 }
 
-static int write_env(const pb_tune_t *t, const pb_tenv_item_t *items, size_t n, pb_err_t *err)
+/* Open MPI's rules file beside the env file: --env with ".env" replaced
+ * by ".rules" (or ".rules" added), as an absolute path, which tune.env
+ * names so that the job script may source it from anywhere. */
+static void rules_path(const pb_tune_t *t, char *buf, size_t len)
+{
+    const char *env = t->o->tune.env_path;
+    size_t n = strlen(env);
+    int dotenv = n > 4 && strcmp(env + n - 4, ".env") == 0;
+    char cwd[4096] = "";
+    if (env[0] != '/' && getcwd(cwd, sizeof cwd) == NULL)
+        cwd[0] = '\0'; /* then relative: still right from the directory tune ran in */
+    snprintf(buf, len, "%s%s%.*s.rules", cwd, cwd[0] ? "/" : "", (int)(dotenv ? n - 4 : n), env);
+}
+
+static int write_rules(const pb_tune_t *t, pb_tune_job_t *job, pb_err_t *err)
+{
+    FILE *f = fopen(job->rules_path, "w");
+    if (f == NULL)
+        return pb_err_set(err, PB_EINPUT, "cannot write '%s'", job->rules_path);
+    char head[512];
+    snprintf(head, sizeof head, "parbench tune, run %s: backend %s (%s), %d ranks; named by "
+             "%s", t->ctx->run_id, t->ctx->be.comm->name, t->ctx->version, t->ctx->size,
+             t->o->tune.env_path);
+    int code = pb_trules_write(f, head, job->rules, job->nrules, err);
+    if (fclose(f) != 0 && code == PB_OK)
+        code = pb_err_set(err, PB_ERUNTIME, "writing '%s' failed", job->rules_path);
+    return code;
+}
+
+static int write_env(const pb_tune_t *t, const pb_tune_job_t *job, pb_err_t *err)
 {
     FILE *f = fopen(t->o->tune.env_path, "w");
     if (f == NULL)
         return pb_err_set(err, PB_EINPUT, "cannot write '%s'", t->o->tune.env_path);
-    char head[512];
+    char head[512], none[160] = "";
     snprintf(head, sizeof head, "parbench tune, run %s: backend %s (%s), %d ranks on %d node%s; "
              "source this file before the job's launch",
              t->ctx->run_id, t->ctx->be.comm->name, t->ctx->version, t->ctx->size,
              t->ctx->nodes, t->ctx->nodes == 1 ? "" : "s");
-    int code = pb_tenv_write(f, head, items, n, err);
+    int measured = 0;
+    for (size_t i = 0; i < t->ncands; i++)
+        for (size_t ci = 0; ci < t->ncases; ci++)
+            measured |= t->res[i][ci].c.state == PB_TCELL_DONE ||
+                        t->res[i][ci].c.state == PB_TCELL_WRONG;
+    if (!measured)
+        snprintf(none, sizeof none, "nothing was measured within --budget %.3g s: raise it to "
+                 "about %.0f s; nothing to set", t->o->tune.budget_s,
+                 ceil(pb_tune_budget_needed(t)));
+    int code = pb_tenv_write(f, head, job->items, job->nitems, none[0] ? none : NULL, err);
     if (fclose(f) != 0 && code == PB_OK)
         code = pb_err_set(err, PB_ERUNTIME, "writing '%s' failed", t->o->tune.env_path);
     return code;
@@ -249,25 +276,15 @@ static int write_env(const pb_tune_t *t, const pb_tenv_item_t *items, size_t n, 
 
 int pb_tune_finish_out(pb_tune_t *t, pb_err_t *err)
 {
-    size_t chosen[PB_TUNE_CANDS];
-    double score[PB_TUNE_CANDS];
-    for (size_t i = 0; i < t->ncands; i++)
-        score[i] = pb_tune_score(t, i);
-    size_t n = pb_tplan_choose(t->lib, t->cands, score, t->ncands, chosen);
+    pb_tune_job_t *job = malloc(sizeof *job);
+    if (job == NULL)
+        return pb_err_set(err, PB_ERUNTIME, "out of memory");
+    char rules[4096];
+    rules_path(t, rules, sizeof rules);
+    pb_tune_choose(t, rules, job);
     print_winners(t);
-    pb_tenv_item_t items[PB_TUNE_CANDS];
-    size_t nitems = env_items(t, chosen, n, items, PB_TUNE_CANDS);
-    printf("#\n# the job's setting (one value per knob, over all of its sizes): ");
-    if (nitems == 0)
-        printf("the default - no setting was measured faster where it counts\n");
-    for (size_t k = 0; k < nitems; k++) {
-        char v[64];
-        pb_knob_label(items[k].knob, (size_t)items[k].value, v, sizeof v);
-        printf("%s%s=%s", k ? ", " : "", items[k].knob->name, v);
-    }
-    if (nitems)
-        printf("\n");
-    print_effect(t, chosen, n);
+    pb_tune_print_job(t, job);
+    print_effect(t, job);
     if (t->nskipped_budget)
         printf("# %zu setting%s not measured within --budget %.3g s (listed in %s)\n",
                t->nskipped_budget, t->nskipped_budget == 1 ? "" : "s", t->o->tune.budget_s,
@@ -275,13 +292,16 @@ int pb_tune_finish_out(pb_tune_t *t, pb_err_t *err)
     if (t->skipped_knobs[0])
         printf("# not searched: %s (read once per process: each value needs a launch of its "
                "own)\n", t->skipped_knobs);
-    int code = write_env(t, items, nitems, err);
+    int code = job->nrules > 0 ? write_rules(t, job, err) : PB_OK;
+    if (code == PB_OK)
+        code = write_env(t, job, err);
     if (code == PB_OK)
         code = write_csv(t, err);
     if (code == PB_OK)
-        printf("# wrote %s (source it in the job script) and %s (every candidate); %.0f s "
-               "spent\n",
-               t->o->tune.env_path, t->o->tune.csv_path, t->spent);
+        printf("# wrote %s (source it in the job script)%s%s and %s (every candidate); %.0f s "
+               "spent\n", t->o->tune.env_path, job->nrules ? ", " : "",
+               job->nrules ? job->rules_path : "", t->o->tune.csv_path, t->spent);
     fflush(stdout);
+    free(job);
     return code;
 }

@@ -15,7 +15,8 @@
  * measured cost, fit in what is left; a pair starts only when it fits at
  * the cost of the pair before it, so a candidate slower than its
  * estimate is cut short (its verdict then comes from fewer pairs, with
- * the wider interval that gives) instead of overrunning. */
+ * the wider interval that gives, and below PB_TV_MIN_PAIRS is "not
+ * enough pairs": tune/pb_tverdict.h) instead of overrunning. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,16 +145,9 @@ static int cand_groups(pb_tune_t *t, size_t i, pb_group_t **g, pb_err_t *err)
 
 /* The pairs candidate i gets: --pairs, or as many as fit in what is
  * left of the budget at the default's cost (per_pair seconds, this
- * rank's estimate), the same number on every rank; 0 below the least
- * that gives an interval. */
-/* The fewest pairs a candidate starts with: PB_TUNE_MIN_PAIRS, or
- * --pairs when that asks for fewer. */
-static size_t least_pairs(const pb_tune_t *t)
-{
-    return t->o->tune.pairs < PB_TUNE_MIN_PAIRS ? (size_t)t->o->tune.pairs
-                                                : (size_t)PB_TUNE_MIN_PAIRS;
-}
-
+ * rank's estimate), the same number on every rank; 0 below
+ * PB_TV_MIN_PAIRS, the fewest that give an interval (--pairs is never
+ * fewer: pb_cmd_tune.c refuses it). */
 static size_t pairs_that_fit(pb_tune_t *t, double per_pair)
 {
     double want = (double)t->o->tune.pairs, left = t->o->tune.budget_s - pb_tune_clock(t);
@@ -161,7 +155,7 @@ static size_t pairs_that_fit(pb_tune_t *t, double per_pair)
     fit = fit < want ? fit : want;
     if (pb_ctl_allreduce(t->ctx->world, &fit, 1, PB_CTL_DOUBLE, PB_CTL_MIN) != PB_OK)
         pb_ctx_abort(t->ctx, &(pb_err_t){PB_ERUNTIME, "the agreement on the budget failed"});
-    return fit >= (double)least_pairs(t) ? (size_t)fit : 0;
+    return fit >= (double)PB_TV_MIN_PAIRS ? (size_t)fit : 0;
 }
 
 int pb_tune_measure(pb_tune_t *t, size_t i, pb_err_t *err)
@@ -175,17 +169,19 @@ int pb_tune_measure(pb_tune_t *t, size_t i, pb_err_t *err)
         per_pair += a ? 2.0 * t->cases[ci].def_wall : 0.0;
         any |= a;
     }
+    t->cand_per_pair[i] = per_pair;
     if (!any) {
         snprintf(t->cand_note[i], sizeof t->cand_note[i], "changes none of the cases tuned");
         return PB_OK;
     }
     if ((t->cand_pairs[i] = pairs_that_fit(t, per_pair)) == 0) {
         char why[128];
-        size_t least = least_pairs(t);
+        size_t least = PB_TV_MIN_PAIRS;
         double left = t->o->tune.budget_s - t->spent;
         snprintf(why, sizeof why, "not measured: %zu pairs take about %.3g s, the budget has "
                  "%.3g s left", least, per_pair * (double)least, left > 0.0 ? left : 0.0);
         leave_out(t, i, why);
+        t->cand_budget[i] = 1;
         t->nskipped_budget++;
         return PB_OK;
     }

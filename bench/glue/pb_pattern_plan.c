@@ -59,12 +59,43 @@ static const char *hidden_flag(const pb_model_opts_t *o)
     return k;
 }
 
-/* `--size H` with nothing else that names a model (no preset, model file,
- * config or launch script) means a model of width H, not the tiny default
- * widened: the --size rule (pb_model_family_llama), under the flags given
- * (--seq, --layers, --heads ... win; --heads also sets the KV heads' rule).
- * The flags are applied to a scratch model first to learn H and --heads
- * as typed, with their own errors. */
+/* The flags that name a model's shape.  Any of them beside --size makes
+ * the model the user's own, typed by its shape, and keeps the --size
+ * rule out of it (issue 50: GPT-3 typed by hand is not a Llama); --seq,
+ * --mbs, --gbs, the type and the stage split are the run's, not the
+ * shape's. */
+static int shape_given(const pb_model_opts_t *o)
+{
+    static const char *const keys[] = {"layers",  "heads",     "kv-heads", "ffn",
+                                       "vocab",   "head-dim",  "gated",    "experts",
+                                       "topk",    "moe-every", "moe-ffn",  "shared-ffn",
+                                       "dense-first"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (flag_given(o, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* Where the model comes from: a preset, file or launch script names it;
+ * else --size alone is the --size rule, shape flags type a model of the
+ * user's own over the tiny preset (GPT-style: full attention, a plain
+ * 4h MLP), and nothing at all is the tiny default. */
+enum { MODEL_NAMED, MODEL_SIZE_RULE, MODEL_TYPED, MODEL_TINY };
+
+static int model_kind(const pb_model_opts_t *o)
+{
+    if (o->preset || o->model_file || o->hf_config || o->megatron_args)
+        return MODEL_NAMED;
+    if (shape_given(o))
+        return MODEL_TYPED;
+    return hidden_flag(o) ? MODEL_SIZE_RULE : MODEL_TINY;
+}
+
+/* `--size H` with nothing else that names a model means a model of width
+ * H, not the tiny default widened: the --size rule
+ * (pb_model_family_llama), under the run's flags (--seq, --gbs ...).  The
+ * flags are applied to a scratch model first to learn H as typed, with
+ * their own errors. */
 static int size_rule_model(const pb_model_opts_t *o, const char *flag, pb_model_t *m,
                            pb_err_t *err)
 {
@@ -73,10 +104,11 @@ static int size_rule_model(const pb_model_opts_t *o, const char *flag, pb_model_
         return err->code;
     pb_err_t e;
     pb_err_clear(&e);
-    if (pb_model_family_llama(typed.hidden, flag_given(o, "heads") ? typed.heads : 0, m, &e))
+    if (pb_model_family_llama(typed.hidden, 0, m, &e))
         return pb_err_set(err, PB_EINPUT,
-                          "--%s %llu: %s (the --size rule: a Llama-style model); give "
-                          "--heads too, or --preset NAME to widen a preset",
+                          "--%s %llu: %s (the --size rule: a Llama-style model); give its "
+                          "shape (--heads, --ffn, ...) for a model of your own, or --preset "
+                          "NAME to widen a preset",
                           flag, (unsigned long long)typed.hidden, e.msg);
     return PB_OK;
 }
@@ -84,10 +116,14 @@ static int size_rule_model(const pb_model_opts_t *o, const char *flag, pb_model_
 static int build_model(const pb_model_opts_t *o, pb_model_t *m, int *size_rule, pb_err_t *err)
 {
     const char *hflag = hidden_flag(o);
-    *size_rule = hflag && !o->preset && !o->model_file && !o->hf_config && !o->megatron_args;
+    int kind = model_kind(o);
+    *size_rule = kind == MODEL_SIZE_RULE;
     if (*size_rule ? size_rule_model(o, hflag, m, err)
                    : pb_model_preset(o->preset ? o->preset : "tiny", m, err))
         return err->code;
+    /* a width of the user's own: no longer tiny */
+    if (kind == MODEL_TYPED && hflag)
+        snprintf(m->name, sizeof m->name, "custom");
     if (o->hf_config) { /* over the preset, under the model file and flags */
         pb_hf_config_t hf;
         if (pb_hf_config_read(o->hf_config, &hf, err) ||
@@ -110,6 +146,10 @@ static int build_model(const pb_model_opts_t *o, pb_model_t *m, int *size_rule, 
     if (apply_flags(o, m, err))
         return err->code;
     keep_family(o, &base, m); /* the size rule's model is already of width H */
+    /* typed by its shape: full attention unless --kv-heads says otherwise
+     * (tiny's own 16 of 16 would make --heads 32 a GQA of pairs) */
+    if ((kind == MODEL_TYPED || kind == MODEL_TINY) && !flag_given(o, "kv-heads"))
+        m->kv_heads = m->heads;
     /* the model's type: --dtype with --pattern, model and plan (the main
      * job's --dtype is its sweep's list, and leaves this NULL) */
     if (o->dtype && pb_model_set(m, "dtype", o->dtype, err))
@@ -214,6 +254,73 @@ static int build_layout(const pb_model_opts_t *o, unsigned mask, int world, int 
     return PB_OK;
 }
 
+static const char *dtype_short(pb_dtype_t t)
+{
+    return t == PB_BF16 ? "bf16" : t == PB_F16 ? "fp16" : "fp32";
+}
+
+/* The item, if any, at the end of the assumed list; it is emptied for
+ * the next. */
+static void add_item(char *buf, size_t len, char *item)
+{
+    size_t at = strlen(buf);
+    if (item[0])
+        snprintf(buf + at, len - at, "%s%s", at ? ", " : "", item);
+    item[0] = '\0';
+}
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* The model's fields that no flag gave, where the model is not one the
+ * user named (a preset or a file): the --size rule's, or those of a
+ * model typed by its shape, which the header must name (issue 50). */
+static void assumed_fields(const pb_model_opts_t *o, pb_pattern_plan_t *p)
+{
+    const pb_model_t *m = &p->model;
+    int kind = model_kind(o);
+    char *b = p->assumed, it[96];
+    size_t n = sizeof p->assumed;
+    b[0] = '\0';
+    p->assumed_from = kind == MODEL_SIZE_RULE ? "not given: the --size rule, Llama 3-style"
+                      : hidden_flag(o)        ? "not given: GPT-style, as the tiny preset widened"
+                                              : "not given: the tiny preset's";
+    if (kind == MODEL_NAMED || kind == MODEL_TINY)
+        return; /* a preset, a file, or the tiny default: named by its name */
+    it[0] = '\0';
+    if (!flag_given(o, "layers"))
+        snprintf(it, sizeof it, "layers %llu", ULL(m->layers));
+    add_item(b, n, it);
+    if (!hidden_flag(o))
+        snprintf(it, sizeof it, "hidden %llu", ULL(m->hidden));
+    add_item(b, n, it);
+    if (!flag_given(o, "heads"))
+        snprintf(it, sizeof it, "heads %llu of size %llu", ULL(m->heads),
+                 ULL(pb_model_head_dim(m)));
+    add_item(b, n, it);
+    if (!flag_given(o, "kv-heads") && m->kv_heads == m->heads)
+        snprintf(it, sizeof it, "kv_heads %llu = heads (full attention)", ULL(m->kv_heads));
+    else if (!flag_given(o, "kv-heads"))
+        snprintf(it, sizeof it, "kv_heads %llu (GQA, groups of %llu)", ULL(m->kv_heads),
+                 ULL(m->heads / m->kv_heads));
+    add_item(b, n, it);
+    if (!flag_given(o, "ffn"))
+        snprintf(it, sizeof it, "ffn %llu (%.3g h)", ULL(m->ffn),
+                 (double)m->ffn / (double)m->hidden);
+    add_item(b, n, it);
+    if (!flag_given(o, "gated"))
+        snprintf(it, sizeof it, "%s", m->gated ? "gated MLP (SwiGLU)" : "plain MLP");
+    add_item(b, n, it);
+    if (!flag_given(o, "vocab"))
+        snprintf(it, sizeof it, "vocab %llu", ULL(m->vocab));
+    add_item(b, n, it);
+    if (!flag_given(o, "seq"))
+        snprintf(it, sizeof it, "seq %llu", ULL(m->seq));
+    add_item(b, n, it);
+    if (!o->dtype)
+        snprintf(it, sizeof it, "dtype %s", dtype_short(m->dtype));
+    add_item(b, n, it);
+}
+
 /* The depth of the tiny preset and of the --size rule (4) is a quick
  * run's, not a model's: no layer count is right for it, and a pipeline it
  * does not split (--pattern pp on 3 or 8 ranks) would refuse the user's
@@ -254,6 +361,7 @@ int pb_pattern_plan(const pb_model_opts_t *o, unsigned mask, int world, int np,
         build_layout(o, p->mask, world, np, &p->model, &p->layout, err))
         return err->code;
     quick_depth(o, &p->layout, p);
+    assumed_fields(o, p);
     if (pb_layout_check(&p->layout, &p->model, (uint64_t)world, err))
         return err->code;
     p->world = (int)pb_layout_world(&p->layout);

@@ -18,6 +18,12 @@ typedef struct pb_pattern_plan {
     int world;
     int size_rule; /* the model is the --size rule's (pb_model_family_llama) */
     uint64_t layers_from; /* the quick depth raised to fit pp x vp: what it was; 0: kept */
+    /* The fields no flag gave where no preset or file names the model (the
+     * --size rule's, or a model typed by its shape over tiny), "" where one
+     * does: "kv_heads 96 = heads (full attention), plain MLP, dtype bf16";
+     * assumed_from says whose they are ("not given: ..."). */
+    char assumed[320];
+    const char *assumed_from;
     pb_op_list_t ops;
 } pb_pattern_plan_t;
 

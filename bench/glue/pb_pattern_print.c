@@ -162,6 +162,8 @@ void pb_pattern_print_head(FILE *f, const pb_pattern_plan_t *p, const char *what
         print_size_rule(f, p); /* says it beside the real model's depth */
     else
         pb_pattern_print_raised(f, p, "# ");
+    if (p->assumed[0] && !p->size_rule) /* the rule's line names its own */
+        fprintf(f, "# assumed (%s): %s\n", p->assumed_from, p->assumed);
     fprintf(f, "# layout tp %d, cp %d, ep %d, dp %d, pp %d, vp %d, sp %s, order %s: %d ranks\n",
             l->size[PB_DIM_TP], l->size[PB_DIM_CP], l->size[PB_DIM_EP], l->size[PB_DIM_DP],
             l->size[PB_DIM_PP], l->vp, l->sp ? "on" : "off", order, p->world);

@@ -434,6 +434,8 @@ int pb_rp_build(const pb_jobprof_t *jp, pb_replay_plan_t *p, pb_err_t *err)
     if (code == PB_OK)
         code = comm_stats(&b, err);
     if (code == PB_OK)
+        code = pb_rp_check_whole(p, jp, err);
+    if (code == PB_OK)
         code = make_layers(&b, err);
     pb_jp_insts_free(&x);
     free(b.maps);

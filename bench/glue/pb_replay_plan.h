@@ -105,9 +105,19 @@ int pb_rp_launch_world(const char *const *paths, size_t npaths, int asked, int *
                        pb_err_t *err);
 
 /* The plan of a whole job; PB_ERUNTIME (out of memory) or PB_EINPUT
- * (nothing at all to replay). */
+ * (nothing at all to replay, or pb_rp_check_whole's refusal). */
 int pb_rp_build(const pb_jobprof_t *jp, pb_replay_plan_t *p, pb_err_t *err);
 void pb_rp_free(pb_replay_plan_t *p);
+
+/* Every member of a replayed communicator issued a record.  A rank that
+ * recorded nothing - its trace not given, its node's profiler files left
+ * behind - would take part only with what the others recorded: its side
+ * made up, its time none.  PB_EINPUT naming those ranks (issue 49). */
+int pb_rp_check_whole(const pb_replay_plan_t *p, const pb_jobprof_t *jp, pb_err_t *err);
+
+/* c's members in communicator order, "0-3,8,10-11" (runs of consecutive
+ * ranks joined), cut with ",..." where len runs out. */
+void pb_rp_members_text(const pb_jcomm_t *c, char *buf, size_t len);
 
 /* The units global rank `rank` takes part in, in order (malloc'd;
  * *n may be 0 with *out NULL). */

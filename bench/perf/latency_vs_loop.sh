@@ -51,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Order statistics of a sorted awk array a[1..n], for both awk programs
 # below: the median, the lower quartile (nearest rank) and the
 # interquartile mean (the mean of the middle half).
-stats_awk='
+stats_awk=$(cat "$(dirname "$0")/median_ci.awk")'
     function sortv(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
         for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
     function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
@@ -61,9 +61,8 @@ stats_awk='
 
 # The table of pair records ("size lmed liqm pmed piqm" per line), sizes in
 # the order they first appear.  ci95 takes the k-th smallest and k-th
-# largest ratio with k = floor((n - 1.96 sqrt(n)) / 2) (the normal
-# approximation to the binomial count of ratios below the median; at
-# least the extremes).
+# largest ratio, k = ci_rank(n) (median_ci.awk: util/pb_stats.c's rule;
+# the extremes below 6 pairs, where no 95 % interval exists).
 table() {
   awk "$stats_awk"'
     NF == 5 && $1 ~ /^[0-9]+$/ {
@@ -77,7 +76,7 @@ table() {
         for (i = 1; i <= m; i++) { r[i] = pi[s, i] / li[s, i]; rm[i] = pm[s, i] / lm[s, i]
                                    l[i] = li[s, i]; p[i] = pi[s, i] }
         sortv(r, m); sortv(rm, m); sortv(l, m); sortv(p, m)
-        k = int((m - 1.96 * sqrt(m)) / 2); if (k < 1) k = 1
+        k = ci_rank(m)
         printf "%10d %12.3f %12.3f %8.3f %7.3f..%-7.3f %7.3f..%-7.3f %13.3f %10.3f\n", s,
                med(l, m), med(p, m), med(r, m), r[k], r[m + 1 - k], r[1], r[m],
                med(rm, m), q25(p, m) / q25(l, m) }

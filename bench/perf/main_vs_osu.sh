@@ -77,14 +77,14 @@ for ((i = 0; i < pairs; i++)); do
   printf '%6d %10.2f %10.2f %8.3f\n' "$((i + 1))" "$m" "$o" "$(echo "$m / $o" | bc -l)" |
     tee -a "$tmp/pairs"
 done
-# ci95: the k-th smallest and largest ratio, k = floor((n - 1.96 sqrt(n)) / 2),
-# at least the extremes (as bench/perf/latency_vs_loop.sh)
-awk '
+# ci95: the k-th smallest and largest ratio, k = ci_rank(n) (median_ci.awk:
+# util/pb_stats.c's rule; the extremes below 6 pairs)
+awk "$(cat "$(dirname "$0")/median_ci.awk")"'
   function sortv(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
       for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
   function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   { m[NR] = $2; o[NR] = $3; r[NR] = $4 }
   END { n = NR; sortv(m, n); sortv(o, n); sortv(r, n)
-        k = int((n - 1.96 * sqrt(n)) / 2); if (k < 1) k = 1
+        k = ci_rank(n)
         printf "median: main %.2f s, OSU %.2f s, ratio %.3f, ci95 %.3f..%.3f, min..max %.3f..%.3f\n",
                med(m, n), med(o, n), med(r, n), r[k], r[n + 1 - k], r[1], r[n] }' "$tmp/pairs"

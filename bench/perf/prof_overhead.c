@@ -78,13 +78,13 @@ static void *run(void *arg)
     return NULL;
 }
 
-/* The closing record of communicator `id`'s file in dir: records written
- * (seq) and dropped (count). */
+/* The closing record of communicator `id`'s file in dir (its rank 0,
+ * as init below says): records written (seq) and dropped (count). */
 static void end_counts(const char *dir, uint64_t id, uint64_t *written, uint64_t *dropped)
 {
     char path[512], host[64] = "";
     gethostname(host, sizeof host - 1);
-    pb_prof_path(path, sizeof path, dir, host, (int)getpid(), id);
+    pb_prof_path_rank(path, sizeof path, dir, host, (int)getpid(), id, 0, 0);
     FILE *f = fopen(path, "rb");
     pb_prof_rec_t end;
     if (f && fseek(f, -(long)sizeof end, SEEK_END) == 0 && fread(&end, sizeof end, 1, f) == 1 &&

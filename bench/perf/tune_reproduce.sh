@@ -45,27 +45,52 @@ for ((i = 0; i < pairs; i++)); do
   else t=$(one tuned "${args[@]}"); p=$(one plain "${args[@]}"); fi
   echo "$p $t" >> "$tmp/pairs"
 done
-python3 - "$tmp/pairs" "$dir/tune.csv" "${args[@]}" <<'EOF'
-import csv, math, sys
+python3 - "$tmp/pairs" "$dir/tune.csv" "$(dirname "$0")/median_ci.awk" "${args[@]}" <<'EOF'
+import csv, subprocess, sys
 pairs = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 r = sorted(t / p for p, t in pairs)
 n = len(r)
 med = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
-k = max(1, int((n - 1.96 * math.sqrt(n)) / 2))  # as bench/perf/latency_vs_loop.sh
+# the interval's rank: util/pb_stats.c's rule, from median_ci.awk (one copy)
+k = int(subprocess.check_output(["awk", "-v", "n=%d" % n,
+          open(sys.argv[3]).read() + " BEGIN { print ci_rank(n) }"]))
 lo, hi = r[k - 1], r[n - k]
 env = [l.split()[1] for l in open(sys.argv[2].replace("tune.csv", "tune.env")) if l.startswith("export ")]
 print("# %d alternating pairs of parbench coll %s, plain / with tune.env (%s)" %
-      (n, " ".join(sys.argv[3:]), " ".join(env) or "sets nothing"))
+      (n, " ".join(sys.argv[4:]), " ".join(env) or "sets nothing"))
 print("# per pair, plain and tuned median (us): " +
       " ".join("%.1f/%.1f" % p for p in pairs))
 print("reproduced: ratio %.3f, 95%% interval %.3f-%.3f" % (med, lo, hi))
 rows = [row for row in csv.DictReader(open(sys.argv[2]))
         if row["verdict"] in ("faster", "slower", "no change")]
 chosen = [e.split("=", 1) for e in env]
+# Open MPI settings reach the job through tune.rules (tune/pb_trules.h):
+# numbers only once comments are cut, NCOLL, then per collective COLL
+# NCOMM, per communicator size SIZE NMSG, per rule BYTES ALG FANINOUT SEG.
+# A rule with ALG > 0 is a measured case: (communicator size, bytes, alg).
+ruled = set()
+rules = dict(chosen).get("OMPI_MCA_coll_tuned_dynamic_rules_filename")
+if rules:
+    nums = [int(t, 0) for l in open(rules) for t in l.split("#", 1)[0].split()]
+    it = iter(nums)
+    for _ in range(next(it)):
+        next(it)
+        for _ in range(next(it)):
+            size, nmsg = next(it), next(it)
+            for _ in range(nmsg):
+                b, alg, _f, _s = next(it), next(it), next(it), next(it)
+                if alg > 0:
+                    ruled.add((size, b, alg))
+def applied(row, sets):
+    knob = [(k, v) for k, v in sets.items() if k.startswith("coll_tuned_") and
+            k.endswith("_algorithm")]
+    if ruled and len(knob) == 1 and len(sets) == 1:
+        return (int(row["group_size"]), int(row["bytes"]), int(knob[0][1])) in ruled
+    return chosen and all(("OMPI_MCA_" + k if not k.startswith(("NCCL_", "CUDA_")) else k, v) in
+                          [(c[0], c[1]) for c in chosen] for k, v in sets.items())
 for row in rows:
     sets = dict(s.split("=", 1) for s in row["setting"].split())
-    if chosen and all(("OMPI_MCA_" + k if not k.startswith(("NCCL_", "CUDA_")) else k, v) in
-                      [(c[0], c[1]) for c in chosen] for k, v in sets.items()):
+    if applied(row, sets):
         print("tune said:  ratio %s, 95%% interval %s-%s (%s %s(%s) %s B %s)" %
               (row["ratio"], row["ratio_lo"], row["ratio_hi"], row["collective"], row["group"],
                row["group_size"], row["bytes"], row["dtype"]))

@@ -22,7 +22,7 @@ static int prepare_main(pb_ctl_t *world, const pb_options_t *o, pb_main_paths_t 
     return code;
 }
 
-int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt)
+int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt, pb_wd_signals_t *sigs)
 {
     pb_main_paths_t paths;
     pb_ctx_t ctx;
@@ -30,7 +30,7 @@ int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt)
     pb_err_clear(&err);
     pb_watchdog_t *wd = NULL;
     double t0 = pb_ctl_now();
-    if (pb_watchdog_start(&wd, world, opt->run.timeout_s, &err) != PB_OK) {
+    if (pb_watchdog_start(&wd, world, opt->run.timeout_s, sigs, &err) != PB_OK) {
         fprintf(stderr, "parbench: %s\n", err.msg);
         pb_ctl_abort(world, PB_ERUNTIME);
     }

@@ -6,11 +6,13 @@
 
 #include "../cli/pb_options.h"
 #include "../../collectives/pb_ctl.h"
+#include "pb_wd_signals.h"
 
 /* One rank's whole run on its control world (taken: freed here): the
- * watchdog, the context, the command, and back.  Returns the rank's exit
- * code (the same on every rank). */
-int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt);
+ * watchdog, the context, the command, and back.  sigs: the process's
+ * signal record, one for all the ranks of the process (pb_wd_signals.h).
+ * Returns the rank's exit code (the same on every rank). */
+int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt, pb_wd_signals_t *sigs);
 
 #ifdef PARBENCH_HAVE_MPI
 /* MPI up, pb_app_rank on MPI_COMM_WORLD, MPI down.  Returns the process

@@ -6,6 +6,7 @@
 
 #include "../../collectives/pb_ctl_mpi.h"
 #include "../../topo/pb_topo.h"
+#include "pb_launch_status.h"
 #include "pb_wall.h"
 #include "pb_watchdog.h"
 
@@ -14,6 +15,13 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
     /* before MPI starts its threads, so that none of them takes SIGINT
      * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
     pb_watchdog_block_signals();
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_wd_signals_t *sigs = NULL;
+    if (pb_wd_signals_open(&sigs, &err) != PB_OK) {
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        return PB_ERUNTIME;
+    }
     /* before anything makes a topology (MPI may): pb_topo.h */
     pb_topo_skip_plugins();
     /* Only the main thread calls MPI (the watchdog thread talks over its
@@ -30,6 +38,7 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
     double t0 = pb_ctl_now();
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "parbench: MPI_Init_thread failed\n");
+        pb_wd_signals_close(sigs);
         return PB_ERUNTIME;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -42,10 +51,18 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
         MPI_Abort(MPI_COMM_WORLD, PB_ERUNTIME);
         return PB_ERUNTIME;
     }
-    int code = pb_app_rank(world, opt);
+    int code = pb_app_rank(world, opt, sigs);
+    /* one code for the whole job (the largest), agreed before finalizing,
+     * so that rank 0 can stand for every rank: a self-launch hands it to
+     * the launching process and every rank exits 0, which leaves mpirun
+     * no non-zero exit to print its banner about (pb_launch_status.h) */
+    int agreed = code;
+    if (MPI_Allreduce(&code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        agreed = code;
     t0 = pb_ctl_now();
     MPI_Finalize();
     if (phases)
         printf("# phases mpi: finalize %.3f\n", pb_ctl_now() - t0);
-    return code;
+    pb_wd_signals_close(sigs);
+    return pb_launch_status_report(rank, agreed);
 }

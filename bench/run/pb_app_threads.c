@@ -17,21 +17,31 @@
 typedef struct rank_arg {
     const pb_options_t *opt;
     pb_ctl_t *world;
+    pb_wd_signals_t *sigs;
     int code;
 } rank_arg_t;
 
 static void *rank_main(void *p)
 {
     rank_arg_t *a = p;
-    a->code = pb_app_rank(a->world, a->opt);
+    a->code = pb_app_rank(a->world, a->opt, a->sigs);
     return NULL;
 }
 
 int pb_app_run_threads(const pb_options_t *opt, int n)
 {
     /* before the first thread: every rank inherits the blocked mask and
-     * the watchdogs take the signals (pb_watchdog.h) */
+     * the watchdogs take the signals (pb_watchdog.h) from the process's
+     * one record, so that a Ctrl-C counts once for all the ranks
+     * (pb_wd_signals.h) */
     pb_watchdog_block_signals();
+    pb_err_t err;
+    pb_err_clear(&err);
+    pb_wd_signals_t *sigs = NULL;
+    if (pb_wd_signals_open(&sigs, &err) != PB_OK) {
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        return PB_ERUNTIME;
+    }
     pb_topo_skip_plugins();
     pb_ctl_shared_t *sh = pb_ctl_threads_new(n);
     rank_arg_t *args = calloc((size_t)n, sizeof *args);
@@ -39,6 +49,7 @@ int pb_app_run_threads(const pb_options_t *opt, int n)
     int code = sh && args && th ? PB_OK : PB_ERUNTIME;
     for (int r = 0; code == PB_OK && r < n; r++) {
         args[r].opt = opt;
+        args[r].sigs = sigs;
         args[r].world = pb_ctl_threads_join(sh, r);
         if (args[r].world == NULL)
             code = PB_ERUNTIME;
@@ -49,6 +60,7 @@ int pb_app_run_threads(const pb_options_t *opt, int n)
             free(args[r].world);
         pb_ctl_threads_drop(sh);
         free(args), free(th);
+        pb_wd_signals_close(sigs);
         return PB_ERUNTIME;
     }
     for (int r = 0; r < n; r++) {
@@ -66,5 +78,6 @@ int pb_app_run_threads(const pb_options_t *opt, int n)
     code = args[0].code;
     free(args);
     free(th);
+    pb_wd_signals_close(sigs); /* every watchdog has stopped */
     return code;
 }

@@ -1,5 +1,6 @@
 #include "pb_ctx.h"
 
+#include "pb_mem_fits.h"
 #include "pb_preflight.h"
 
 #include <signal.h>
@@ -292,18 +293,6 @@ int pb_ctx_emit_samples(pb_ctx_t *ctx, const pb_result_t *r, const double *per_r
     return pb_samples_write(ctx->samples, r, per_rank, n, ctx->size, err);
 }
 
-static void human(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)b;
-    int u = 0;
-    while (v >= 1024.0 && u < 6) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-}
-
 int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, pb_err_t *err)
 {
     const pb_mem_ops_t *mem = ctx->be.mem;
@@ -316,25 +305,7 @@ int pb_ctx_memory_fits(const pb_ctx_t *ctx, uint64_t buf_bytes, uint64_t extra, 
     int local = 1;
     if (per_node && ctx->map.node)
         local = pb_rankmap_local_size(&ctx->map, ctx->rank);
-    /* in long double: 2 x 2^64 - 1 must not wrap to something that fits */
-    long double need = ((long double)buf_bytes * 2.0L + (long double)extra) * (long double)local;
-    if (need <= (long double)avail)
-        return PB_OK;
-    char b1[32], b2[32], b3[32];
-    human(buf_bytes, b1, sizeof b1);
-    human(avail, b3, sizeof b3);
-    if (need >= 18446744073709551615.0L)
-        snprintf(b2, sizeof b2, "over 16 EiB");
-    else
-        human((uint64_t)need, b2, sizeof b2);
-    if (local > 1)
-        return pb_err_set(err, PB_EINPUT,
-                          "not enough memory: 2 buffers of %s per rank x %d ranks on this node "
-                          "need %s of %s; %s available",
-                          b1, local, b2, what, b3);
-    return pb_err_set(err, PB_EINPUT,
-                      "not enough memory: 2 buffers of %s need %s of %s; %s available", b1, b2,
-                      what, b3);
+    return pb_mem_fits(buf_bytes, extra, local, avail, what, err);
 }
 
 void pb_ctx_result_base(const pb_ctx_t *ctx, pb_result_t *r)

@@ -17,6 +17,7 @@
 
 #include "../glue/pb_pattern_plan.h"
 #include "../glue/pb_replay_plan.h"
+#include "pb_launch_status.h"
 
 int pb_launch_local_gpus(void)
 {
@@ -224,6 +225,55 @@ int pb_launch_setenv(const char *name_value, pb_err_t *err)
     return PB_OK;
 }
 
+/* Forks and execs mpirun (av) in a process group of its own and
+ * supervises it: its exit code, or PB_ERUNTIME with err filled when it
+ * could not start. */
+static int spawn(const char *mpirun, char **av, const char *self, pb_err_t *err)
+{
+    /* blocked here from before the fork, so none is lost before the
+     * supervisor waits for it; the child unblocks them before exec */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return pb_err_set(err, PB_ERUNTIME, "pipe: %s", strerror(errno));
+    fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+    pid_t child = fork();
+    if (child == 0) {
+        setpgid(0, 0);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(pipefd[0]);
+        execvp(mpirun, av);
+        int e = errno; /* tell the parent why, through the pipe */
+        if (write(pipefd[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    if (child < 0) {
+        close(pipefd[0]);
+        return pb_err_set(err, PB_ERUNTIME, "fork: %s", strerror(errno));
+    }
+    setpgid(child, child); /* both sides, so no race with a fast signal */
+    int e = 0;
+    ssize_t got = read(pipefd[0], &e, sizeof e);
+    close(pipefd[0]);
+    if (got == (ssize_t)sizeof e) {
+        waitpid(child, NULL, 0);
+        return pb_err_set(err, PB_ERUNTIME,
+                          "cannot run '%s': %s (install Open MPI, set PARBENCH_MPIRUN, or use --no-launch)",
+                          mpirun, strerror(e));
+    }
+    int rc = supervise(child, self);
+    err->code = rc;
+    err->msg[0] = '\0';
+    return rc;
+}
+
 int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
 {
     const char *mpirun = getenv("PARBENCH_MPIRUN");
@@ -240,7 +290,14 @@ int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
     char **av = mpirun_argv(mpirun, self, argc, argv, np, npbuf, sizeof npbuf, &k);
     if (av == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory");
-
+    /* the ranks' agreed exit code comes back through this file, so that
+     * mpirun sees no non-zero exit to print its banner about
+     * (pb_launch_status.h) */
+    char status[PATH_MAX];
+    if (pb_launch_status_make(status, sizeof status, err) != PB_OK) {
+        free(av);
+        return err->code;
+    }
     printf("# parbench: not started by a launcher; running:");
     for (int i = 0; i < k; i++)
         printf(" %s", av[i]);
@@ -252,50 +309,13 @@ int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err)
      * person's terminal is at the other end (the progress line) */
     if (isatty(STDERR_FILENO) && getenv("PARBENCH_PROGRESS") == NULL)
         setenv("PARBENCH_PROGRESS", "1", 1);
-    /* blocked here from before the fork, so none is lost before the
-     * supervisor waits for it; the child unblocks them before exec */
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &set, &old);
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-        free(av);
-        return pb_err_set(err, PB_ERUNTIME, "pipe: %s", strerror(errno));
-    }
-    fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
-    pid_t child = fork();
-    if (child == 0) {
-        setpgid(0, 0);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        close(pipefd[0]);
-        execvp(mpirun, av);
-        int e = errno; /* tell the parent why, through the pipe */
-        if (write(pipefd[1], &e, sizeof e) < 0)
-            _exit(127);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    if (child < 0) {
-        close(pipefd[0]);
-        free(av);
-        return pb_err_set(err, PB_ERUNTIME, "fork: %s", strerror(errno));
-    }
-    setpgid(child, child); /* both sides, so no race with a fast signal */
-    int e = 0;
-    ssize_t got = read(pipefd[0], &e, sizeof e);
-    close(pipefd[0]);
+    int rc = spawn(mpirun, av, self, err);
     free(av);
-    if (got == (ssize_t)sizeof e) {
-        waitpid(child, NULL, 0);
-        return pb_err_set(err, PB_ERUNTIME,
-                          "cannot run '%s': %s (install Open MPI, set PARBENCH_MPIRUN, or use --no-launch)",
-                          mpirun, strerror(e));
+    if (err->msg[0] != '\0') { /* mpirun did not start */
+        unlink(status);
+        return rc;
     }
-    int rc = supervise(child, self);
+    rc = pb_launch_status_take(status, rc);
     err->code = rc;
-    err->msg[0] = '\0';
     return rc;
 }

@@ -38,9 +38,11 @@ int pb_launch_setenv(const char *name_value, pb_err_t *err);
 
 /* Runs mpirun with `np` ranks of the same arguments and waits for it,
  * handing SIGINT/SIGTERM to the ranks (they stop with whole rows; mpirun
- * itself would kill them).  Returns mpirun's exit code (128 + signal
- * after a stop), or PB_ERUNTIME with err filled when it cannot start;
- * err->msg is empty when mpirun ran. */
+ * itself would kill them).  Returns the code the ranks agreed on, handed
+ * back through a file so that mpirun prints no banner for it
+ * (pb_launch_status.h), else mpirun's own exit code (a rank that failed
+ * alone; 128 + signal after a stop), or PB_ERUNTIME with err filled when
+ * it cannot start; err->msg is empty when mpirun ran. */
 int pb_launch_exec(int argc, char **argv, int np, pb_err_t *err);
 
 #endif

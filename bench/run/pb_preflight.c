@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "../../collectives/pb_backend.h"
+#include "../../util/pb_size.h"
+#include "pb_launch.h"
+#include "pb_mem_fits.h"
 
 int pb_preflight_faults(const pb_run_opts_t *r, int world, pb_err_t *err)
 {
@@ -86,16 +89,22 @@ static unsigned long long private_kb(void)
     return kb;
 }
 
-/* What the host memory side says is free (MemAvailable); 0 unknown.  It
- * ignores its backend argument, so none is opened for it here. */
-static unsigned long long available_kb(void)
+/* What the host memory side says is free (MemAvailable), in bytes and
+ * named in what[96]; 0 unknown.  It ignores its backend argument, so
+ * none is opened for it here. */
+static uint64_t available(char *what)
 {
     uint64_t bytes = 0;
     int per_node = 0;
-    char what[96];
-    if (!pb_host_mem_ops.mem_available(NULL, &bytes, &per_node, what, sizeof what))
+    if (!pb_host_mem_ops.mem_available(NULL, &bytes, &per_node, what, 96))
         return 0;
-    return (unsigned long long)(bytes / 1024u);
+    return bytes;
+}
+
+static unsigned long long available_kb(void)
+{
+    char what[96];
+    return (unsigned long long)(available(what) / 1024u);
 }
 
 /* The world against this host: processes the user may still start, and
@@ -120,6 +129,64 @@ static int world_fits(int np, int threads, pb_err_t *err)
     return PB_OK;
 }
 
+/* Will the ranks' buffers be in host memory, the one memory measured
+ * here?  Chosen as the ranks choose (pb_ctx.c): a named backend, or for
+ * "auto" the first of the registry that runs here.  A backend of device
+ * memory on a host whose driver lists GPUs is not asked (that would start
+ * CUDA in this process): its buffers are the ranks' to check; without a
+ * GPU it cannot run, and the next one is asked. */
+static int host_buffers(const pb_run_opts_t *r)
+{
+    if (r->memory_device)
+        return 0;
+    int is_auto = strcmp(r->backend, "auto") == 0;
+    pb_backend_config_t cfg = {NULL, PB_MEM_HOST, r->chunk_bytes, r->timeout_s, r->nccl_lib};
+    for (int i = 0; i < pb_backend_count(); i++) {
+        const pb_comm_ops_t *ops = pb_backend_at(i);
+        if (!is_auto && strcmp(ops->name, r->backend) != 0)
+            continue;
+        pb_memory_t m;
+        pb_err_t e;
+        pb_err_clear(&e);
+        if (pb_backend_memory(ops, PB_MEM_HOST, &m, &e) != PB_OK)
+            return 0;
+        if (!is_auto)
+            return m == PB_MEM_HOST; /* backend_here ran it */
+        if (m != PB_MEM_HOST && pb_launch_local_gpus() > 0)
+            return 0;
+        char why[400];
+        if (m == PB_MEM_HOST && ops->available(&cfg, why, sizeof why))
+            return 1;
+    }
+    return 0;
+}
+
+/* parbench coll's two buffers of its largest size on each of the np
+ * ranks, all on this host, by the ranks' own rule (pb_mem_fits.h; the
+ * all-to-all-v counts of the group are the extra): a size no node could
+ * hold is refused here rather than by every rank after mpirun. */
+static int coll_fits(const pb_options_t *o, int np, pb_err_t *err)
+{
+    const pb_meas_opts_t *m = &o->meas;
+    if (o->cmd != PB_CMD_COLL || !host_buffers(&o->run))
+        return PB_OK;
+    uint64_t *sizes = NULL, top = 0;
+    size_t n = 0;
+    int code = m->size_list ? pb_size_list(m->size_list, &sizes, &n, err)
+                            : pb_size_range(m->size_min, m->size_max,
+                                            m->size_step ? 0.0 : m->size_factor, m->size_step,
+                                            &sizes, &n, err);
+    for (size_t i = 0; code == PB_OK && i < n; i++)
+        top = sizes[i] > top ? sizes[i] : top;
+    free(sizes);
+    char what[96] = "";
+    uint64_t avail = available(what);
+    if (code != PB_OK || avail == 0)
+        return code;
+    int group = m->group_size > 0 && m->group_size < np ? m->group_size : np;
+    return pb_mem_fits(top, 4u * (uint64_t)group * sizeof(uint64_t), np, avail, what, err);
+}
+
 int pb_preflight(const pb_options_t *o, int np, int threads, pb_err_t *err)
 {
     if (pb_preflight_faults(&o->run, np, err) != PB_OK ||
@@ -127,7 +194,7 @@ int pb_preflight(const pb_options_t *o, int np, int threads, pb_err_t *err)
         writable(o->run.json_path, "--json", err) != PB_OK ||
         writable(o->meas.samples_path, "--samples", err) != PB_OK ||
         writable(o->step.trace_path, "--trace", err) != PB_OK || backend_here(&o->run, err) ||
-        world_fits(np, threads, err) != PB_OK)
+        world_fits(np, threads, err) != PB_OK || (!threads && coll_fits(o, np, err) != PB_OK))
         return err->code;
     return PB_OK;
 }

@@ -1,11 +1,10 @@
 #include "pb_watchdog.h"
 
+#include "pb_wd_signals.h"
 #include "pb_wd_tree.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -26,7 +25,7 @@ enum { LISTED = 16 };
 struct pb_watchdog {
     pb_wd_tree_t *tree; /* NULL: no channel (one rank, or set-up failed) */
     int rank, size;
-    int sigfd;          /* SIGINT and SIGTERM, read by the thread */
+    pb_wd_signals_t *sigs; /* the process's SIGINT and SIGTERM (NULL: none) */
     double timeout;     /* under mu */
     pthread_t thread;
     pthread_mutex_t mu;
@@ -38,7 +37,6 @@ struct pb_watchdog {
     /* lock-free: the main thread's hot path only increments ticks */
     atomic_uint_fast64_t ticks;
     atomic_int stop;
-    atomic_int signo;
     /* the thread's own */
     uint_fast64_t seen;
     double last;     /* when ticks last changed */
@@ -114,7 +112,9 @@ void pb_watch_end(pb_watchdog_t *wd)
 
 int pb_watchdog_signal(const pb_watchdog_t *wd)
 {
-    return wd ? atomic_load((atomic_int *)&wd->signo) : 0;
+    /* the process's record: a signal read by any rank's watchdog counts
+     * for every rank of the process (pb_wd_signals.h) */
+    return wd && wd->sigs ? pb_wd_signals_got(wd->sigs) : 0;
 }
 
 void pb_watchdog_hang_forever(void)
@@ -294,30 +294,6 @@ static void on_frame(pb_watchdog_t *wd, pb_wd_frame_t *f, int from_parent, doubl
     }
 }
 
-static void on_signal(pb_watchdog_t *wd, int sig)
-{
-    int expected = 0;
-    if (atomic_compare_exchange_strong(&wd->signo, &expected, sig)) {
-        if (wd->rank == 0)
-            fprintf(stderr,
-                    "parbench: %s: stopping after the current measurement (again to stop now)\n",
-                    sig == SIGINT ? "SIGINT" : "SIGTERM");
-        return;
-    }
-    /* the second signal: rows already written are whole (one write each) */
-    fprintf(stderr, "parbench: rank %d: %s again: stopping now\n", wd->rank,
-            sig == SIGINT ? "SIGINT" : "SIGTERM");
-    _exit(128 + sig);
-}
-
-static void read_signals(pb_watchdog_t *wd)
-{
-    struct signalfd_siginfo si;
-    while (read(wd->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
-        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
-            on_signal(wd, (int)si.ssi_signo);
-}
-
 /* Sleeps in poll() on the signals and the tree's sockets: nothing runs
  * and nothing is sent while the job is healthy, so the main thread's
  * timings carry no cost from the watchdog. */
@@ -329,7 +305,8 @@ static void *loop(void *arg)
     while (!atomic_load(&wd->stop)) {
         pb_wd_frame_t f;
         int from_parent = 0;
-        int r = pb_wd_tree_next(wd->tree, wd->sigfd, PB_WD_PERIOD_MS, &f, &from_parent);
+        int sigfd = wd->sigs ? pb_wd_signals_fd(wd->sigs) : -1;
+        int r = pb_wd_tree_next(wd->tree, sigfd, PB_WD_PERIOD_MS, &f, &from_parent);
         double t = now_s();
         uint_fast64_t ticks = atomic_load_explicit(&wd->ticks, memory_order_relaxed);
         if (ticks != wd->seen) {
@@ -337,7 +314,7 @@ static void *loop(void *arg)
             wd->last = t;
         }
         if (r == 2)
-            read_signals(wd);
+            pb_wd_signals_read(wd->sigs, wd->rank);
         else if (r == 1)
             on_frame(wd, &f, from_parent, t - wd->last);
         if (wd->fired_at > 0.0) {
@@ -356,7 +333,8 @@ static void *loop(void *arg)
     return NULL;
 }
 
-int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb_err_t *err)
+int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s,
+                      pb_wd_signals_t *sigs, pb_err_t *err)
 {
     *out = NULL;
     pb_watchdog_t *wd = calloc(1, sizeof *wd);
@@ -365,9 +343,11 @@ int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb
     wd->rank = world->rank;
     wd->size = world->size;
     wd->timeout = timeout_s;
+    wd->sigs = sigs;
     atomic_init(&wd->ticks, 0);
     atomic_init(&wd->stop, 0);
-    atomic_init(&wd->signo, 0);
+    if (sigs != NULL && wd->rank == 0)
+        pb_wd_signals_speak(sigs);
     /* collective: every rank builds its part of the channel */
     char why[256] = "";
     if (wd->size > 1) {
@@ -378,18 +358,13 @@ int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb
                     "is reported by each rank about itself only\n",
                     wd->rank, why);
     }
-    sigset_t set;
-    signal_set(&set);
-    wd->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-    int rc = wd->sigfd < 0 ? errno : pthread_mutex_init(&wd->mu, NULL);
+    int rc = pthread_mutex_init(&wd->mu, NULL);
     if (rc == 0) {
         rc = pthread_create(&wd->thread, NULL, loop, wd);
         if (rc != 0)
             pthread_mutex_destroy(&wd->mu);
     }
     if (rc != 0) {
-        if (wd->sigfd >= 0)
-            close(wd->sigfd);
         pb_wd_tree_close(wd->tree);
         free(wd);
         return pb_err_set(err, PB_ERUNTIME, "cannot start the watchdog thread: %s",
@@ -415,7 +390,6 @@ void pb_watchdog_stop(pb_watchdog_t *wd)
     atomic_store(&wd->stop, 1);
     pthread_join(wd->thread, NULL);
     pthread_mutex_destroy(&wd->mu);
-    close(wd->sigfd);
     pb_wd_tree_close(wd->tree);
     free(wd);
 }

@@ -20,15 +20,19 @@
  * rank prints its own line and exits.
  *
  * Signals: SIGINT and SIGTERM are blocked in every thread (pb_watchdog_
- * block_signals, before MPI starts its own threads) and taken by the
- * watchdog through a signalfd, so no handler and no global flag exist; the
- * main thread asks pb_watchdog_signal() between measurements.  A second
- * signal ends the process at once (exit 128 + signal). */
+ * block_signals, before MPI starts its own threads or --gpus its ranks)
+ * and taken by the watchdogs through the process's one signalfd and
+ * record (pb_wd_signals.h: under --gpus N the N watchdogs share it, so a
+ * signal counts for every rank of the process whichever watchdog reads
+ * it), so no handler and no global flag exist; the main thread asks
+ * pb_watchdog_signal() between measurements.  A second signal ends the
+ * process at once (exit 128 + signal). */
 #ifndef PB_WATCHDOG_H
 #define PB_WATCHDOG_H
 
 #include "../../collectives/pb_ctl.h"
 #include "../../util/pb_err.h"
+#include "pb_wd_signals.h"
 
 typedef struct pb_watchdog pb_watchdog_t;
 
@@ -39,8 +43,11 @@ void pb_watchdog_block_signals(void);
 
 /* Collective over `world`, from the main thread: builds the watchdogs'
  * channel, then starts the thread.  timeout_s 0: never declares a hang,
- * still takes signals. */
-int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s, pb_err_t *err);
+ * still takes signals.  sigs: the process's signal record, shared by
+ * every rank of the process and outliving their watchdogs (NULL: this
+ * watchdog takes no signals). */
+int pb_watchdog_start(pb_watchdog_t **out, pb_ctl_t *world, double timeout_s,
+                      pb_wd_signals_t *sigs, pb_err_t *err);
 /* A new deadline, e.g. longer than a backend's own hang detection so
  * that the backend's more precise message comes first. */
 void pb_watchdog_set_timeout(pb_watchdog_t *wd, double timeout_s);
@@ -59,7 +66,7 @@ void pb_watch_tick(pb_watchdog_t *wd);
 /* The step is over: disarmed until the next begin. */
 void pb_watch_end(pb_watchdog_t *wd);
 
-/* SIGINT or SIGTERM when one was received, else 0. */
+/* SIGINT or SIGTERM when the process received one, else 0. */
 int pb_watchdog_signal(const pb_watchdog_t *wd);
 
 /* Fault injection (--fault hang:R): this rank stops, sleeping forever,

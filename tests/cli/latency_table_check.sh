@@ -11,7 +11,7 @@ fail() { printf 'FAIL: %s\n' "$1"; exit 1; }
 
 # Records are "size loop_median loop_iqm parbench_median parbench_iqm".
 # 1 KiB, three pairs: ratios 1.10, 0.90, 1.05.  Sorted 0.90 1.05 1.10:
-# median 1.05; k = floor((3 - 1.96 sqrt 3) / 2) < 1, so ci95 is min..max;
+# median 1.05; 3 pairs have no 95 % interval (median_ci.awk), so ci95 is min..max;
 # parbench_us is the median of 2.2, 1.8, 2.1 = 2.1; q25 is the nearest
 # rank ceil(3 / 4) = 1: 1.8 / 2 = 0.900.  Listed first, so its row comes
 # first.
@@ -19,7 +19,7 @@ printf '1024 2 2 2.2 2.2\n1024 2 2 1.8 1.8\n' >"$tmp/a"
 # 8 B, sixteen pairs: loop 1 (median 2), parbench 0.80 + 0.02 i (median
 # twice that), i = 1..16, so the ratios are 0.82, 0.84 ... 1.12:
 #   ratio = (r8 + r9) / 2 = (0.96 + 0.98) / 2 = 0.970
-#   k = floor((16 - 1.96 x 4) / 2) = floor(4.08) = 4: ci95 = r4..r13
+#   k = 4 (P(Bin(16, 1/2) <= 3) = 697/65536 = 0.011 <= 0.025 < P(<= 4) = 0.038): ci95 = r4..r13
 #     = 0.88..1.06
 #   median_ratio: the medians' ratios are the same numbers, 0.970
 #   q25 (nearest rank ceil(16 / 4) = 4): parbench 0.88, loop 1: 0.880

@@ -12,15 +12,16 @@ mkdir -p "$out"
 # the text of plot ID's labels (PLplot writes each as character references
 # in a <tspan>; xmllint reads them back), one a line
 texts() { xmllint --xpath "//*[@id='$1']//*[local-name()='tspan']/text()" "$2"; }
-# plot ID's y tick labels (the plain numbers) are decades: each 10 x the
-# one before, the first at or below MIN, the last at or above MAX
+# plot ID's y tick labels (the plain numbers: 0.1, 1, 10, 100, 1e3 ...)
+# are decades: each 10 x the one before, the first at or below MIN, the
+# last at or above MAX
 decades() {
-    texts "$1" "$2" | grep -E '^[0-9.]+$' | awk -v lo="$3" -v hi="$4" -v id="$1" '
+    texts "$1" "$2" | grep -E '^([0-9.]+|1e-?[0-9]+)$' | awk -v lo="$3" -v hi="$4" -v id="$1" '
         NR > 1 && ($1 / prev < 9.999 || $1 / prev > 10.001) { bad = 1 }
         NR == 1 { first = $1 } { prev = $1; n++ }
         END { if (bad || n < 3 || first > lo + 0 || prev < hi + 0) {
                   printf "FAIL: %s y labels not decades over %s .. %s\n", id, lo, hi; exit 1 } }' ||
-        { texts "$1" "$2" | grep -E '^[0-9.]+$' | tr '\n' ' '; echo; exit 1; }
+        { texts "$1" "$2" | grep -E '^([0-9.]+|1e-?[0-9]+)$' | tr '\n' ' '; echo; exit 1; }
 }
 "$pb" report "$fx/results.csv" "$fx/calib.csv" --pairs "$fx/pairs.csv" -o "$out/report.html"
 xmllint --noout "$out/report.html"

@@ -13,7 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    pb_import_opts_t o = {(pb_import_tool_t)(data[0] & 3), (data[0] >> 2) & 1, (data[0] >> 3) & 7};
+    /* bits 0-1 the tool, 2 --partial, 3-5 --np, 6-7 --nodes */
+    pb_import_opts_t o = {(pb_import_tool_t)(data[0] & 3), (data[0] >> 2) & 1, (data[0] >> 3) & 7,
+                          (data[0] >> 6) & 3, 0, NULL};
     pb_import_out_t out = {0};
     pb_err_t err;
     pb_err_clear(&err);

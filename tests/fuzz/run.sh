@@ -20,7 +20,7 @@ cat "$here/../lsan.supp" "$here/lsan-fuzz.supp" >"$out/lsan.supp"
 export LSAN_OPTIONS=suppressions=$out/lsan.supp:print_suppressions=0
 xml2=$(ls /usr/lib/*-linux-gnu/libxml2.so.2 2>/dev/null | head -1)
 fail=0
-for t in ${PARBENCH_FUZZ_ONLY:-cli size model_file csv topo_xml import nccl_topo megatron}; do
+for t in ${PARBENCH_FUZZ_ONLY:-cli size model_file csv topo_xml import nccl_topo megatron plugin_file kineto}; do
   work=$out/$t
   mkdir -p "$work/corpus"
   cp "$here/corpus/$t/"* "$work/corpus/"

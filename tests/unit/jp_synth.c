@@ -38,6 +38,7 @@ void jp_synth_defaults(jp_synth_t *s)
     s->straggler = -1;
     s->api = 5;
     s->loss_bytes = 4096; /* 1 x 1024 tokens x 4 B */
+    s->per_proc = 1;
 }
 
 /* Stride and size of dimension d's groups in Megatron order. */
@@ -188,12 +189,14 @@ static void heads(gen_t *g)
             h->nranks = g->s->api >= 4 ? size : -1;
             h->rank = g->s->api >= 4 ? gr : -1;
             h->nnodes = g->s->api >= 4 ? 1 : -1;
-            h->pid = 1000 + r;
+            int pp = g->s->per_proc;
+            h->pid = 1000 + r / pp;
+            h->device = pp > 1 ? r % pp : r % 8;
             h->api = g->s->api;
             h->every = 1;
             h->t0_ns = (uint64_t)g->t0;
-            h->world_rank = r;
-            h->world_size = g->world;
+            h->world_rank = r / pp;
+            h->world_size = g->world / pp;
             snprintf(h->comm_name, sizeof h->comm_name, "synth-%d-%d", d, first);
             snprintf(h->host, sizeof h->host, "synth-node%d", r / 8);
         }
@@ -205,10 +208,15 @@ static int write_files(gen_t *g, const char *dir)
         file_t *f = &g->f[i];
         int stride, size;
         dim_shape(g, i % D_N, &stride, &size);
-        if (size < 2 && i % D_N != D_WORLD)
+        if ((size < 2 && i % D_N != D_WORLD) || (i % D_N == D_WORLD && g->s->no_world))
             continue;
         char path[4096];
-        pb_prof_path(path, sizeof path, dir, f->head.host, f->head.pid, f->head.comm_id);
+        /* the ranks of one communicator in one process share its id: told
+         * apart by rank, or (v3: no rank at open) as the plugin does, by
+         * the next free name */
+        pb_prof_path_rank(path, sizeof path, dir, f->head.host, f->head.pid, f->head.comm_id,
+                          g->s->per_proc > 1 ? f->head.rank : -1,
+                          g->s->per_proc > 1 && f->head.rank < 0 ? f->head.device : 0);
         FILE *fp = fopen(path, "wb");
         if (fp == NULL)
             return -1;
@@ -232,7 +240,8 @@ int jp_synth_write(const char *dir, const jp_synth_t *s)
     g.s = s;
     g.world = s->tp * s->cp * s->dp * s->pp;
     g.t0 = 1700000000000000000LL; /* 2023-11-14, a plausible CLOCK_REALTIME */
-    if (g.world < 1 || s->steps < 1 || s->micro < 1) {
+    if (g.world < 1 || s->steps < 1 || s->micro < 1 || s->per_proc < 1 ||
+        g.world % s->per_proc != 0) {
         errno = EINVAL;
         return -1;
     }

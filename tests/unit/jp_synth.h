@@ -22,7 +22,15 @@
  * Times: operation k of the step is issued by every rank at step start +
  * k x 1 ms + rank x 1 us, the straggler straggler_ns later; it starts when
  * its last member issued it and runs bytes / 100 GB/s + 10 us, on the GPU
- * clock too (offset by 1 s, as a GPU's globaltimer is not the CPU's). */
+ * clock too (offset by 1 s, as a GPU's globaltimer is not the CPU's).
+ *
+ * Processes: one per rank (pid 1000 + rank, device: its place on its
+ * 8-rank node), or with per_proc > 1 per_proc ranks to a process, one
+ * GPU each, as a --gpus N or nccl-tests -g N job: rank r in process
+ * r / per_proc (pid 1000 + that), device r % per_proc, the launcher's
+ * rank and size its process's (world_rank r / per_proc, world_size the
+ * process count), file names with -rRANK (pb_prof_rec.h).  no_world
+ * leaves the world communicator's files out. */
 #ifndef JP_SYNTH_H
 #define JP_SYNTH_H
 
@@ -38,6 +46,8 @@ typedef struct jp_synth {
     int api;
     int ends;            /* the embedding's, output layer's and loss's TP traffic */
     uint64_t loss_bytes; /* one fp32 per token of a micro-batch */
+    int per_proc;        /* ranks (GPUs) per process (1: one each) */
+    int no_world;        /* no world communicator's files */
 } jp_synth_t;
 
 void jp_synth_defaults(jp_synth_t *s);

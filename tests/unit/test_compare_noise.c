@@ -1,23 +1,26 @@
 /* compare's noise rule (reports/pb_compare.h): each row's estimated 95 %
  * interval of its median, the verdict on a pair, and the summary line.
  *
- * Every expected number is worked by hand from the rule:
- *   n = 100 (latency rows): 1.96 sqrt(100) = 19.6, Le Boudec's ranks
- *   ceil((100 - 19.6) / 2) = 41 and ceil(1 + (100 + 19.6) / 2) = 61, at
- *   positions 40/99 and 60/99; on the line through (0, min), (0.5, median),
- *   (0.99, p99), (1, max) they sit a = (0.5 - 40/99) / 0.5 = 9.5/49.5 of
- *   the way from the median down to min and b = (60/99 - 0.5) / 0.49 =
- *   10.5/48.51 of the way from the median up to p99.
+ * Every expected number is worked by hand from the rule (Le Boudec,
+ * "Performance Evaluation of Computer and Communication Systems", Theorem
+ * 2.1: ranks floor(0.5 n - 0.98 sqrt(n)) and ceil(0.5 n + 1 + 0.98
+ * sqrt(n)); for n <= 70 his Table A.1's exact ranks, util/pb_stats.h):
+ *   n = 100 (latency rows): 0.98 sqrt(100) = 9.8, ranks floor(50 - 9.8) =
+ *   40 and ceil(51 + 9.8) = 61, at positions 39/99 and 60/99; on the line
+ *   through (0, min), (0.5, median), (0.99, p99), (1, max) they sit
+ *   a = (0.5 - 39/99) / 0.5 = 10.5/49.5 of the way from the median down to
+ *   min and b = (60/99 - 0.5) / 0.49 = 10.5/48.51 of the way from the
+ *   median up to p99.
  * The fixtures (tests/fixtures/compare/noise_*.csv) are four allreduce rows
  * of 100 iterations, the median 100 us except B's 10 us:
  *   A 1 MiB   98/100/102/105 -> 108/110/112/115   +10 %, tight
  *   B 8 B     6/10/16/20     -> 6.6/11/17.6/22    +10 %, wide
  *   C 64 KiB  98/100/102/105 -> 88/90/92/95       -10 %, tight
  *   D 4 KiB   100 x 4        -> 110 x 4           +10 %, no spread
- * A: base hi = 100 + 2b = 100.433, new lo = 110 - 2a = 109.616: apart,
- * regressed.  B: base hi = 10 + 6b = 11.299, new lo = 11 - 4.4a = 10.156:
+ * A: base hi = 100 + 2b = 100.433, new lo = 110 - 2a = 109.576: apart,
+ * regressed.  B: base hi = 10 + 6b = 11.299, new lo = 11 - 4.4a = 10.067:
  * they overlap, within noise.  C: new hi = 90 + 2b = 90.433 < base lo =
- * 100 - 2a = 99.616: improved.  D: zero-width intervals, 110 > 100: the
+ * 100 - 2a = 99.576: improved.  D: zero-width intervals, 110 > 100: the
  * threshold alone decides, regressed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@
 #include "reports/pb_compare.h"
 #include "reports/pb_csv.h"
 
-#define A_FRAC (9.5 / 49.5)
+#define A_FRAC (10.5 / 49.5)
 #define B_FRAC (10.5 / 48.51)
 
 static pb_result_t row(const char *mode, uint64_t iters, double mn, double med, double p99,
@@ -58,10 +61,26 @@ static void check_bands(void)
     double lo, hi;
     pb_result_t r = row("latency", 100, 98, 100, 102, 105);
     pb_compare_band(&r, &lo, &hi);
-    CHECK_NEAR(lo, 100.0 - 2.0 * A_FRAC, 1e-12); /* 99.6162 */
+    CHECK_NEAR(lo, 100.0 - 2.0 * A_FRAC, 1e-12); /* 99.5758 */
     CHECK_NEAR(hi, 100.0 + 2.0 * B_FRAC, 1e-12); /* 100.4329 */
-    /* n = 5: ranks ceil(0.31) = 1 and ceil(5.69) = 6, clamped to 5: the
-     * whole range, as Le Boudec's interval is for so few samples */
+    /* n = 10: the table's ranks 2 and 9 (1 - 2 (1 + 10) / 2^10 = 0.979 >=
+     * 0.95; ranks 3 and 8 give 0.891), positions 1/9 and 8/9: lo = 90 + 10
+     * x (1/9) / 0.5 = 92.222, hi = 100 + 10 x (8/9 - 0.5) / 0.49 = 107.937
+     * (the formula alone would say ranks 1 and 10: the whole range) */
+    r = row("latency", 10, 90, 100, 110, 120);
+    pb_compare_band(&r, &lo, &hi);
+    CHECK_NEAR(lo, 90.0 + 10.0 * (2.0 / 9.0), 1e-12);
+    CHECK_NEAR(hi, 100.0 + 10.0 * ((8.0 / 9.0 - 0.5) / 0.49), 1e-12);
+    /* n = 20: ranks 6 and 15 (1 - 2 x 21700 / 2^20 = 0.959), positions 5/19
+     * and 14/19: lo = 90 + 10 x (5/19) / 0.5, hi = 100 + 10 x (14/19 - 0.5)
+     * / 0.49 */
+    r = row("latency", 20, 90, 100, 110, 120);
+    pb_compare_band(&r, &lo, &hi);
+    CHECK_NEAR(lo, 90.0 + 10.0 * (10.0 / 19.0), 1e-12);
+    CHECK_NEAR(hi, 100.0 + 10.0 * ((14.0 / 19.0 - 0.5) / 0.49), 1e-12);
+    /* n = 6: ranks 1 and 6 (1 - 2 / 64 = 0.969): the whole range */
+    whole_range(row("latency", 6, 95, 100, 110, 112));
+    /* n = 5: no 95 % interval exists (2 / 32 > 0.05): the whole range */
     whole_range(row("latency", 5, 95, 100, 110, 112));
     /* throughput: a sample times a batch, n unknown: the whole range */
     whole_range(row("throughput", 100, 98, 100, 102, 105));

@@ -100,14 +100,20 @@ int main(void)
     CHECK(m.head_dim == 0 && pb_model_head_dim(&m) == 128);
     /* a family with two matrices is ungated whatever its activation
      * (GPT-2 given silu, StarCoder2's gelu_pytorch_tanh), and one the
-     * tables do not know goes by its activation */
+     * tables do not know goes by its activation (each file with the keys
+     * that define a model, which issue 50 requires) */
+#define SHAPE "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, " \
+              "\"intermediate_size\": 256, \"vocab_size\": 100, "
     {
         static const char *const cfg[][2] = {
-            {"{\"model_type\": \"gpt2\", \"hidden_act\": \"silu\", \"hidden_size\": 64}", "0"},
-            {"{\"model_type\": \"starcoder2\", \"hidden_act\": \"gelu_pytorch_tanh\", "
+            {"{" SHAPE "\"model_type\": \"gpt2\", \"hidden_act\": \"silu\", \"hidden_size\": 64}",
+             "0"},
+            {"{" SHAPE "\"model_type\": \"starcoder2\", \"hidden_act\": \"gelu_pytorch_tanh\", "
              "\"hidden_size\": 64}", "0"},
-            {"{\"model_type\": \"newfamily\", \"hidden_act\": \"silu\", \"hidden_size\": 64}", "1"},
-            {"{\"model_type\": \"newfamily\", \"hidden_act\": \"gelu\", \"hidden_size\": 64}", "0"},
+            {"{" SHAPE "\"model_type\": \"newfamily\", \"hidden_act\": \"silu\", "
+             "\"hidden_size\": 64}", "1"},
+            {"{" SHAPE "\"model_type\": \"newfamily\", \"hidden_act\": \"gelu\", "
+             "\"hidden_size\": 64}", "0"},
         };
         for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
             char path[64];
@@ -137,7 +143,8 @@ int main(void)
         CHECK(f != NULL);
         if (f) {
             fputs("{\"num_hidden_layers\": 4, \"hidden_size\": 8589934592, "
-                  "\"num_attention_heads\": 16}\n", f);
+                  "\"num_attention_heads\": 16, \"intermediate_size\": 256, "
+                  "\"vocab_size\": 100, \"model_type\": \"llama\"}\n", f);
             fclose(f);
             CHECK(load(path, &m, &c, &err) == PB_EINPUT);
             CHECK(strstr(err.msg, ": hidden 8589934592 is above the bound 1048576") != NULL);

@@ -13,7 +13,7 @@
 
 static int load(const char *file, int partial, int world, pb_import_out_t *out, pb_err_t *err)
 {
-    pb_import_opts_t o = {PB_IMPORT_AUTO, partial, world};
+    pb_import_opts_t o = {PB_IMPORT_AUTO, partial, world, 0, 0, NULL};
     memset(out, 0, sizeof *out);
     pb_err_clear(err);
     return pb_import_file(file, &o, out, err);
@@ -180,7 +180,7 @@ static void refusals(void)
 {
     pb_import_out_t o;
     pb_err_t err;
-    pb_import_opts_t op = {PB_IMPORT_AUTO, 0, 0};
+    pb_import_opts_t op = {PB_IMPORT_AUTO, 0, 0, 0, 0, NULL};
     const char text[] = "hello\nworld\n";
     memset(&o, 0, sizeof o);
     pb_err_clear(&err);
@@ -308,7 +308,7 @@ static void real_osu_titles(void)
     /* a neighbourhood collective is no all-gather: left out, named */
     const char nb[] = "# OSU MPI Neighborhood Allgather Latency Test v7.3\n"
                       "# Size       Avg Latency(us)\n1024  12.5\n";
-    pb_import_opts_t op = {PB_IMPORT_AUTO, 0, 4};
+    pb_import_opts_t op = {PB_IMPORT_AUTO, 0, 4, 0, 0, NULL};
     memset(&o, 0, sizeof o);
     CHECK(pb_import_buffer("nb.txt", nb, sizeof nb - 1, &op, &o, &err) == PB_EINPUT);
     CHECK(o.n == 0 && strstr(err.msg, "without a parbench counterpart: OSU MPI Neighborhood") != NULL);

@@ -15,7 +15,7 @@
 static int import(const char *name, const char *text, size_t len, int partial, int world,
                   pb_import_out_t *out, pb_err_t *err)
 {
-    pb_import_opts_t o = {PB_IMPORT_AUTO, partial, world};
+    pb_import_opts_t o = {PB_IMPORT_AUTO, partial, world, 0, 0, NULL};
     memset(out, 0, sizeof *out);
     pb_err_clear(err);
     return pb_import_buffer(name, text, len, &o, out, err);

@@ -25,7 +25,8 @@
  * 5 in TP 2 ms + 1 us.
  * Stragglers: rank 5 is last in every collective it is in: on TP {4,5}
  * 2 ms + 1 us after rank 4 (16 times), on DP {5,7} and the world 2 ms -
- * 2 us after rank 7 (4 + 2 times). */
+ * 2 us after rank 7 (4 + 2 times).  test_late_set: a hand-made job whose
+ * numbers are worked beside it (issue 49). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,8 +231,65 @@ static void test_straggler(void)
     pb_jobprof_free(&jp);
 }
 
+/* issue 49 item 9: the count and its chance over the same operations.
+ * A 2-rank communicator, 100 all-reduces (seq 0-99): in the 20 whose seq
+ * is a multiple of 5 rank 1 issues 500 us after rank 0, in the other 80
+ * rank 0 issues 1 us after rank 1 (below --min-lag's 100 us: nobody is
+ * late).  Over the 20 late operations a rank last at random is last
+ * 20 x 1/2 = 10 times, variance 20 x 1/2 x 1/2 = 5 (pb_jp_strag.h's
+ * binomial rule), so rank 1's 20 is past 10 + 3 sqrt(5) = 16.708:
+ * repeatedly last.  Chance over all 100 matched (the bug): 50 +- 3 x 5,
+ * and 20 was missed. */
+static void test_late_set(void)
+{
+    pb_jobprof_t jp;
+    pb_err_t err = {0, ""};
+    pb_jobprof_init(&jp);
+    jp.world = 2;
+    int c = pb_jp_comm(&jp, 0x77, "dp", 2, &err);
+    CHECK(c == 0);
+    if (c != 0)
+        return;
+    jp.comms[0].members[0] = 0;
+    jp.comms[0].members[1] = 1;
+    for (int k = 0; k < 100; k++)
+        for (int r = 0; r < 2; r++) {
+            pb_jop_t o;
+            memset(&o, 0, sizeof o);
+            o.rank = r;
+            o.kind = PB_JK_COLL;
+            o.known = 1;
+            o.coll = PB_ALLREDUCE;
+            o.dtype = PB_F32;
+            o.seq = (uint64_t)k;
+            o.peer = -1;
+            o.gpu_ns = -1;
+            int late = k % 5 == 0 ? r == 1 : r == 0;
+            o.t_issue_ns = 1700000000000000000LL + k * 10000000LL +
+                           (late ? (k % 5 == 0 ? 500000 : 1000) : 0);
+            CHECK(pb_jp_add_op(&jp, &o, &err) == PB_OK);
+        }
+    pb_jp_insts_t in;
+    pb_jp_strag_t s;
+    CHECK(pb_jp_insts_build(&jp, &in, &err) == PB_OK && in.n == 100);
+    CHECK(pb_jp_strag_find(&jp, &in, 100000, &s, &err) == PB_OK);
+    CHECK(s.matched == 100 && s.late == 20 && s.nranks == 1);
+    if (s.nranks == 1) {
+        const pb_jp_rank_late_t *r = &s.ranks[0];
+        CHECK(r->rank == 1 && r->last == 20 && r->ops == 20);
+        CHECK_NEAR(r->chance, 10.0, 1e-12);
+        CHECK_NEAR(r->chance_var, 5.0, 1e-12);
+        CHECK(r->repeated);
+        CHECK_NEAR(r->mean_lag_ns, 500000.0, 1e-12);
+    }
+    pb_jp_strag_free(&s);
+    pb_jp_insts_free(&in);
+    pb_jobprof_free(&jp);
+}
+
 int main(void)
 {
+    test_late_set();
     test_straggler();
     PB_TEST_END("unit_jp_analysis");
 }

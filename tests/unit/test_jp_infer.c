@@ -215,8 +215,105 @@ static void test_cp_ring(void)
     pb_jobprof_free(&jp);
 }
 
+/* The label of the comm with id `id`. */
+static pb_jdim_t dim_by_id(const pb_jobprof_t *jp, uint64_t id)
+{
+    for (size_t i = 0; i < jp->ncomms; i++)
+        if (jp->comms[i].id == id)
+            return jp->comms[i].dim;
+    return PB_JD_COUNT;
+}
+
+/* A comm of members m added by hand with one record of func on it. */
+static void add_comm_op(pb_jobprof_t *jp, uint64_t id, const int *m, int n, const char *func)
+{
+    pb_err_t err = {0, ""};
+    add_comm(jp, id, m, n);
+    pb_jop_t o;
+    memset(&o, 0, sizeof o);
+    o.rank = m[0];
+    o.comm = (int)jp->ncomms - 1;
+    o.known = pb_jp_func(func, &o.kind, &o.coll) == 0;
+    o.dtype = PB_BF16;
+    o.peer = o.kind == PB_JK_COLL ? -1 : 1;
+    snprintf(o.func, sizeof o.func, "%s", func);
+    CHECK(o.known && pb_jp_add_op(jp, &o, &err) == PB_OK);
+}
+
+/* issue 49 item 12: a layout the recording contradicts is one line and
+ * PB_EINPUT (exit 2), not every group "unknown" or the wrong ones "pp".
+ * jp_synth's tp2 dp2 job: TP {0,1} {2,3} carry 2 micro-batches x 2
+ * directions x 2 all-reduces x 2 steps = 16 each per rank (32 records),
+ * DP {0,2} {1,3} a reduce-scatter and an all-gather a step, no send or
+ * receive anywhere.  --tp 4 makes one group of 4 (the world): TP {0,1}
+ * is none of its groups.  --pp 2 --dp 2 (tp 1) makes DP {0,1} and PP
+ * {0,2}: TP's members then fit DP and DP's fit PP, but a pipeline passes
+ * activations and nothing was sent. */
+static void test_contradicted(void)
+{
+    pb_jobprof_t jp;
+    pb_err_t err = {0, ""};
+    pb_jp_shape_t sh;
+    pb_layout_t l;
+    CHECK(load(2, 1, 2, 1, &jp) == 0);
+    layout_of(&l, 4, 1, 1, 1);
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_EINPUT);
+    CHECK(strcmp(err.msg, "the layout (tp 4, cp 1, dp 1, pp 1) contradicts the recording: "
+                          "communicator 0 (synth-0-0, ranks 0 1) carried 32 records and is none "
+                          "of its groups; give the layout the job ran, or leave it out to infer "
+                          "it") == 0);
+    layout_of(&l, 1, 1, 2, 2);
+    err = (pb_err_t){0, ""};
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "the layout (tp 1, cp 1, dp 2, pp 2) contradicts the recording: pp 2, "
+                          "but no send or receive was recorded") == err.msg);
+    /* the layout it ran is accepted */
+    layout_of(&l, 2, 1, 2, 1);
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_OK);
+    pb_jobprof_free(&jp);
+}
+
+/* issue 49 item 12: "pp" only for sends and receives between pipeline
+ * stages.  On tp2 dp2 pp2 (PP {0,4} carries jp_synth's sends), another
+ * comm of members {0,4} that carried an all-reduce alone is Megatron's
+ * embedding group (with pp 2 its first and last stage are the whole
+ * pipeline): other; one that carried a reduce-scatter is no group of
+ * those members: unknown, yet no contradiction (its members are a group
+ * the layout makes).  On pp 4 a comm of stages 1 and 2 carrying a send
+ * is the pipeline's (PyTorch's two-rank point-to-point communicator);
+ * on cp 3 x dp 2 ({0,1,2} a CP group) one of ranks 0 and 1, the ring's. */
+static void test_pp_traffic(void)
+{
+    static const int stages[] = {0, 4}, pair[] = {1, 2}, ring[] = {0, 1};
+    pb_jobprof_t jp;
+    pb_err_t err = {0, ""};
+    pb_jp_shape_t sh;
+    pb_layout_t l;
+    CHECK(load(2, 1, 2, 2, &jp) == 0);
+    add_comm_op(&jp, 0xe1, stages, 2, "AllReduce");
+    add_comm_op(&jp, 0xe2, stages, 2, "ReduceScatter");
+    layout_of(&l, 2, 1, 2, 2);
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_OK);
+    CHECK(dim_of(&jp, stages, 2) == PB_JD_PP); /* jp_synth's, first */
+    CHECK(dim_by_id(&jp, 0xe1) == PB_JD_OTHER);
+    CHECK(dim_by_id(&jp, 0xe2) == PB_JD_UNKNOWN);
+    pb_jobprof_free(&jp);
+    CHECK(load(1, 1, 1, 4, &jp) == 0);
+    add_comm_op(&jp, 0xe3, pair, 2, "Send");
+    layout_of(&l, 1, 1, 1, 4);
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_OK && dim_by_id(&jp, 0xe3) == PB_JD_PP);
+    pb_jobprof_free(&jp);
+    CHECK(load(1, 3, 2, 1, &jp) == 0);
+    add_comm_op(&jp, 0xe4, ring, 2, "Send");
+    layout_of(&l, 1, 3, 2, 1);
+    CHECK(pb_jp_infer(&jp, &l, &sh, &err) == PB_OK && dim_by_id(&jp, 0xe4) == PB_JD_CP);
+    pb_jobprof_free(&jp);
+}
+
 int main(void)
 {
+    test_contradicted();
+    test_pp_traffic();
     test_cp_ring();
     test_222();
     test_cp();

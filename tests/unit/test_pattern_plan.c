@@ -127,14 +127,26 @@ static void test_size_rule(void)
     CHECK(p.size_rule == 1 && p.model.heads == 32 && p.model.kv_heads == 8 &&
           p.model.ffn == 14336);
     pb_pattern_plan_free(&p);
-    /* flags given win: seq 4096 halves the message (64 MiB = 67108864 B),
-     * 8 layers double the count (32); --heads 16 keeps 8 KV heads
-     * (gcd(16, 8)) */
+    /* the run's flags win over the rule: seq 4096 halves the message
+     * (64 MiB = 67108864 B), 2 per layer x 4 layers x 2 micro-batches =
+     * 16 each way; the rule's 8 KV heads and 3.5 h SwiGLU stay */
+    CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "8192", "--seq", "4096") == PB_OK);
+    CHECK(p.size_rule == 1 && p.model.seq == 4096 && p.model.kv_heads == 8 &&
+          p.model.ffn == 28672 && p.model.gated == 1);
+    CHECK(p.ops.ops[0].bytes == UINT64_C(67108864) && p.ops.ops[0].count == 16);
+    pb_pattern_plan_free(&p);
+    /* a shape flag beside --size types a model of the user's own (issue
+     * 50): no rule, but tiny's GPT-style widened under the flags: the 16
+     * heads given with full attention (16 KV), ffn 4 x 8192 = 32768 plain;
+     * 8 layers double the count (32); every field no flag gave is named */
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "8192", "--seq", "4096", "--layers",
                "8", "--heads", "16") == PB_OK);
+    CHECK(p.size_rule == 0 && strcmp(p.model.name, "custom") == 0);
     CHECK(p.model.seq == 4096 && p.model.layers == 8 && p.model.heads == 16 &&
-          p.model.kv_heads == 8 && p.model.ffn == 28672);
+          p.model.kv_heads == 16 && p.model.ffn == 32768 && p.model.gated == 0);
     CHECK(p.ops.ops[0].bytes == UINT64_C(67108864) && p.ops.ops[0].count == 32);
+    CHECK(strcmp(p.assumed, "kv_heads 16 = heads (full attention), ffn 32768 (4 h), plain MLP, "
+                            "vocab 32000, dtype bf16") == 0);
     pb_pattern_plan_free(&p);
     /* with a preset, --size widens that preset, as before: tiny's 16 heads
      * of 64 and 4h MLP at 8192 are 128 heads and 32768; its seq 512 */
@@ -151,12 +163,14 @@ static void test_size_rule(void)
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--seq", "1024") == PB_OK);
     CHECK(p.size_rule == 0 && strcmp(p.model.name, "tiny") == 0 && p.model.hidden == 1024);
     pb_pattern_plan_free(&p);
-    /* a width 128 does not divide: refused, unless the heads are given */
+    /* a width 128 does not divide: refused, unless the heads are given
+     * (then a model typed by its shape: 8 heads of 125, full attention,
+     * tiny's 4h MLP = 4000) */
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "1000") == PB_EINPUT);
     CHECK(strncmp(err.msg, "--size 1000: hidden 1000 is not a multiple of the head size 128 ",
                   63) == 0);
     CHECK(PLAN(&p, &err, 2, "--pattern", "tp", "--size", "1000", "--heads", "8") == PB_OK);
-    CHECK(p.model.heads == 8 && p.model.kv_heads == 8 && p.model.ffn == 3584);
+    CHECK(p.model.heads == 8 && p.model.kv_heads == 8 && p.model.ffn == 4000);
     pb_pattern_plan_free(&p);
 }
 
@@ -186,9 +200,15 @@ static void test_quick_depth(void)
     CHECK(p.model.layers == 6 && p.layers_from == 4);
     pb_pattern_plan_free(&p);
     CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--layers", "4") == PB_EINPUT);
-    CHECK(strcmp(err.msg, "layers 4 are not divisible by pp x vp = 3") == 0);
+    /* and says what would split (issue 50): 1 + 2 + 1 = 4 */
+    CHECK(strcmp(err.msg, "layers 4 are not divisible by pp x vp = 3: give the end stages "
+                          "their own counts, e.g. --pp-first 1 --pp-last 1 (2 on the stage "
+                          "between)") == 0);
     CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--preset", "llama3-70b") == PB_EINPUT);
-    CHECK(strcmp(err.msg, "layers 80 are not divisible by pp x vp = 3") == 0);
+    /* ceil(80 / 3) = 27 between, 53 left: 26 first, 27 last */
+    CHECK(strcmp(err.msg, "layers 80 are not divisible by pp x vp = 3: give the end stages "
+                          "their own counts, e.g. --pp-first 26 --pp-last 27 (27 on the stage "
+                          "between)") == 0);
     /* --pp-trim 2 sets the split: (4 + 2) / 3 = 2 a stage, one fewer at
      * each end, and the 4 layers stay */
     CHECK(PLAN(&p, &err, 3, "--pattern", "pp", "--pp-trim", "2") == PB_OK);

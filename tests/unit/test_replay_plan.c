@@ -259,11 +259,104 @@ static void test_scaled(void)
     CHECK(pb_rp_scaled(&u, 4, 1.0) == 1000);
 }
 
+/* Issue 49, item 11: three of a four-rank job's ranks recorded.  Rank 3
+ * is a member of the world communicator but issued no record: replayed,
+ * its side would be made up (the others' sizes, no time of its own), so
+ * the plan is refused naming it.  A rank in no replayed communicator
+ * (test_pairs' ranks 0-4) is not in question: it only idles. */
+static void test_missing_rank(void)
+{
+    pb_jobprof_t jp;
+    pb_jobprof_init(&jp);
+    pb_err_t err;
+    pb_err_clear(&err);
+    int W = pb_jp_comm(&jp, 9, "world", 4, &err);
+    CHECK(W == 0);
+    for (int r = 0; W == 0 && r < 4; r++)
+        jp.comms[W].members[r] = r;
+    jp.world = 4;
+    for (int r = 0; r < 3; r++)
+        add(&jp, r, W, PB_JK_COLL, PB_ALLREDUCE, 64, -1, 0, 10, 5);
+    pb_replay_plan_t p;
+    CHECK(pb_rp_build(&jp, &p, &err) == PB_EINPUT);
+    CHECK(strstr(err.msg, "rank 3 of the recorded 4 issued no record, but replayed "
+                          "communicators include it") != NULL);
+    /* its record given, the plan is whole */
+    add(&jp, 3, W, PB_JK_COLL, PB_ALLREDUCE, 64, -1, 0, 12, 5);
+    pb_err_clear(&err);
+    CHECK(pb_rp_build(&jp, &p, &err) == PB_OK && p.nunits == 1);
+    pb_rp_free(&p);
+    pb_jobprof_free(&jp);
+}
+
+/* Issue 49, item 10: a record's end where only its start and GPU time
+ * were recorded is their sum, which must not overflow for the largest
+ * times a file can hold: here a start of INT64_MAX - 5 ns and a GPU time
+ * of 100 ns (no reader lets that through now; the plan survives it). */
+static void test_huge_times(void)
+{
+    pb_jobprof_t jp;
+    pb_jobprof_init(&jp);
+    int A = comm(&jp, 1, 0, 1);
+    for (int r = 0; r < 2; r++) { /* only the starts, then the GPU times */
+        add(&jp, r, A, PB_JK_COLL, PB_ALLREDUCE, 64, -1, 0, INT64_MAX - 5, -1);
+        add(&jp, r, A, PB_JK_COLL, PB_ALLREDUCE, 64, -1, 1, INT64_MAX - 1, -1);
+    }
+    for (size_t i = 0; i < jp.nops; i++)
+        jp.ops[i].gpu_ns = jp.ops[i].seq == 0 ? 100 : 1;
+    pb_replay_plan_t p;
+    pb_err_t err;
+    pb_err_clear(&err);
+    CHECK(pb_rp_build(&jp, &p, &err) == PB_OK && p.nunits == 2);
+    pb_rp_step_t *s = NULL;
+    size_t n = 0;
+    CHECK(pb_rp_rank_steps(&p, &jp, 0, &s, &n, &err) == PB_OK && n == 2);
+    /* the first's end is past any time: no idle time before the second */
+    CHECK(n == 2 && s[1].gap_ns == 0);
+    free(s);
+    pb_rp_free(&p);
+    pb_jobprof_free(&jp);
+}
+
+/* Issue 49, item 10: a communicator's members as replay's table prints
+ * them, runs joined; compared in 64 bits, so a member of INT_MAX (a file
+ * may hold any int) ends a run instead of overflowing INT_MAX + 1. */
+static void test_members_text(void)
+{
+    pb_jobprof_t jp;
+    pb_jobprof_init(&jp);
+    pb_err_t err;
+    pb_err_clear(&err);
+    int a = pb_jp_comm(&jp, 1, NULL, 4, &err), b = pb_jp_comm(&jp, 2, NULL, 3, &err),
+        c = pb_jp_comm(&jp, 3, NULL, 8, &err);
+    CHECK(a == 0 && b == 1 && c == 2);
+    int ma[4] = {0, 1, 2, 5}, mb[3] = {2147483646, 2147483647, 7};
+    for (int k = 0; k < 8; k++) {
+        if (k < 4)
+            jp.comms[0].members[k] = ma[k];
+        if (k < 3)
+            jp.comms[1].members[k] = mb[k];
+        jp.comms[2].members[k] = 2 * k;
+    }
+    char buf[32];
+    pb_rp_members_text(&jp.comms[0], buf, sizeof buf);
+    CHECK(strcmp(buf, "0-2,5") == 0);
+    pb_rp_members_text(&jp.comms[1], buf, sizeof buf);
+    CHECK(strcmp(buf, "2147483646-2147483647,7") == 0);
+    /* 0,2,4,6 fit 12 bytes with ",..." after: ",8" would leave no room */
+    pb_rp_members_text(&jp.comms[2], buf, 12);
+    CHECK(strcmp(buf, "0,2,4,6,...") == 0);
+    pb_jobprof_free(&jp);
+}
+
 int main(void)
 {
     test_interleaved();
     test_pairs();
     test_skips();
     test_scaled();
+    test_missing_rank();
+    test_huge_times();
+    test_members_text();
     PB_TEST_END("unit_replay_plan");
 }

@@ -64,7 +64,14 @@ int main(void)
     m = model(126, 2, 0, 0);
     split_is(&m, 16, 1, 7, 8, 7, __LINE__);
     split_is(&m, 16, 4, 7, 8, 7, __LINE__);
-    refused(&m, 16, 3, "layers 126 (+ pp_trim) are not divisible by pp x vp = 48", __LINE__);
+    /* by 3 neither: 126 + 2 = 128 slots are not 48 chunks' multiple, and
+     * without the trim 126 is not either; the depths that keep the trim
+     * are 96 - 2 = 94 and 144 - 2 = 142 (issue 50: the real numbers) */
+    refused(&m, 16, 3,
+            "126 layers + 2 (pp_trim: end stages lighter, the embedding and the loss counted "
+            "as layer slots) = 128 are not divisible by pp x vp = 48: --layers 94 or 142 keeps "
+            "the lighter ends",
+            __LINE__);
     split_is(&m, 1, 1, 126, 126, 126, __LINE__); /* no pipeline: the trim means nothing */
     /* an odd trim: ceil on the first (the embedding alone counted, as
      * Megatron's --account-for-embedding-in-pipeline-split): 31 + 1 = 32

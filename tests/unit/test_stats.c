@@ -3,13 +3,18 @@
  * interval of the median, and the precision test built on it.
  *
  * Type 7: h = (n - 1) p (0-based), Q = x[floor h] + (h - floor h) *
- * (x[floor h + 1] - x[floor h]).  Median CI: 1-based ranks
- * n/2 -/+ 1.96 sqrt(n)/2 (normal approximation of Binomial(n, 1/2);
+ * (x[floor h + 1] - x[floor h]).  Median CI: 1-based ranks [j, n + 1 - j]
+ * with the largest j whose interval still holds the median with
+ * probability >= 0.95, 1 - 2 P(Binomial(n, 1/2) <= j - 1) (Le Boudec,
+ * "Performance Evaluation of Computer and Communication Systems", Table
+ * A.1), and past n = 70 Theorem 2.1's j = floor(0.5 n - 0.98 sqrt(n)),
+ * k = ceil(0.5 n + 1 + 0.98 sqrt(n)) (the same as n/2 -/+ 1.96 sqrt(n)/2 of
  * Campbell & Gardner, "Statistics with Confidence"; Conover, Practical
  * Nonparametric Statistics, 3rd ed., section 3.2). */
 #include "util/pb_stats.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pb_test.h"
@@ -43,11 +48,11 @@ static void test_one_to_hundred(void)
     CHECK(s.median_lo == 40.0);
     CHECK(s.median_hi == 61.0);
 
-    /* pb_median_ci95 directly on the sorted data */
+    /* pb_median_ci95_of directly on the sorted data */
     double sorted[100], lo = -1, hi = -1;
     for (int i = 0; i < 100; i++)
         sorted[i] = (double)(i + 1);
-    pb_median_ci95(sorted, 100, &lo, &hi);
+    CHECK(pb_median_ci95_of(sorted, 100, &lo, &hi) == 1);
     CHECK(lo == 40.0 && hi == 61.0);
 
     /* quantiles directly: p = 0 -> min, p = 1 -> max, p = 0.25 -> h = 24.75
@@ -97,7 +102,7 @@ static void test_small(void)
     CHECK(s.median == 30.0); /* h = 4 * 0.5 = 2 -> x[2] = 30 */
     CHECK(s.median_lo == 10.0 && s.median_hi == 50.0);
     static const double five_sorted[] = {10, 20, 30, 40, 50};
-    pb_median_ci95(five_sorted, 5, &lo, &hi);
+    CHECK(pb_median_ci95_of(five_sorted, 5, &lo, &hi) == 0); /* no 95 % interval */
     CHECK(lo == 10.0 && hi == 50.0);
 }
 
@@ -108,21 +113,85 @@ static void test_ci_ranks(void)
         x[i] = (double)(i + 1); /* value = 1-based rank */
     double lo, hi;
 
-    /* n = 400: half = 1.96 * 20 / 2 = 19.6, mid = 200: floor(180.4) = 180,
-     * ceil(219.6) + 1 = 221 (Campbell & Gardner: 180.4 -> 180, 220.6 -> 221) */
-    pb_median_ci95(x, 400, &lo, &hi);
+    /* n = 400 (above the exact table: Le Boudec's rule): 0.98 sqrt(400)
+     * = 19.6: floor(200 - 19.6) = 180, ceil(201 + 19.6) = 221 (Campbell &
+     * Gardner: 180.4 -> 180, 220.6 -> 221) */
+    CHECK(pb_median_ci95_of(x, 400, &lo, &hi) == 1);
     CHECK(lo == 180.0 && hi == 221.0);
 
-    /* n = 36: half = 1.96 * 6 / 2 = 5.88, mid = 18: floor(12.12) = 12,
-     * ceil(23.88) + 1 = 25; symmetric: 36 + 1 - 12 = 25 */
-    pb_median_ci95(x, 36, &lo, &hi);
+    /* n = 36 (the exact rule): P(Bin(36, 1/2) <= 11) = 0.0144 <= 0.025 <
+     * P(<= 12) = 0.0326, so j = 12 and k = 36 + 1 - 12 = 25 */
+    CHECK(pb_median_ci95_of(x, 36, &lo, &hi) == 1);
     CHECK(lo == 12.0 && hi == 25.0);
 
-    /* n = 6, the smallest with a computed interval: half = 1.96 * sqrt(6) / 2
-     * = 2.4005, mid = 3: floor(0.5995) = 0 -> clamped to rank 1, ceil(5.4005)
-     * + 1 = 7 -> clamped to rank 6: the full range */
-    pb_median_ci95(x, 6, &lo, &hi);
+    /* n = 6, the smallest with an interval: P(Bin(6, 1/2) <= 0) = 1/64
+     * = 0.0156 <= 0.025 < P(<= 1) = 7/64, so j = 1, k = 6: the full range */
+    CHECK(pb_median_ci95_of(x, 6, &lo, &hi) == 1);
     CHECK(lo == 1.0 && hi == 6.0);
+}
+
+/* The ranks against the table, worked by hand: [j, n + 1 - j] covers the
+ * median with probability 1 - 2 sum_{i < j} C(n, i) / 2^n, and j is the
+ * largest with that >= 0.95.  The same intervals and levels are printed
+ * in the exact tables of the median's interval (Le Boudec's Table A.1;
+ * Hayter, "Probability and Statistics for Engineers and Scientists",
+ * Table A.7: "6 [x(1), x(6)] 96.9 %", "10 [x(2), x(9)] 97.9 %", "20 [x(6),
+ * x(15)] 95.9 %"). */
+static void test_table(void)
+{
+    static const struct {
+        size_t n, j, k;
+    } want[] = {
+        /* j = 1: 1 - 2 / 64 = 0.969; j = 2 would give 1 - 2 (1 + 6) / 64 = 0.781 */
+        {6, 1, 6},
+        /* 1 - 2 / 128 = 0.984; j = 2: 1 - 2 x 8 / 128 = 0.875 */
+        {7, 1, 7},
+        /* 1 - 2 / 256 = 0.992; j = 2: 1 - 2 x 9 / 256 = 0.930 */
+        {8, 1, 8},
+        /* j = 2: 1 - 2 x 10 / 512 = 0.961; j = 3: 1 - 2 x 46 / 512 = 0.820 */
+        {9, 2, 8},
+        /* j = 2: 1 - 2 (1 + 10) / 1024 = 0.979; j = 3: 1 - 2 x 56 / 1024 = 0.891
+         * (the formula alone would give floor(5 - 3.099) = 1, ceil(9.099) = 10) */
+        {10, 2, 9},
+        /* j = 3: 1 - 2 (1 + 12 + 66) / 4096 = 0.961; j = 4: 1 - 2 x 299 / 4096 = 0.854 */
+        {12, 3, 10},
+        /* j = 6: 1 - 2 (1 + 20 + 190 + 1140 + 4845 + 15504) / 2^20 = 1 - 2 x
+         * 21700 / 1048576 = 0.959; j = 7: 1 - 2 x 60460 / 1048576 = 0.885 */
+        {20, 6, 15},
+        /* n = 71, the first past the table: floor(35.5 - 0.98 x 8.4261) =
+         * floor(27.24) = 27, ceil(36.5 + 8.2576) = ceil(44.76) = 45 */
+        {71, 27, 45},
+        /* floor(50 - 9.8) = 40, ceil(51 + 9.8) = 61 (exact sums give the same) */
+        {100, 40, 61},
+        /* floor(200 - 19.6) = 180, ceil(201 + 19.6) = 221 */
+        {400, 180, 221},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t j = 0, k = 0;
+        CHECK(pb_median_ci95_ranks(want[i].n, &j, &k) == 1);
+        if (j != want[i].j || k != want[i].k) {
+            fprintf(stderr, "n = %zu: ranks %zu..%zu, want %zu..%zu\n", want[i].n, j, k,
+                    want[i].j, want[i].k);
+            CHECK(0);
+        }
+    }
+    /* n <= 5: no 95 % interval: the whole range misses the median with
+     * probability 2 / 2^n >= 2 / 32 = 0.0625 > 0.05; the flag says so */
+    for (size_t n = 1; n <= 5; n++) {
+        size_t j = 0, k = 0;
+        CHECK(pb_median_ci95_ranks(n, &j, &k) == 0);
+        CHECK(j == 1 && k == n);
+    }
+    /* on data, and through pb_stats_compute: 1..10 -> 2 and 9 */
+    double x[10], scratch[10], lo = 0.0, hi = 0.0;
+    for (int i = 0; i < 10; i++)
+        x[i] = (double)(i + 1);
+    CHECK(pb_median_ci95_of(x, 10, &lo, &hi) == 1 && lo == 2.0 && hi == 9.0);
+    pb_stats_t s;
+    pb_stats_compute(x, 10, scratch, &s);
+    CHECK(s.median_lo == 2.0 && s.median_hi == 9.0);
+    /* five: no interval, the whole range to show */
+    CHECK(pb_median_ci95_of(x, 5, &lo, &hi) == 0 && lo == 1.0 && hi == 5.0);
 }
 
 static void test_precise(void)
@@ -138,9 +207,8 @@ static void test_precise(void)
     CHECK(pb_stats_precise(&s, 0.02));
 
     /* alternating 1, 100: sorted five 1s then five 100s; median h = 4.5 ->
-     * 1 + 0.5 * 99 = 50.5; n = 10: half = 1.96 * sqrt(10) / 2 = 3.099, ranks
-     * floor(1.90) = 1 and ceil(8.099) + 1 = 10 -> [1, 100], half-width 49.5
-     * > 0.02 * 50.5 = 1.01 */
+     * 1 + 0.5 * 99 = 50.5; n = 10: ranks 2 and 9 (test_table) -> [1, 100],
+     * half-width 49.5 > 0.02 * 50.5 = 1.01 */
     for (int i = 0; i < 10; i++)
         x[i] = (i % 2) ? 100.0 : 1.0;
     pb_stats_compute(x, 10, scratch, &s);
@@ -173,6 +241,7 @@ int main(void)
     test_one_to_hundred();
     test_small();
     test_ci_ranks();
+    test_table();
     test_precise();
     PB_TEST_END("unit_stats");
 }

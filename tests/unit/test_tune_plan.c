@@ -126,31 +126,115 @@ static void test_score_and_choose(void)
 
 static void test_env(void)
 {
-    pb_tenv_item_t it[2];
+    pb_tenv_item_t it[3];
     memset(it, 0, sizeof it);
-    it[0].knob = pb_knob_find("coll_tuned_allreduce_algorithm");
-    it[0].value = 3;
-    snprintf(it[0].why, sizeof it[0].why, "allreduce 4 ranks: 0.62x (0.60-0.65)");
-    it[1].knob = pb_knob_find("coll_tuned_allgather_algorithm");
-    it[1].value = 1;
-    snprintf(it[1].why, sizeof it[1].why, "allgather 4 ranks: 0.90x (0.85-0.95)");
+    pb_tenv_knob(&it[0], pb_knob_find("NCCL_ALGO"), "Tree", "NCCL_ALGO = Tree: x0.620");
+    pb_tenv_knob(&it[1], pb_knob_find("NCCL_PROTO"), "allreduce:Simple;allgather:Simple", "");
+    snprintf(it[2].why, sizeof it[2].why, "left out: NCCL_MAX_NCHANNELS=8");
     char buf[1024] = "";
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     pb_err_t err;
     memset(&err, 0, sizeof err);
-    CHECK(f != NULL && pb_tenv_write(f, "parbench tune", it, 2, &err) == PB_OK);
+    CHECK(f != NULL && pb_tenv_write(f, "parbench tune", it, 3, NULL, &err) == PB_OK);
     fclose(f);
-    /* the prerequisite exported once, before the first knob that needs it */
+    /* a value the shell would split at ';' is quoted; a comment alone
+     * exports nothing */
     CHECK(strcmp(buf, "# parbench tune\n"
-                      "# coll_tuned_allreduce_algorithm = ring: allreduce 4 ranks: 0.62x (0.60-0.65)\n"
-                      "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
-                      "export OMPI_MCA_coll_tuned_allreduce_algorithm=4\n"
-                      "# coll_tuned_allgather_algorithm = bruck: allgather 4 ranks: 0.90x (0.85-0.95)\n"
-                      "export OMPI_MCA_coll_tuned_allgather_algorithm=2\n") == 0);
+                      "# NCCL_ALGO = Tree: x0.620\n"
+                      "export NCCL_ALGO=Tree\n"
+                      "export NCCL_PROTO='allreduce:Simple;allgather:Simple'\n"
+                      "# left out: NCCL_MAX_NCHANNELS=8\n") == 0);
+    /* a path with a space and a quote comes back whole from sh */
+    snprintf(it[0].name, sizeof it[0].name, "OMPI_MCA_coll_tuned_dynamic_rules_filename");
+    snprintf(it[0].value, sizeof it[0].value, "/tmp/it's here/tune.rules");
+    it[0].why[0] = '\0';
     f = fmemopen(buf, sizeof buf - 1, "w");
-    CHECK(f != NULL && pb_tenv_write(f, "none", it, 0, &err) == PB_OK);
+    CHECK(f != NULL && pb_tenv_write(f, "h", it, 1, NULL, &err) == PB_OK);
+    fclose(f);
+    CHECK(strcmp(buf, "# h\nexport OMPI_MCA_coll_tuned_dynamic_rules_filename="
+                      "'/tmp/it'\\''s here/tune.rules'\n") == 0);
+    /* nothing exported: the file says why */
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f != NULL && pb_tenv_write(f, "none", &it[2], 1, NULL, &err) == PB_OK);
     fclose(f);
     CHECK(strstr(buf, "nothing to set") != NULL && strstr(buf, "export") == NULL);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f != NULL && pb_tenv_write(f, "none", it, 0, "nothing was measured", &err) == PB_OK);
+    fclose(f);
+    CHECK(strcmp(buf, "# none\n# nothing was measured\n") == 0);
+}
+
+/* Item 14: a verdict from fewer than 6 pairs ("not enough pairs") counts
+ * as no change, whatever its median: 5 pairs at 0.5 on the heaviest
+ * case give no score (else (8 x 0.5 + 2) / 10 = 0.6). */
+static void test_few_pairs(void)
+{
+    const double w[3] = {8.0, 1.0, 1.0};
+    pb_tcell_t few = {PB_TCELL_DONE, {5, 0.5, 0.4, 0.6, PB_TV_FEW}};
+    CHECK(pb_tcell_ratio(&few) == 1.0);
+    CHECK(!pb_tcell_holds(&few));
+    pb_tcell_t a[3] = {few, cell(PB_TCELL_DONE, PB_TV_SAME, 0.9), cell(PB_TCELL_NONE, PB_TV_SAME, 0)};
+    CHECK(pb_tplan_score(a, w, 3) == 0.0);
+}
+
+/* Item 15: a setting faster on the TP all-reduce (weight 8, 0.5) and
+ * not measured on the DP bucket (weight 1, "not tuned": NONE) may not
+ * reach the DP bucket.  Exported as is it would: score 0.  Held to the TP
+ * case alone (Open MPI's rules file): (8 x 0.5 + 1 + 1) / 10 = 0.6. */
+static void test_reach(void)
+{
+    const double w[3] = {8.0, 1.0, 1.0};
+    pb_tcell_t row[3] = {cell(PB_TCELL_DONE, PB_TV_FASTER, 0.5), cell(PB_TCELL_NONE, PB_TV_SAME, 0),
+                         cell(PB_TCELL_DONE, PB_TV_SAME, 0.95)};
+    const int all[3] = {1, 1, 1}, tp[3] = {1, 0, 0}, tp_ag[3] = {1, 0, 1};
+    CHECK(pb_tplan_score_reach(row, all, w, 3) == 0.0);
+    CHECK_NEAR(pb_tplan_score_reach(row, tp, w, 3), 0.6, 1e-12);
+    /* a tie counts as holding, at ratio 1: still (4 + 1 + 1) / 10 */
+    CHECK_NEAR(pb_tplan_score_reach(row, tp_ag, w, 3), 0.6, 1e-12);
+    row[2] = cell(PB_TCELL_DONE, PB_TV_SLOWER, 1.2); /* a loss in reach: never */
+    CHECK(pb_tplan_score_reach(row, tp_ag, w, 3) == 0.0);
+    row[2] = cell(PB_TCELL_WRONG, PB_TV_SAME, 1.0); /* wrong anywhere: never */
+    CHECK(pb_tplan_score_reach(row, tp, w, 3) == 0.0);
+    row[2] = cell(PB_TCELL_SKIPPED, PB_TV_SAME, 0); /* the budget left it: never */
+    CHECK(pb_tplan_score_reach(row, tp_ag, w, 3) == 0.0);
+}
+
+/* Item 15, NCCL: NCCL_ALGO=Tree faster on the TP all-reduce, not
+ * measured on the DP all-reduce (not tuned), no change on an all-gather
+ * and faster on a send/recv.  One value for the job would reach the DP
+ * bucket: left out.  NCCL 2.24+ scopes a value per collective, but the
+ * all-reduce is refused (the DP case); the all-gather holds: scoped to
+ * it.  A channel knob cannot be scoped: left out. */
+static void test_nccl_scope(void)
+{
+    const pb_knob_t *algo = pb_knob_find("NCCL_ALGO"), *ch = pb_knob_find("NCCL_MAX_NCHANNELS");
+    const pb_tcand_t tree = {1, {{algo, 1}}}, chan = {1, {{ch, 2}}};
+    const char *ops[4] = {"allreduce", "allreduce", "allgather", "sendrecv"};
+    pb_tcell_t row[4] = {cell(PB_TCELL_DONE, PB_TV_FASTER, 0.5), cell(PB_TCELL_NONE, PB_TV_SAME, 0),
+                         cell(PB_TCELL_DONE, PB_TV_SAME, 1.0), cell(PB_TCELL_DONE, PB_TV_FASTER, 0.9)};
+    int reach[4];
+    char funcs[64];
+    CHECK(pb_tplan_reach(&tree, ops, row, 4, 0, reach, funcs, sizeof funcs) == PB_TREACH_NONE);
+    CHECK(reach[0] && reach[1] && reach[2] && reach[3] && funcs[0] == '\0');
+    CHECK(pb_tplan_reach(&tree, ops, row, 4, 1, reach, funcs, sizeof funcs) == PB_TREACH_SCOPED);
+    CHECK(strcmp(funcs, "allgather") == 0); /* send/recv: NCCL names no algorithm for it */
+    CHECK(!reach[0] && !reach[1] && reach[2] && !reach[3]);
+    CHECK(pb_tplan_reach(&chan, ops, row, 4, 1, reach, funcs, sizeof funcs) == PB_TREACH_NONE);
+    /* measured on the DP bucket too and tied there: the whole all-reduce */
+    row[1] = cell(PB_TCELL_DONE, PB_TV_SAME, 1.0);
+    CHECK(pb_tplan_reach(&tree, ops, row, 4, 1, reach, funcs, sizeof funcs) == PB_TREACH_ALL);
+    CHECK(reach[0] && reach[1] && reach[2] && reach[3]);
+    CHECK(pb_knob_nccl_func("reducescatter") != NULL && pb_knob_nccl_func("alltoall") == NULL);
+}
+
+/* Item 16: the budget the search would have needed: 4.5 s before it,
+ * then 10 pairs of three candidates at 0.2, 0.3 and 0.5 s a pair:
+ * 4.5 + 10 x 1.0 = 14.5 s. */
+static void test_budget_needed(void)
+{
+    const double per_pair[3] = {0.2, 0.3, 0.5};
+    CHECK_NEAR(pb_tplan_budget(4.5, per_pair, 3, 10), 14.5, 1e-12);
+    CHECK_NEAR(pb_tplan_budget(4.5, per_pair, 0, 10), 4.5, 1e-12);
 }
 
 int main(void)
@@ -160,5 +244,9 @@ int main(void)
     test_budget_and_combo();
     test_score_and_choose();
     test_env();
+    test_few_pairs();
+    test_reach();
+    test_nccl_scope();
+    test_budget_needed();
     PB_TEST_END("unit_tune_plan");
 }

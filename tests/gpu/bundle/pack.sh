@@ -45,7 +45,7 @@ T0=$(date +%s)
 # ---- 1. the build host's packages -----------------------------------------
 # what the project's setup.sh installs, and patchelf
 need=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
-      libjansson-dev libplplot-dev libxml2-utils libxml2-dev patchelf xz-utils zstd binutils)
+      libjansson-dev libplplot-dev libxml2-utils libxml2-dev zlib1g-dev patchelf xz-utils zstd binutils)
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

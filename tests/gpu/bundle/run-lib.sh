@@ -249,9 +249,13 @@ import glob, struct, sys
 files = glob.glob(sys.argv[1] + "/parbench-prof-*.bin")
 coll = p2p = dropped = gpu = 0
 names = {}
+devices = []
 for f in files:
     data = open(f, "rb").read()
     api = struct.unpack_from("<i", data, 40)[0]
+    # format 3 (doc/profiling.md): the CUDA device current at the
+    # communicator's init, byte 192 (pb_prof_rec.h asserts the offset)
+    devices.append(struct.unpack_from("<i", data, 192)[0])
     for off in range(256, len(data) - 127, 128):
         kind, = struct.unpack_from("<I", data, off)
         if kind == 1 or kind == 2:
@@ -265,10 +269,13 @@ for f in files:
             dropped += struct.unpack_from("<Q", data, off + 16)[0]
     print("file %s: API v%d" % (f.rsplit("/", 1)[-1], api))
 print("profiler: %d records (%d collective, %d p2p; %s) in %d files, %d dropped, %d with GPU times"
-      % (coll + p2p, coll, p2p, names, len(files), dropped, gpu))
-sys.exit(0 if coll + p2p > 0 else 1)
+      ", devices %s" % (coll + p2p, coll, p2p, names, len(files), dropped, gpu, devices))
+# one rank on GPU 0: every file must name device 0 (-1 would mean the
+# plugin found no CUDA context at init, and profile could not tell a
+# multi-GPU process's ranks apart)
+sys.exit(0 if coll + p2p > 0 and devices and all(d == 0 for d in devices) else 1)
 PY
-    [ $? -eq 0 ] || { echo "profiler_run: the plugin recorded no operation"; return 1; }
+    [ $? -eq 0 ] || { echo "profiler_run: the plugin recorded no operation, or a file names no device 0"; return 1; }
     # parbench profile on what was recorded: the same operations, joined
     # (its head line counts records and operations), and the ops CSV
     local rc
