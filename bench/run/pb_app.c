@@ -7,6 +7,7 @@
 #include "pb_ctx.h"
 #include "pb_launch.h"
 #include "pb_wall.h"
+#include "pb_watchdog.h"
 #include "../cmd/pb_cmd_main_job.h"
 
 /* The main job's output folder, made by rank 0 before the context opens
@@ -58,6 +59,19 @@ int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt, pb_wd_signals_t *sigs)
     pb_ctx_fini(&ctx);
     pb_watchdog_stop(wd);
     return sig && code == PB_OK ? 128 + sig : code;
+}
+
+int pb_app_signals(pb_wd_signals_t **sigs)
+{
+    pb_watchdog_block_signals();
+    pb_err_t err;
+    pb_err_clear(&err);
+    *sigs = NULL;
+    if (pb_wd_signals_open(sigs, &err) != PB_OK) {
+        fprintf(stderr, "parbench: %s\n", err.msg);
+        return PB_ERUNTIME;
+    }
+    return PB_OK;
 }
 
 int pb_app_refuse(int code, const char *msg)

@@ -14,6 +14,12 @@
  * Returns the rank's exit code (the same on every rank). */
 int pb_app_rank(pb_ctl_t *world, const pb_options_t *opt, pb_wd_signals_t *sigs);
 
+/* The process's signal record (pb_wd_signals.h), taken first thing,
+ * before any other thread starts: SIGINT and SIGTERM blocked in this
+ * thread, so that every thread made later inherits the mask and only the
+ * watchdogs take them.  PB_OK, or the error printed and its code. */
+int pb_app_signals(pb_wd_signals_t **sigs);
+
 #ifdef PARBENCH_HAVE_MPI
 /* MPI up, pb_app_rank on MPI_COMM_WORLD, MPI down.  Returns the process
  * exit code. */

@@ -14,14 +14,9 @@ int pb_app_run_mpi(int *argc, char ***argv, const pb_options_t *opt)
 {
     /* before MPI starts its threads, so that none of them takes SIGINT
      * or SIGTERM: the watchdog thread does (pb_watchdog.h) */
-    pb_watchdog_block_signals();
-    pb_err_t err;
-    pb_err_clear(&err);
     pb_wd_signals_t *sigs = NULL;
-    if (pb_wd_signals_open(&sigs, &err) != PB_OK) {
-        fprintf(stderr, "parbench: %s\n", err.msg);
+    if (pb_app_signals(&sigs) != PB_OK)
         return PB_ERUNTIME;
-    }
     /* before anything makes a topology (MPI may): pb_topo.h */
     pb_topo_skip_plugins();
     /* Only the main thread calls MPI (the watchdog thread talks over its

@@ -34,14 +34,9 @@ int pb_app_run_threads(const pb_options_t *opt, int n)
      * the watchdogs take the signals (pb_watchdog.h) from the process's
      * one record, so that a Ctrl-C counts once for all the ranks
      * (pb_wd_signals.h) */
-    pb_watchdog_block_signals();
-    pb_err_t err;
-    pb_err_clear(&err);
     pb_wd_signals_t *sigs = NULL;
-    if (pb_wd_signals_open(&sigs, &err) != PB_OK) {
-        fprintf(stderr, "parbench: %s\n", err.msg);
+    if (pb_app_signals(&sigs) != PB_OK)
         return PB_ERUNTIME;
-    }
     pb_topo_skip_plugins();
     pb_ctl_shared_t *sh = pb_ctl_threads_new(n);
     rank_arg_t *args = calloc((size_t)n, sizeof *args);
