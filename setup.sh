@@ -22,8 +22,10 @@ done
 # Debian packages, installed only when missing (a re-run costs nothing).
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
       libjansson-dev libplplot-dev libxml2-utils libxml2-dev zlib1g-dev)
-# CI only (.ci/run): the fuzz targets (clang, libFuzzer) and memcheck
-[ "${PARBENCH_CI:-0}" = 1 ] && pkgs+=(clang-14 libclang-rt-14-dev valgrind)
+# CI only (.ci/run): the fuzz targets (clang, libFuzzer) and memcheck, and
+# HIP (issue 51: the AMD side is built and its tests run on every CI run;
+# a user adds the two packages, or ROCm's own hipcc, to build it)
+[ "${PARBENCH_CI:-0}" = 1 ] && pkgs+=(clang-14 libclang-rt-14-dev valgrind hipcc libamdhip64-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

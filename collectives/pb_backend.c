@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(PARBENCH_HAVE_CUDA) || defined(PARBENCH_HAVE_HIP)
+#include "pb_gpu_native.h"
+#endif
+
 /* A table entry: its name, where it sits, and the capability that makes
  * it required (0: always required). */
 typedef struct slot {
@@ -86,7 +90,7 @@ int pb_backend_check(const pb_comm_ops_t *comm, const pb_mem_ops_t *mem, char *w
 
 unsigned pb_backend_caps(const pb_comm_ops_t *comm, pb_memory_t memory)
 {
-    const pb_mem_ops_t *mem = pb_mem_ops_for(memory);
+    const pb_mem_ops_t *mem = pb_mem_ops_of(comm, memory);
     if (!(comm->moves & (1u << memory)) || mem == NULL)
         return 0;
     return comm->caps(memory) | mem->caps;
@@ -96,11 +100,24 @@ const pb_mem_ops_t *pb_mem_ops_for(pb_memory_t memory)
 {
     if (memory == PB_MEM_HOST)
         return &pb_host_mem_ops;
-#ifdef PARBENCH_HAVE_CUDA
+#if defined(PARBENCH_HAVE_CUDA)
     return &pb_cuda_mem_ops;
+#elif defined(PARBENCH_HAVE_HIP)
+    return &pb_hip_mem_ops;
 #else
     return NULL;
 #endif
+}
+
+const pb_mem_ops_t *pb_mem_ops_of(const pb_comm_ops_t *comm, pb_memory_t memory)
+{
+#ifdef PARBENCH_HAVE_HIP
+    if (memory == PB_MEM_DEVICE && strcmp(comm->name, "rccl") == 0)
+        return &pb_hip_mem_ops;
+#else
+    (void)comm;
+#endif
+    return pb_mem_ops_for(memory);
 }
 
 /* Host memory is the default, not a choice, so a library that moves
@@ -140,9 +157,9 @@ int pb_backend_open(pb_backend_t *be, const pb_comm_ops_t *comm, const pb_backen
         memset(be, 0, sizeof *be);
         return code;
     }
-    const pb_mem_ops_t *mem = pb_mem_ops_for(mine.memory);
+    const pb_mem_ops_t *mem = pb_mem_ops_of(comm, mine.memory);
     if (mem == NULL)
-        code = pb_err_set(err, PB_EINPUT, "device memory needs a build with CUDA");
+        code = pb_err_set(err, PB_EINPUT, "device memory needs a build with CUDA or HIP");
     else if (pb_backend_check(comm, mem, why, sizeof why))
         code = pb_err_set(err, PB_ERUNTIME, "backend table: %s", why);
     else {
@@ -155,6 +172,12 @@ int pb_backend_open(pb_backend_t *be, const pb_comm_ops_t *comm, const pb_backen
         return code;
     }
     be->caps = pb_backend_caps(comm, mine.memory);
+#if defined(PARBENCH_HAVE_CUDA) || defined(PARBENCH_HAVE_HIP)
+    /* HIP's host fallback (no code object for this GPU) has no compute
+     * stand-in: a host loop does not occupy the GPU (pb_hip_kernels.h) */
+    if (mine.memory == PB_MEM_DEVICE && !pb_gpu_mem_native(be->mem_priv))
+        be->caps &= ~(unsigned)PB_CAP_BUSY;
+#endif
     return PB_OK;
 }
 

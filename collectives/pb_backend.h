@@ -154,8 +154,11 @@ int pb_backend_in_place(const pb_backend_t *be, pb_coll_t c);
 int pb_backend_check(const pb_comm_ops_t *comm, const pb_mem_ops_t *mem, char *why, size_t len);
 
 /* The memory side for `memory` in this build (NULL: device memory in a
- * build without CUDA). */
+ * build without CUDA or HIP; CUDA's where both are built). */
 const pb_mem_ops_t *pb_mem_ops_for(pb_memory_t memory);
+/* The memory side comm composes with: HIP's device memory for rccl,
+ * else pb_mem_ops_for's. */
+const pb_mem_ops_t *pb_mem_ops_of(const pb_comm_ops_t *comm, pb_memory_t memory);
 
 /* The memory a run of comm gets when `asked` was asked for (PB_EINPUT
  * where comm cannot move device memory that was asked for), and the
@@ -170,5 +173,12 @@ unsigned pb_backend_caps(const pb_comm_ops_t *comm, pb_memory_t memory);
 const pb_comm_ops_t *pb_backend_find(const char *name);
 int pb_backend_count(void);
 const pb_comm_ops_t *pb_backend_at(int i);
+
+/* What "--backend auto" comes to on a node with these GPUs and NCCL-API
+ * libraries (1: loads): "nccl" where NVIDIA GPUs and NCCL are, else
+ * "rccl" where AMD GPUs and RCCL are, else "mpi".  Pure; the registry's
+ * order (pb_backend_list.def: nccl, rccl, mpi) and each backend's
+ * available() realise it, this states it for a test. */
+const char *pb_backend_auto_pick(int nvidia_gpus, int amd_gpus, int nccl_loads, int rccl_loads);
 
 #endif

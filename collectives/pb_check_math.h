@@ -10,7 +10,9 @@
 
 #include "pb_expect.h"
 
-#ifdef __CUDACC__
+/* nvcc, and clang compiling HIP for the AMD kernels (pb_hip_kernels.hip):
+ * __HIP__ is the compiler's own, which no header defines in a C file */
+#if defined(__CUDACC__) || defined(__HIP__)
 #define PB_HD __host__ __device__ static inline
 #else
 #define PB_HD static inline

@@ -18,17 +18,29 @@
 
 typedef enum { PB_POLL_DONE, PB_POLL_PENDING, PB_POLL_FAILED } pb_poll_t;
 
-/* What a cudaEventQuery/cudaStreamQuery result means to a waiting loop. */
-static inline pb_poll_t pb_cuda_poll_state(int rc)
+/* What an event or stream query's result means to a waiting loop, for a
+ * runtime whose "not ready" code is `not_ready` (pb_gpurt_t's: HIP keeps
+ * the same last-error slot and the same code, hipErrorNotReady = 600). */
+static inline pb_poll_t pb_gpu_poll_state(int rc, int not_ready)
 {
-    return rc == PB_CUDA_SUCCESS     ? PB_POLL_DONE
-           : rc == PB_CUDA_NOT_READY ? PB_POLL_PENDING
-                                     : PB_POLL_FAILED;
+    return rc == PB_CUDA_SUCCESS ? PB_POLL_DONE
+           : rc == not_ready     ? PB_POLL_PENDING
+                                 : PB_POLL_FAILED;
 }
 
 /* Whether the last-error slot holds a code the poller must clear: "not
  * ready" is an answer, not an error, and must not reach a later check. */
-static inline int pb_cuda_poll_must_clear(int rc) { return rc == PB_CUDA_NOT_READY; }
+static inline int pb_gpu_poll_must_clear(int rc, int not_ready) { return rc == not_ready; }
+
+/* CUDA's: cudaEventQuery/cudaStreamQuery. */
+static inline pb_poll_t pb_cuda_poll_state(int rc)
+{
+    return pb_gpu_poll_state(rc, PB_CUDA_NOT_READY);
+}
+static inline int pb_cuda_poll_must_clear(int rc)
+{
+    return pb_gpu_poll_must_clear(rc, PB_CUDA_NOT_READY);
+}
 
 /* The verdict of a launch check: `before` is cudaGetLastError() read just
  * before the launch, `after` just after it.  Reading `before` cleared any

@@ -1,8 +1,9 @@
-/* pb_gemm_none.c - the GEMM probe of a build without CUDA: every entry
+/* pb_gemm_none.c - the GEMM probe of a build without CUDA or HIP: every entry
  * says so, so `parbench gemm` fails with one clear line. */
 #include "pb_gemm.h"
 
-#define PB_GEMM_NO_CUDA "parbench gemm needs a build with CUDA (PARBENCH_CUDA=ON)"
+#define PB_GEMM_NO_CUDA                                                                            \
+    "parbench gemm needs a build with CUDA (PARBENCH_CUDA=ON) or HIP (PARBENCH_HIP=ON)"
 
 int pb_gemm_device_count(int *count, pb_err_t *err)
 {

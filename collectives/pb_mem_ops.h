@@ -88,8 +88,10 @@ struct pb_mem_ops {
     int (*busy)(pb_group_t *g, double seconds, pb_err_t *err);
 };
 
-/* The two memory sides (pb_cuda_mem_ops: CUDA builds only). */
+/* The memory sides (pb_cuda_mem_ops: CUDA builds only; pb_hip_mem_ops:
+ * HIP builds only; both in pb_gpu_mem.c). */
 extern const pb_mem_ops_t pb_host_mem_ops;
 extern const pb_mem_ops_t pb_cuda_mem_ops;
+extern const pb_mem_ops_t pb_hip_mem_ops;
 
 #endif

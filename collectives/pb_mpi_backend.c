@@ -14,7 +14,7 @@
 #include "pb_mpi_priv.h"
 
 #ifdef PARBENCH_HAVE_CUDA
-#include "pb_cuda_bind.h"
+#include "pb_gpu_bind.h"
 #endif
 
 static int mpi_init(pb_backend_t *be, const pb_backend_config_t *cfg, pb_err_t *err)

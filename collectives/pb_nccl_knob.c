@@ -106,6 +106,10 @@ int pb_nccl_split_comm(pb_nccl_state_t *st, ncclComm_t parent, int color, int ke
                        ncclComm_t *out, pb_err_t *err)
 {
     const pb_nccl_lib_t *lib = &st->lib;
+    /* nccl.h's config also for RCCL: RCCL's ncclConfig_t (src/nccl.h.in,
+     * ncclConfig_v21700) is a prefix of NCCL 2.28's with the same magic,
+     * and RCCL's parseCommConfig (src/init.cc) reads no more than its own
+     * sizeof of the size the initializer wrote */
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
     ncclConfig_t *pcfg = NULL; /* NULL: the parent's configuration */
     if (st->min_ctas || st->max_ctas) {

@@ -36,15 +36,35 @@
 
 /* Each member has nccl.h's type: the assignment is type-checked but,
  * inside sizeof, never evaluated, so no NCCL symbol is referenced and
- * nothing is linked.  ncclAlltoAll is declared only by nccl.h >= 2.28. */
+ * nothing is linked.  The members that take a stream are not checked:
+ * they take it as void * (pb_nccl_lib.h), where nccl.h says cudaStream_t
+ * and rccl.h hipStream_t, both one opaque pointer passed alike. */
 #define PB_NCCL_SAME_TYPE(member, sym)                                                             \
     _Static_assert(sizeof(((pb_nccl_lib_t *)0)->member = sym) == sizeof(void *),                   \
                    #sym ": pb_nccl_lib_t's member differs from nccl.h");
-PB_NCCL_REQUIRED(PB_NCCL_SAME_TYPE)
-PB_NCCL_SAME_TYPE(GetVersion, ncclGetVersion)
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-PB_NCCL_SAME_TYPE(AlltoAll, ncclAlltoAll)
-#endif
+#define PB_NCCL_NO_STREAM(X)                                                                       \
+    X(GetErrorString, ncclGetErrorString)                                                          \
+    X(GetUniqueId, ncclGetUniqueId)                                                                \
+    X(CommInitRank, ncclCommInitRank)                                                              \
+    X(CommSplit, ncclCommSplit)                                                                    \
+    X(CommDestroy, ncclCommDestroy)                                                                \
+    X(CommAbort, ncclCommAbort)                                                                    \
+    X(CommGetAsyncError, ncclCommGetAsyncError)                                                    \
+    X(CommCount, ncclCommCount)                                                                    \
+    X(CommUserRank, ncclCommUserRank)                                                              \
+    X(GroupStart, ncclGroupStart)                                                                  \
+    X(GroupEnd, ncclGroupEnd)                                                                      \
+    X(GetVersion, ncclGetVersion)
+PB_NCCL_NO_STREAM(PB_NCCL_SAME_TYPE)
+
+const pb_nccl_vendor_t pb_nccl_vendor_nvidia = {
+    "NCCL", "nccl", PB_NCCL_SONAME, PB_NCCL_ENV, PB_NCCL_PY_LIB, "ncclAlltoAll", 28, 0,
+};
+/* RCCL: ncclAllToAll is in every version parbench takes (rccl
+ * src/nccl.h.in) */
+const pb_nccl_vendor_t pb_nccl_vendor_amd = {
+    "RCCL", "rccl", "librccl.so.1", "PARBENCH_RCCL_LIB", NULL, "ncclAllToAll", 0, 1,
+};
 
 /* The buffers a reason passes through on its way to the caller's line:
  * "FILE: reason" with the file cut at 200 characters fits. */
@@ -64,11 +84,13 @@ const char *pb_nccl_from_name(pb_nccl_from_t from)
     case PB_NCCL_FROM_OPTION:
         return "--nccl-lib";
     case PB_NCCL_FROM_ENV:
-        return PB_NCCL_ENV;
+        return PB_NCCL_ENV; /* NCCL's; open_named names RCCL's variable */
     case PB_NCCL_FROM_LOADER:
         return "the loader's path";
     case PB_NCCL_FROM_VENV:
         return "VIRTUAL_ENV";
+    case PB_NCCL_FROM_ROCM:
+        return "ROCm's prefix";
     default:
         return "CONDA_PREFIX";
     }
@@ -83,8 +105,10 @@ static int set(pb_nccl_candidate_t *c, pb_nccl_from_t from, const char *prefix, 
 
 static int given(const char *s) { return s != NULL && s[0] != '\0'; }
 
-int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *venv,
-                           const char *conda, pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES])
+int pb_nccl_lib_candidates_for(const pb_nccl_vendor_t *v, const char *option,
+                               const char *env_lib, const char *venv, const char *conda,
+                               const char *rocm,
+                               pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES_ANY])
 {
     /* a named file is the only candidate (pb_nccl_lib.h) */
     if (given(option))
@@ -92,14 +116,36 @@ int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *
     if (given(env_lib))
         return set(&out[0], PB_NCCL_FROM_ENV, "", env_lib) ? -1 : 1;
     int n = 0;
-    if (set(&out[n++], PB_NCCL_FROM_LOADER, "", PB_NCCL_SONAME))
+    if (set(&out[n++], PB_NCCL_FROM_LOADER, "", v->soname))
         return -1;
-    /* the wheel's place in any Python 3 of the environment (glob) */
-    const char *site = "/lib/python3.*/site-packages/" PB_NCCL_PY_LIB;
-    if (given(venv) && set(&out[n++], PB_NCCL_FROM_VENV, venv, site))
-        return -1;
-    if (given(conda) && set(&out[n++], PB_NCCL_FROM_CONDA, conda, site))
-        return -1;
+    if (v->py_lib != NULL) {
+        /* the wheel's place in any Python 3 of the environment (glob) */
+        char site[256];
+        snprintf(site, sizeof site, "/lib/python3.*/site-packages/%s", v->py_lib);
+        if (given(venv) && set(&out[n++], PB_NCCL_FROM_VENV, venv, site))
+            return -1;
+        if (given(conda) && set(&out[n++], PB_NCCL_FROM_CONDA, conda, site))
+            return -1;
+    }
+    if (v->rocm) {
+        char file[64];
+        snprintf(file, sizeof file, "/lib/%s", v->soname);
+        if (given(rocm) && set(&out[n++], PB_NCCL_FROM_ROCM, rocm, file))
+            return -1;
+        if (set(&out[n++], PB_NCCL_FROM_ROCM, "/opt/rocm", file))
+            return -1;
+    }
+    return n;
+}
+
+int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *venv,
+                           const char *conda, pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES])
+{
+    pb_nccl_candidate_t all[PB_NCCL_MAX_CANDIDATES_ANY];
+    int n = pb_nccl_lib_candidates_for(&pb_nccl_vendor_nvidia, option, env_lib, venv, conda,
+                                       NULL, all);
+    for (int i = 0; i < n; i++)
+        out[i] = all[i]; /* NCCL's are at most PB_NCCL_MAX_CANDIDATES */
     return n;
 }
 
@@ -113,11 +159,12 @@ void pb_nccl_lib_close(pb_nccl_lib_t *lib)
 /* After dlopen: the version first (an old library lacks newer symbols,
  * and "too old" is the better reason), then every required entry.  The
  * reason in `why` names no file: load() puts the file before it. */
-static int check(pb_nccl_lib_t *lib, const char *name, char *why, size_t len)
+static int check(const pb_nccl_vendor_t *vd, pb_nccl_lib_t *lib, const char *name, char *why,
+                 size_t len)
 {
     if (!pb_dl_sym(lib->handle, "ncclGetVersion", &lib->GetVersion)) {
         snprintf(lib->path, sizeof lib->path, "%s", name);
-        snprintf(why, len, "not an NCCL library (no ncclGetVersion)");
+        snprintf(why, len, "not an %s library (no ncclGetVersion)", vd->lib_name);
         return -1;
     }
     Dl_info info;
@@ -135,12 +182,12 @@ static int check(pb_nccl_lib_t *lib, const char *name, char *why, size_t len)
     pb_nccl_ver_t v = pb_nccl_version_decode(lib->version);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!pb_dl_sym(lib->handle, required[i].name, (char *)lib + required[i].off)) {
-            snprintf(why, len, "NCCL %d.%d.%d has no %s, which the nccl backend calls", v.major,
-                     v.minor, v.patch, required[i].name);
+            snprintf(why, len, "%s %d.%d.%d has no %s, which the %s backend calls",
+                     vd->lib_name, v.major, v.minor, v.patch, required[i].name, vd->backend);
             return -1;
         }
-    if (pb_nccl_version_at_least(lib->version, 2, 28))
-        (void)pb_dl_sym(lib->handle, "ncclAlltoAll", &lib->AlltoAll); /* optional */
+    if (pb_nccl_version_at_least(lib->version, 2, vd->alltoall_minor))
+        (void)pb_dl_sym(lib->handle, vd->alltoall, &lib->AlltoAll); /* optional */
     return 0;
 }
 
@@ -149,7 +196,8 @@ static int check(pb_nccl_lib_t *lib, const char *name, char *why, size_t len)
  * reason" in `why`).  RTLD_NODELETE: a closed NCCL stays mapped, since
  * threads it started (the bootstrap root of ncclGetUniqueId) may outlive
  * the last communicator. */
-static int load(pb_nccl_lib_t *lib, const char *name, pb_nccl_from_t from, char *why, size_t len)
+static int load(const pb_nccl_vendor_t *vd, pb_nccl_lib_t *lib, const char *name,
+                pb_nccl_from_t from, char *why, size_t len)
 {
     memset(lib, 0, sizeof *lib);
     lib->from = from;
@@ -160,7 +208,7 @@ static int load(pb_nccl_lib_t *lib, const char *name, pb_nccl_from_t from, char 
         return 1;
     }
     char reason[200];
-    if (check(lib, name, reason, sizeof reason) == 0)
+    if (check(vd, lib, name, reason, sizeof reason) == 0)
         return 0;
     snprintf(why, len, "%.200s: %s", lib->path, reason);
     pb_nccl_lib_close(lib);
@@ -168,17 +216,18 @@ static int load(pb_nccl_lib_t *lib, const char *name, pb_nccl_from_t from, char 
 }
 
 /* --nccl-lib or PARBENCH_NCCL_LIB: that file or a refusal naming it. */
-static int open_named(const pb_nccl_candidate_t *c, pb_nccl_lib_t *out, char *why, size_t len)
+static int open_named(const pb_nccl_vendor_t *vd, const pb_nccl_candidate_t *c,
+                      pb_nccl_lib_t *out, char *why, size_t len)
 {
     /* as typed: "--nccl-lib FILE", "PARBENCH_NCCL_LIB=FILE" */
-    const char *via = pb_nccl_from_name(c->from);
+    const char *via = c->from == PB_NCCL_FROM_ENV ? vd->env : pb_nccl_from_name(c->from);
     const char *sep = c->from == PB_NCCL_FROM_ENV ? "=" : " ";
     if (strchr(c->name, '/') != NULL && access(c->name, F_OK) != 0) {
         snprintf(why, len, "%s%s%s: no such file", via, sep, c->name);
         return -1;
     }
     char reason[PB_NCCL_REASON];
-    if (load(out, c->name, c->from, reason, sizeof reason) == 0)
+    if (load(vd, out, c->name, c->from, reason, sizeof reason) == 0)
         return 0;
     /* the loader's reason and load()'s both begin with the file */
     snprintf(why, len, "%s%s%s", via, sep, reason);
@@ -188,7 +237,8 @@ static int open_named(const pb_nccl_candidate_t *c, pb_nccl_lib_t *out, char *wh
 /* The first file of a Python environment's pattern that is a good NCCL
  * library: 0; else -1 when one loaded and was refused (its reason in
  * `why`), 1 when none matched or loaded. */
-static int open_glob(const pb_nccl_candidate_t *c, pb_nccl_lib_t *out, char *why, size_t len)
+static int open_glob(const pb_nccl_vendor_t *vd, const pb_nccl_candidate_t *c,
+                     pb_nccl_lib_t *out, char *why, size_t len)
 {
     glob_t g;
     if (glob(c->name, 0, NULL, &g) != 0) {
@@ -198,7 +248,7 @@ static int open_glob(const pb_nccl_candidate_t *c, pb_nccl_lib_t *out, char *why
     int rc = 1;
     char reason[PB_NCCL_REASON];
     for (size_t i = 0; i < g.gl_pathc; i++) {
-        int r = load(out, g.gl_pathv[i], c->from, reason, sizeof reason);
+        int r = load(vd, out, g.gl_pathv[i], c->from, reason, sizeof reason);
         if (r == 0 || (r < 0 && rc > 0))
             snprintf(why, len, "%s", reason);
         if (r <= 0)
@@ -210,37 +260,56 @@ static int open_glob(const pb_nccl_candidate_t *c, pb_nccl_lib_t *out, char *why
     return rc;
 }
 
-int pb_nccl_lib_open(const char *explicit_path, pb_nccl_lib_t *out, char *why, size_t len)
+/* The reason when no candidate loaded: NCCL's sentence as before,
+ * RCCL's starting "no RCCL: librccl.so.1 not found". */
+static void none_found(const pb_nccl_vendor_t *vd, char *why, size_t len)
+{
+    if (vd->rocm)
+        snprintf(why, len,
+                 "no %s: %s not found (not on the loader's path, in $ROCM_PATH/lib or "
+                 "/opt/rocm/lib); name one with --nccl-lib PATH or %s",
+                 vd->lib_name, vd->soname, vd->env);
+    else
+        snprintf(why, len,
+                 "no NCCL library: %s is not on the loader's path and no Python environment "
+                 "(VIRTUAL_ENV, CONDA_PREFIX) has one; name one with --nccl-lib PATH or %s",
+                 vd->soname, vd->env);
+}
+
+int pb_nccl_lib_open_for(const pb_nccl_vendor_t *vd, const char *explicit_path,
+                         pb_nccl_lib_t *out, char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
-    pb_nccl_candidate_t c[PB_NCCL_MAX_CANDIDATES];
-    int n = pb_nccl_lib_candidates(explicit_path, getenv(PB_NCCL_ENV), getenv("VIRTUAL_ENV"),
-                                   getenv("CONDA_PREFIX"), c);
+    pb_nccl_candidate_t c[PB_NCCL_MAX_CANDIDATES_ANY];
+    int n = pb_nccl_lib_candidates_for(vd, explicit_path, getenv(vd->env), getenv("VIRTUAL_ENV"),
+                                       getenv("CONDA_PREFIX"), getenv("ROCM_PATH"), c);
     if (n < 0) {
-        snprintf(why, len, "the NCCL library's path is longer than %zu characters",
+        snprintf(why, len, "the %s library's path is longer than %zu characters", vd->lib_name,
                  sizeof c[0].name - 1);
         return -1;
     }
     if (c[0].from == PB_NCCL_FROM_OPTION || c[0].from == PB_NCCL_FROM_ENV)
-        return open_named(&c[0], out, why, len);
+        return open_named(vd, &c[0], out, why, len);
     /* a library that was found but refused (too old, a symbol missing)
      * is the reason given when no later candidate is good */
     char refused[PB_NCCL_REASON] = "", reason[PB_NCCL_REASON];
     for (int i = 0; i < n; i++) {
-        int rc = c[i].from == PB_NCCL_FROM_LOADER
-                     ? load(out, c[i].name, c[i].from, reason, sizeof reason)
-                     : open_glob(&c[i], out, reason, sizeof reason);
+        int glob_it = c[i].from == PB_NCCL_FROM_VENV || c[i].from == PB_NCCL_FROM_CONDA;
+        int rc = glob_it ? open_glob(vd, &c[i], out, reason, sizeof reason)
+                         : load(vd, out, c[i].name, c[i].from, reason, sizeof reason);
         if (rc == 0)
             return 0;
         if (rc < 0 && refused[0] == '\0')
             snprintf(refused, sizeof refused, "%s", reason);
     }
     if (refused[0] != '\0')
-        snprintf(why, len, "%s; name another with --nccl-lib PATH or %s", refused, PB_NCCL_ENV);
+        snprintf(why, len, "%s; name another with --nccl-lib PATH or %s", refused, vd->env);
     else
-        snprintf(why, len,
-                 "no NCCL library: %s is not on the loader's path and no Python environment "
-                 "(VIRTUAL_ENV, CONDA_PREFIX) has one; name one with --nccl-lib PATH or %s",
-                 PB_NCCL_SONAME, PB_NCCL_ENV);
+        none_found(vd, why, len);
     return -1;
+}
+
+int pb_nccl_lib_open(const char *explicit_path, pb_nccl_lib_t *out, char *why, size_t len)
+{
+    return pb_nccl_lib_open_for(&pb_nccl_vendor_nvidia, explicit_path, out, why, len);
 }

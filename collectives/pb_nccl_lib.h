@@ -1,4 +1,7 @@
-/* pb_nccl_lib.h - libnccl opened at run time (dlopen), never linked.
+/* pb_nccl_lib.h - libnccl, or RCCL's librccl, opened at run time
+ * (dlopen), never linked.  RCCL has NCCL's API (its src/nccl.h.in
+ * declares the same names with the same values), so one table serves
+ * both; a vendor (pb_nccl_vendor_t) says which file is looked for.
  *
  * parbench compiles against nccl.h for its types and enums only.  The
  * library is looked for when the nccl backend is asked for, so a binary
@@ -18,13 +21,29 @@
  *      $CONDA_PREFIX, lib/python3.X/site-packages/nvidia/nccl/lib/
  *      libnccl.so.2 (the nvidia-nccl-cuXX wheel PyTorch installs)
  * A named file (1, 2) is never replaced by a library found elsewhere: a
- * run must measure the library it was told to. */
+ * run must measure the library it was told to.
+ *
+ * RCCL (the rccl backend): 1. --nccl-lib PATH (the same option names
+ * either library), 2. PARBENCH_RCCL_LIB=PATH, 3. librccl.so.1 on the
+ * loader's path, 4. $ROCM_PATH/lib/librccl.so.1, 5. /opt/rocm/lib/
+ * librccl.so.1 (ROCm's default prefix, which ROCm does not put on the
+ * loader's path).  No Python environment is searched: no pip wheel of
+ * RCCL alone exists, and PyTorch's ROCm wheels copy ROCm's libraries
+ * into torch/lib under names their wheel repair picks (pytorch/pytorch
+ * #191450 shows torch/lib/librocm_smi64.so, unversioned): librccl's
+ * name there is not confirmed. */
 #ifndef PB_NCCL_LIB_H
 #define PB_NCCL_LIB_H
 
-#include <cuda_runtime.h>
-#include <nccl.h>
 #include <stddef.h>
+
+/* The NCCL API's types and enums: nccl.h, or in a build with HIP and
+ * without CUDA, RCCL's rccl.h (the same names; CMakeLists.txt picks). */
+#ifdef PARBENCH_NCCL_FROM_RCCL_H
+#include <rccl/rccl.h>
+#else
+#include <nccl.h>
+#endif
 
 /* The name the loader is asked for (3), and the file of a Python
  * environment (4), below ENV/lib/python3.X/site-packages. */
@@ -38,10 +57,30 @@ typedef enum pb_nccl_from {
     PB_NCCL_FROM_ENV,    /* PARBENCH_NCCL_LIB */
     PB_NCCL_FROM_LOADER, /* libnccl.so.2 on the loader's path */
     PB_NCCL_FROM_VENV,   /* $VIRTUAL_ENV's site-packages (a glob pattern) */
-    PB_NCCL_FROM_CONDA   /* $CONDA_PREFIX's site-packages (a glob pattern) */
+    PB_NCCL_FROM_CONDA,  /* $CONDA_PREFIX's site-packages (a glob pattern) */
+    PB_NCCL_FROM_ROCM    /* $ROCM_PATH/lib or /opt/rocm/lib (RCCL) */
 } pb_nccl_from_t;
 
-/* Every entry point the nccl backend calls.  Required, up to CommSplit
+/* Which library of the NCCL API: NCCL (nvidia) or RCCL (amd). */
+typedef struct pb_nccl_vendor {
+    const char *lib_name; /* "NCCL", "RCCL": for messages */
+    const char *backend;  /* "nccl", "rccl" */
+    const char *soname;   /* the name the loader is asked for */
+    const char *env;      /* the variable naming a file */
+    const char *py_lib;   /* the file below site-packages; NULL: none */
+    const char *alltoall; /* the optional all-to-all's symbol */
+    int alltoall_minor;   /* the 2.x it needs (0: any version) */
+    int rocm;             /* 1: look under $ROCM_PATH/lib and /opt/rocm/lib */
+} pb_nccl_vendor_t;
+
+/* ncclAlltoAll from NCCL 2.28; RCCL's older ncclAllToAll (same
+ * arguments: rccl src/nccl.h.in) in any version */
+extern const pb_nccl_vendor_t pb_nccl_vendor_nvidia;
+extern const pb_nccl_vendor_t pb_nccl_vendor_amd;
+
+/* Every entry point the nccl backend calls.  Streams are the runtime's
+ * (cudaStream_t or hipStream_t) as void *: both are one pointer, and the
+ * table serves either library.  Required, up to CommSplit
  * (2.18, the oldest library parbench drives: pb_nccl_ver.h); AlltoAll
  * (2.28) is NULL in an older library, which the backend replaces by
  * grouped send/receive.  Named as NCCL names them, without "nccl". */
@@ -64,25 +103,27 @@ typedef struct pb_nccl_lib {
     ncclResult_t (*GroupStart)(void);
     ncclResult_t (*GroupEnd)(void);
     ncclResult_t (*AllReduce)(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op,
-                              ncclComm_t comm, cudaStream_t stream);
+                              ncclComm_t comm, void *stream);
     ncclResult_t (*AllGather)(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t comm,
-                              cudaStream_t stream);
+                              void *stream);
     ncclResult_t (*ReduceScatter)(const void *s, void *r, size_t n, ncclDataType_t t,
-                                  ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+                                  ncclRedOp_t op, ncclComm_t comm, void *stream);
     ncclResult_t (*Reduce)(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op,
-                           int root, ncclComm_t comm, cudaStream_t stream);
+                           int root, ncclComm_t comm, void *stream);
     ncclResult_t (*Broadcast)(const void *s, void *r, size_t n, ncclDataType_t t, int root,
-                              ncclComm_t comm, cudaStream_t stream);
+                              ncclComm_t comm, void *stream);
     ncclResult_t (*Send)(const void *s, size_t n, ncclDataType_t t, int peer, ncclComm_t comm,
-                         cudaStream_t stream);
+                         void *stream);
     ncclResult_t (*Recv)(void *r, size_t n, ncclDataType_t t, int peer, ncclComm_t comm,
-                         cudaStream_t stream);
+                         void *stream);
     /* optional */
     ncclResult_t (*AlltoAll)(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t comm,
-                             cudaStream_t stream);
+                             void *stream);
 } pb_nccl_lib_t;
 
 #define PB_NCCL_MAX_CANDIDATES 3
+/* RCCL: the loader's, $ROCM_PATH's and /opt/rocm's */
+#define PB_NCCL_MAX_CANDIDATES_ANY 5
 
 typedef struct pb_nccl_candidate {
     pb_nccl_from_t from;
@@ -96,6 +137,13 @@ typedef struct pb_nccl_candidate {
 int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *venv,
                            const char *conda, pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES]);
 
+/* The same for either vendor; `rocm`: $ROCM_PATH (NULL or "" when
+ * unset; read only when v->rocm).  Up to PB_NCCL_MAX_CANDIDATES_ANY. */
+int pb_nccl_lib_candidates_for(const pb_nccl_vendor_t *v, const char *option,
+                               const char *env_lib, const char *venv, const char *conda,
+                               const char *rocm,
+                               pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES_ANY]);
+
 /* Where a candidate came from, for messages: "--nccl-lib", ... */
 const char *pb_nccl_from_name(pb_nccl_from_t from);
 
@@ -105,6 +153,9 @@ const char *pb_nccl_from_name(pb_nccl_from_t from);
  * one line in `why` naming the file, the missing symbol or the version;
  * nothing stays open then. */
 int pb_nccl_lib_open(const char *explicit_path, pb_nccl_lib_t *out, char *why, size_t len);
+/* The same for either vendor (pb_nccl_lib_open is NCCL's). */
+int pb_nccl_lib_open_for(const pb_nccl_vendor_t *v, const char *explicit_path,
+                         pb_nccl_lib_t *out, char *why, size_t len);
 
 /* Releases the handle (no-op on a closed or zeroed one). */
 void pb_nccl_lib_close(pb_nccl_lib_t *lib);

@@ -1,25 +1,32 @@
-/* pb_nccl_priv.h - state shared by the files of the NCCL backend:
- * pb_nccl_backend.c (the library, its communicators, the ops table),
- * pb_nccl_colls.c (the collectives and point-to-point) and
- * pb_nccl_stream.c (waiting, timing, graphs and the stall on a group's
- * stream). */
+/* pb_nccl_priv.h - state shared by the files of the NCCL-API backend,
+ * which is both nccl (NCCL on CUDA) and rccl (RCCL on HIP: the same API,
+ * the same source): pb_nccl_backend.c (the library, its communicators,
+ * the ops tables), pb_nccl_colls.c (the collectives and point-to-point)
+ * and pb_nccl_stream.c (waiting, timing, graphs and the stall on a
+ * group's stream).  Every GPU runtime call goes through the state's
+ * runtime table (pb_gpurt.h), so no file here includes a vendor header
+ * but nccl.h, the source of the NCCL API's types for both libraries. */
 #ifndef PB_NCCL_PRIV_H
 #define PB_NCCL_PRIV_H
 
-#include <cuda_runtime.h>
-#include <nccl.h>
-
 #include "pb_backend.h"
+#include "pb_gpurt.h"
 #include "pb_nccl_lib.h"
 
-#define PB_NCCL_MARKS 4 /* timer slots per group: CUDA events */
+#define PB_NCCL_MARKS 4 /* timer slots per group: the runtime's events */
 
 typedef struct pb_nccl_state {
     pb_ctl_t *world; /* the run's control world (cfg->ctl): not owned */
     int device;
+    int cc_major; /* the device's compute capability (0: AMD, or unknown) */
+    /* the GPU runtime (CUDA for nccl, HIP for rccl), opened by init;
+     * rt points at it */
+    pb_gpurt_t gpurt;
+    const pb_gpurt_t *rt;
     /* libnccl, opened by init (pb_nccl_lib.h): every NCCL call goes
      * through it, none is linked */
     pb_nccl_lib_t lib;
+    const pb_nccl_vendor_t *vendor;
     double timeout_s;
     /* knob(): the settings of the communicators split next
      * (pb_nccl_knob.c); "" and 0: the library's own */
@@ -30,11 +37,11 @@ typedef struct pb_nccl_state {
 
 typedef struct pb_nccl_group {
     ncclComm_t comm;
-    cudaStream_t stream;
-    cudaEvent_t marks[PB_NCCL_MARKS];
+    void *stream;                /* the runtime's stream */
+    void *marks[PB_NCCL_MARKS];  /* its timing events */
     unsigned long long *scratch; /* device: the barrier's one element */
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
+    void *graph;                 /* a captured graph and its executable */
+    void *exec;
     /* --fault stall: a flag in mapped host memory that the stall kernel
      * reads; set before the communicator is aborted or the stream
      * synchronised, so that neither waits an hour behind the kernel */
@@ -56,6 +63,10 @@ static inline const pb_nccl_lib_t *pb_nccl_lib_of(const pb_group_t *g)
 {
     return &pb_nccl_state_of(g)->lib;
 }
+static inline const pb_gpurt_t *pb_nccl_rt_of(const pb_group_t *g)
+{
+    return pb_nccl_state_of(g)->rt;
+}
 
 /* pb_nccl_knob.c: the comm ops' knob, and ncclCommSplit under the
  * settings it holds */
@@ -64,17 +75,19 @@ int pb_nccl_split_comm(pb_nccl_state_t *st, ncclComm_t parent, int color, int ke
                        ncclComm_t *out, pb_err_t *err);
 
 /* pb_nccl_backend.c: PB_ERUNTIME naming the failed call and the
- * library's reason. */
-int pb_nccl_cuda_fail(cudaError_t rc, const char *call, pb_err_t *err);
+ * library's reason.  `call` is the runtime call's name without its
+ * prefix ("EventRecord"): the message says "cudaEventRecord" or
+ * "hipEventRecord" after rt->name. */
+int pb_nccl_gpu_fail(const pb_gpurt_t *rt, int rc, const char *call, pb_err_t *err);
 int pb_nccl_fail(const pb_nccl_lib_t *lib, ncclResult_t rc, const char *call, pb_err_t *err);
 
 /* Return that error from the enclosing function (which has `err`) when
- * a CUDA or NCCL call fails; `lib` explains NCCL's codes. */
-#define PB_NCCL_CUDA_OK(call)                                                      \
+ * a runtime or NCCL call fails; `rt` and `lib` explain the codes. */
+#define PB_NCCL_GPU_OK(rt, call, name)                                             \
     do {                                                                           \
-        cudaError_t rc_ = (call);                                                  \
-        if (rc_ != cudaSuccess)                                                    \
-            return pb_nccl_cuda_fail(rc_, #call, err);                             \
+        int rc_ = (call);                                                          \
+        if (rc_ != 0)                                                              \
+            return pb_nccl_gpu_fail(rt, rc_, name, err);                           \
     } while (0)
 
 #define PB_NCCL_OK(lib, call, name)                                                \
@@ -87,7 +100,7 @@ int pb_nccl_fail(const pb_nccl_lib_t *lib, ncclResult_t rc, const char *call, pb
 /* pb_nccl_stream.c */
 /* Waits for `ev` (or the whole stream when ev is NULL) with a deadline;
  * on a hang or an NCCL error aborts the communicator. */
-int pb_nccl_wait(pb_group_t *g, cudaEvent_t ev, pb_err_t *err);
+int pb_nccl_wait(pb_group_t *g, void *ev, pb_err_t *err);
 int pb_nccl_mark(pb_group_t *g, int slot, pb_err_t *err);
 int pb_nccl_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t *err);
 int pb_nccl_sync(pb_group_t *g, pb_err_t *err);

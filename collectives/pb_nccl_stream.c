@@ -1,10 +1,10 @@
-/* pb_nccl_stream.c - what the NCCL backend does with a group's stream
- * besides issuing collectives (pb_nccl_priv.h): waiting with a deadline,
- * timing with CUDA events, the --fault stall, CUDA graphs. */
+/* pb_nccl_stream.c - what the NCCL-API backend does with a group's
+ * stream besides issuing collectives (pb_nccl_priv.h): waiting with a
+ * deadline, timing with the runtime's events, the --fault stall, graphs;
+ * all through the runtime table (CUDA or HIP). */
 #include <time.h>
 
 #include "pb_cuda_err.h"
-#include "pb_cuda_kernels.h"
 #include "pb_nccl_priv.h"
 
 static double now_s(void)
@@ -18,25 +18,26 @@ static double now_s(void)
  * communicator for asynchronous errors and the clock for a hang.  On a
  * hang the communicator is aborted, so no rank stays stuck inside NCCL,
  * and the message names what the group was doing. */
-int pb_nccl_wait(pb_group_t *g, cudaEvent_t ev, pb_err_t *err)
+int pb_nccl_wait(pb_group_t *g, void *ev, pb_err_t *err)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
     const pb_nccl_lib_t *lib = pb_nccl_lib_of(g);
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
     double timeout = pb_nccl_state_of(g)->timeout_s, start = now_s();
     struct timespec pause = {0, 20000}; /* 20 us: cheap, and far below any timeout */
     for (unsigned spins = 0;; spins++) {
-        cudaError_t rc = ev ? cudaEventQuery(ev) : cudaStreamQuery(gg->stream);
-        pb_poll_t state = pb_cuda_poll_state((int)rc);
+        int rc = ev ? rt->event_query(rt, ev) : rt->stream_query(rt, gg->stream);
+        pb_poll_t state = pb_gpu_poll_state(rc, rt->not_ready);
         if (state == PB_POLL_DONE)
             return PB_OK;
         if (state == PB_POLL_FAILED)
-            return pb_nccl_cuda_fail(rc, ev ? "cudaEventQuery" : "cudaStreamQuery", err);
-        if (pb_cuda_poll_must_clear((int)rc)) {
+            return pb_nccl_gpu_fail(rt, rc, ev ? "EventQuery" : "StreamQuery", err);
+        if (pb_gpu_poll_must_clear(rc, rt->not_ready)) {
             /* the query left "not ready" in the last-error slot, where the
              * next launch check would read it as its own failure */
-            cudaError_t last = cudaGetLastError();
-            if (last != cudaSuccess && last != cudaErrorNotReady)
-                return pb_nccl_cuda_fail(last, "cudaGetLastError (after a query)", err);
+            int last = rt->get_last_error(rt);
+            if (last != 0 && last != rt->not_ready)
+                return pb_nccl_gpu_fail(rt, last, "GetLastError (after a query)", err);
         }
         ncclResult_t async = ncclSuccess;
         ncclResult_t qrc = lib->CommGetAsyncError(gg->comm, &async);
@@ -68,7 +69,8 @@ int pb_nccl_mark(pb_group_t *g, int slot, pb_err_t *err)
     if (slot < 0 || slot >= PB_NCCL_MARKS)
         return pb_err_set(err, PB_ERUNTIME, "timer slot %d out of range", slot);
     const pb_nccl_group_t *gg = pb_nccl_grp(g);
-    PB_NCCL_CUDA_OK(cudaEventRecord(gg->marks[slot], gg->stream));
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
+    PB_NCCL_GPU_OK(rt, rt->event_record(rt, gg->marks[slot], gg->stream), "EventRecord");
     return PB_OK;
 }
 
@@ -80,7 +82,9 @@ int pb_nccl_elapsed(pb_group_t *g, int from, int to, double *seconds, pb_err_t *
     if (pb_nccl_wait(g, gg->marks[to], err) != PB_OK)
         return err->code;
     float ms = 0.0f;
-    PB_NCCL_CUDA_OK(cudaEventElapsedTime(&ms, gg->marks[from], gg->marks[to]));
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
+    PB_NCCL_GPU_OK(rt, rt->event_elapsed_ms(rt, &ms, gg->marks[from], gg->marks[to]),
+                   "EventElapsedTime");
     *seconds = (double)ms * 1e-3;
     return PB_OK;
 }
@@ -90,15 +94,17 @@ int pb_nccl_sync(pb_group_t *g, pb_err_t *err) { return pb_nccl_wait(g, NULL, er
 int pb_nccl_stall(pb_group_t *g, double seconds, pb_err_t *err)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
     if (gg->stall_release == NULL) {
         void *p = NULL;
-        PB_NCCL_CUDA_OK(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
+        PB_NCCL_GPU_OK(rt, rt->host_alloc_mapped(rt, &p, sizeof(int)), "HostAlloc (mapped)");
         gg->stall_release = p;
     }
     *gg->stall_release = 0;
-    int *dev = NULL;
-    PB_NCCL_CUDA_OK(cudaHostGetDevicePointer((void **)&dev, (void *)gg->stall_release, 0));
-    PB_NCCL_CUDA_OK((cudaError_t)pb_cuda_stall(seconds, gg->stream, dev));
+    void *dev = NULL;
+    PB_NCCL_GPU_OK(rt, rt->host_dev_ptr(rt, &dev, (void *)gg->stall_release),
+                   "HostGetDevicePointer");
+    PB_NCCL_GPU_OK(rt, rt->stall(rt, seconds, gg->stream, dev), " stall kernel");
     return PB_OK;
 }
 
@@ -108,12 +114,13 @@ int pb_nccl_stall(pb_group_t *g, double seconds, pb_err_t *err)
 void pb_nccl_graph_release(pb_group_t *g)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
     if (gg->exec) {
-        (void)cudaGraphExecDestroy(gg->exec);
+        (void)rt->graph_exec_destroy(rt, gg->exec);
         gg->exec = NULL;
     }
     if (gg->graph) {
-        (void)cudaGraphDestroy(gg->graph);
+        (void)rt->graph_destroy(rt, gg->graph);
         gg->graph = NULL;
     }
 }
@@ -121,16 +128,19 @@ void pb_nccl_graph_release(pb_group_t *g)
 int pb_nccl_graph_begin(pb_group_t *g, pb_err_t *err)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
     pb_nccl_graph_release(g);
-    PB_NCCL_CUDA_OK(cudaStreamBeginCapture(gg->stream, cudaStreamCaptureModeThreadLocal));
+    /* thread-local capture mode (pb_gpurt.h) */
+    PB_NCCL_GPU_OK(rt, rt->capture_begin(rt, gg->stream), "StreamBeginCapture");
     return PB_OK;
 }
 
 int pb_nccl_graph_end(pb_group_t *g, pb_err_t *err)
 {
     pb_nccl_group_t *gg = pb_nccl_grp(g);
-    PB_NCCL_CUDA_OK(cudaStreamEndCapture(gg->stream, &gg->graph));
-    PB_NCCL_CUDA_OK(cudaGraphInstantiate(&gg->exec, gg->graph, 0));
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
+    PB_NCCL_GPU_OK(rt, rt->capture_end(rt, gg->stream, &gg->graph), "StreamEndCapture");
+    PB_NCCL_GPU_OK(rt, rt->graph_instantiate(rt, &gg->exec, gg->graph), "GraphInstantiate");
     return PB_OK;
 }
 
@@ -139,7 +149,8 @@ int pb_nccl_graph_launch(pb_group_t *g, uint64_t times, pb_err_t *err)
     pb_nccl_group_t *gg = pb_nccl_grp(g);
     if (gg->exec == NULL)
         return pb_err_set(err, PB_ERUNTIME, "no graph captured");
+    const pb_gpurt_t *rt = pb_nccl_rt_of(g);
     for (uint64_t i = 0; i < times; i++)
-        PB_NCCL_CUDA_OK(cudaGraphLaunch(gg->exec, gg->stream));
+        PB_NCCL_GPU_OK(rt, rt->graph_launch(rt, gg->exec, gg->stream), "GraphLaunch");
     return PB_OK;
 }

@@ -17,6 +17,17 @@
 #define PB_NCCL_LL_NET_TREE_US 5.0
 #define PB_NCCL_LL_NET_RING_US 2.7
 #define PB_NCCL_LL_NET_OVERHEAD_US 1.0
+/* RCCL's for MI300X (ROCm/rccl 0cbce2a7 src/graph/tuning.cc:58 baseLat,
+ * :224-232 tuning_model_5, the table rome_models.cc:559 gives 8-GPU gfx942
+ * nodes): the base, an xGMI step of the tree and of the ring, a network
+ * step of the tree and of the ring (also with one rank per node: RCCL
+ * has no tree substitute there, :431); the network overhead is NCCL's
+ * (getNetOverhead, :298, an Intel host) */
+#define PB_RCCL_LL_BASE_US 12.0
+#define PB_RCCL_LL_XGMI_TREE_US 0.9
+#define PB_RCCL_LL_XGMI_RING_US 0.8
+#define PB_RCCL_LL_NET_TREE_US 10.5
+#define PB_RCCL_LL_NET_RING_US 9.5
 /* reporting (doc/MODEL.md "Collectives"): a curve's relative error held
  * below 1 so that a band end stays above zero time; "capped" when a link
  * ceiling adds more than 1 % */
@@ -153,26 +164,44 @@ static const pb_curve_t *nearest(const pb_calib_t *k, pb_coll_t coll, pb_dtype_t
     return best;
 }
 
+typedef struct ll_lat {
+    double tree_base, ring_base, intra_tree, intra_ring, net_tree, net_ring, net_ring_ppn1;
+} ll_lat_t;
+
+static const ll_lat_t nccl_ll = {PB_NCCL_LL_TREE_BASE_US, PB_NCCL_LL_RING_BASE_US,
+                                 PB_NCCL_LL_NVLINK_US,    PB_NCCL_LL_NVLINK_US,
+                                 PB_NCCL_LL_NET_TREE_US,  PB_NCCL_LL_NET_RING_US,
+                                 PB_NCCL_LL_NET_TREE_US};
+static const ll_lat_t rccl_ll = {PB_RCCL_LL_BASE_US,     PB_RCCL_LL_BASE_US,
+                                 PB_RCCL_LL_XGMI_TREE_US, PB_RCCL_LL_XGMI_RING_US,
+                                 PB_RCCL_LL_NET_TREE_US,  PB_RCCL_LL_NET_RING_US,
+                                 PB_RCCL_LL_NET_RING_US};
+
 /* NCCL's latency composition (NVIDIA/nccl src/graph/tuning.cc,
- * ncclTopoTuneModel), with its LL-protocol latencies in microseconds
- * (small messages run LL): tree all-reduce base 6.8 + 2((ppn-1) x 0.6
- * NVLink + log2(nodes) x 5.0 network); ring all-gather / reduce-scatter
- * base 6.6 + (steps - inter steps) x max(0.6 NVLink, 1.0 net overhead) +
- * inter steps x 2.7 network (5.0, the tree's, with one rank per node),
- * steps n-1, inter steps nodes-1.  Only the ratio between two shapes is
- * used: it moves a measured latency, it does not replace it.  All-to-all:
- * n-1 peers; send/recv one step. */
-static double nccl_latency(pb_coll_t c, shape_t s)
+ * ncclTopoTuneModel; RCCL's is the same code, ROCm/rccl tuning.cc:429-456),
+ * with the LL-protocol latencies in microseconds (small messages run LL)
+ * of the GPU's vendor: tree all-reduce base + 2((ppn-1) x intra +
+ * log2(nodes) x network); ring all-gather / reduce-scatter base + (steps -
+ * inter steps) x max(intra, net overhead) + inter steps x network (NCCL:
+ * the tree's with one rank per node), steps n-1, inter steps nodes-1.
+ * NCCL: 6.8 / 6.6 base, 0.6 NVLink, 5.0 / 2.7 network; RCCL on MI300X:
+ * 12.0 base, 0.9 / 0.8 xGMI, 10.5 / 9.5 network.  Only the ratio between
+ * two shapes is used: it moves a measured latency, it does not replace
+ * it.  All-to-all: n-1 peers; send/recv one step. */
+double pb_cost_ll_latency_us(const pb_hw_t *hw, pb_coll_t c, int n, int g, int nodes)
 {
+    const ll_lat_t *t = pb_hw_is_amd(hw) ? &rccl_ll : &nccl_ll;
     if (c == PB_ALLREDUCE)
-        return PB_NCCL_LL_TREE_BASE_US + 2.0 * ((s.g - 1) * PB_NCCL_LL_NVLINK_US +
-                                                log2((double)s.nodes) * PB_NCCL_LL_NET_TREE_US);
-    if (c == PB_ALLGATHER || c == PB_REDUCESCATTER)
-        return PB_NCCL_LL_RING_BASE_US + (double)(s.n - s.nodes) * PB_NCCL_LL_NET_OVERHEAD_US +
-               (double)(s.nodes - 1) * (s.g == 1 ? PB_NCCL_LL_NET_TREE_US : PB_NCCL_LL_NET_RING_US);
+        return t->tree_base + 2.0 * ((g - 1) * t->intra_tree + log2((double)nodes) * t->net_tree);
+    if (c == PB_ALLGATHER || c == PB_REDUCESCATTER) {
+        double intra = t->intra_ring > PB_NCCL_LL_NET_OVERHEAD_US ? t->intra_ring
+                                                                  : PB_NCCL_LL_NET_OVERHEAD_US;
+        return t->ring_base + (double)(n - nodes) * intra +
+               (double)(nodes - 1) * (g == 1 ? t->net_ring_ppn1 : t->net_ring);
+    }
     if (c == PB_SENDRECV)
         return 1.0;
-    return (double)(s.n > 1 ? s.n - 1 : 1);
+    return (double)(n > 1 ? n - 1 : 1);
 }
 
 /* Bytes one NIC of a node sends (or receives) for an operation of x bytes
@@ -274,7 +303,8 @@ static void curve_answer(const pb_hw_t *hw, const pb_curve_t *k, pb_coll_t coll,
          * tree for an all-reduce on two nodes, which sends the least) and
          * as a ring (optimistic: on two nodes a tree's time read as a
          * ring's is a faster NIC than there is) */
-        a = a0 * nccl_latency(coll, want) / nccl_latency(coll, got);
+        a = a0 * pb_cost_ll_latency_us(hw, coll, want.n, want.g, want.nodes) /
+            pb_cost_ll_latency_us(hw, coll, got.n, got.g, got.nodes);
         double bb = b0 > PB_COST_TINY_US ? b0 : PB_COST_TINY_US;
         double r_ring = nic_bytes(coll, got, x, 0) / bb;
         double r_run = nic_bytes(coll, got, x, 1) / bb;

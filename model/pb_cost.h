@@ -136,7 +136,13 @@ double pb_cost_src_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int 
 double pb_cost_place_us(const pb_cost_t *c, pb_coll_t coll, pb_dtype_t dtype, int n, int net,
                         int per_node, uint64_t bytes, double imbalance, pb_cost_src_t *src);
 
-/* The same from the preset alone. */
+/* The latency NCCL's (RCCL's on an AMD preset, pb_hw_is_amd) tuning model
+ * gives the LL protocol of a collective on n ranks, g a node, over nodes
+ * nodes, in microseconds (doc/MODEL.md "Collectives"): what moves a
+ * measured latency to another group shape across nodes. */
+double pb_cost_ll_latency_us(const pb_hw_t *hw, pb_coll_t coll, int n, int g, int nodes);
+
+/* A collective's time from the preset alone. */
 double pb_cost_preset_us(const pb_hw_t *hw, pb_coll_t coll, int n, int net, uint64_t bytes,
                          double imbalance);
 

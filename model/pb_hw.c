@@ -69,20 +69,30 @@
  * attention.ipynb, 514), the H100 rate x the bf16 peak ratio on
  * Blackwell [derived]; FlashAttention-2's: A100's the same kernel, H100's
  * from FlashAttention-3's benchmark figures (322), Blackwell's the H100
- * rate x the peak ratio [assumption].  Fields: name, bf16, fp8, GiB, TB/s, NVLink GB/s
+ * rate x the peak ratio [assumption].  Fields: name, chip, vendor, bf16, fp8, GiB, TB/s, NVLink GB/s
  * one way, NICs, Gb/s, GPUs per NVLink domain, COMMON, SMs, gemm_eff,
  * fp8_gemm_eff (the same method on the MAMF table's fp8 rows),
  * attention TFLOP/s, FlashAttention-2's, HBM_EFF, the chip's sustained share, the GiB CUDA
  * reports (hbm_cuda_gib), MEMCAP. */
 static const pb_hw_t presets[] = {
-    {"a100", "a100", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 79.15, MEMCAP},
-    {"a100-40gb", "a100", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
-    {"h100", "h100", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
-    {"h200", "h100", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
+    {"a100", "a100", "nvidia", 312.0, 0.0, 80.0, 2.039, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 79.15, MEMCAP},
+    {"a100-40gb", "a100", "nvidia", 312.0, 0.0, 40.0, 1.555, 300.0, 8, 200.0, 8, COMMON, 108, 0.869, 0.0, 153.0, 153.0, HBM_EFF, PB_SUSTAINED_A100, 39.39, MEMCAP},
+    {"h100", "h100", "nvidia", 989.0, 1979.0, 80.0, 3.35, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
+    {"h200", "h100", "nvidia", 989.0, 1979.0, 141.0, 4.8, 450.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.734, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 139.80, MEMCAP_NVLS},
     /* the H100's GH100 die with its NVLink cut to 400 GB/s both ways */
-    {"h800", "h100", 989.0, 1979.0, 80.0, 3.35, 200.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
-    {"b200", "b200", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, 733.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
-    {"gb200", "b200", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, 814.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
+    {"h800", "h100", "nvidia", 989.0, 1979.0, 80.0, 3.35, 200.0, 8, 400.0, 8, COMMON, 132, 0.803, 0.709, 514.0, 322.0, HBM_EFF, PB_SUSTAINED_H100, 79.18, MEMCAP_NVLS},
+    {"b200", "b200", "nvidia", 2250.0, 4500.0, 180.0, 8.0, 900.0, 8, 400.0, 8, COMMON, 148, 0.776, 0.763, 1170.0, 733.0, HBM_EFF, PB_SUSTAINED_ALL, 178.35, MEMCAP_NVLS},
+    {"gb200", "b200", "nvidia", 2500.0, 5000.0, 186, 8.0, 900.0, 72, 400.0, 72, COMMON, 152, 0.729, 0.723, 1300.0, 814.0, HBM_EFF, PB_SUSTAINED_ALL, 184.3, MEMCAP_NVLS},
+    /* AMD Instinct (doc/MODEL.md, "Presets", [MI300X] ... [MAMF-AMD]):
+     * peaks, memory, xGMI (7 links of 64 GB/s each way) from AMD's data
+     * sheets; NICs from the clouds' MI300X nodes; CUs in the SMs column;
+     * gemm_eff = the MAMF table's AMD rows / the dense peak; fp8 share,
+     * attention and the HIP-reported memory of the MI325X and MI355X by the
+     * NVIDIA presets' method for a missing source [assumption]; the
+     * sustained share of all fit runs (fewer than 20 of their own). */
+    {"mi300x", "mi300x", "amd", 1307.4, 2614.9, 192.0, 5.3, 448.0, 8, 400.0, 8, COMMON, 304, 0.511, 0.511, 679.0, 426.0, HBM_EFF, PB_SUSTAINED_ALL, 191.69, MEMCAP},
+    {"mi325x", "mi300x", "amd", 1307.4, 2614.9, 256.0, 6.0, 448.0, 8, 400.0, 8, COMMON, 304, 0.600, 0.600, 679.0, 426.0, HBM_EFF, PB_SUSTAINED_ALL, 255.58, MEMCAP},
+    {"mi355x", "mi355x", "amd", 2500.0, 5000.0, 288.0, 8.0, 537.6, 8, 400.0, 8, COMMON, 256, 0.626, 0.626, 1300.0, 814.0, HBM_EFF, PB_SUSTAINED_ALL, 287.53, MEMCAP},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -92,7 +102,8 @@ static const struct {
     {"a100-80gb", "a100"},          {"a100-sxm", "a100"},  {"a100-80gb-sxm", "a100"},
     {"a100-40gb-sxm", "a100-40gb"}, {"h100-80gb", "h100"}, {"h100-sxm", "h100"},
     {"h100-80gb-sxm", "h100"},      {"h200-sxm", "h200"},  {"b200-sxm", "b200"},
-    {"gb200-nvl72", "gb200"},       {"h800-sxm", "h800"},
+    {"gb200-nvl72", "gb200"},       {"h800-sxm", "h800"},  {"mi300x-oam", "mi300x"},
+    {"mi325x-oam", "mi325x"},       {"mi355x-oam", "mi355x"},
 };
 
 const char *pb_hw_preset_name(int i)
@@ -233,6 +244,11 @@ void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g)
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw)
 {
     return hw->nics_per_node * hw->nic_gbitps / PB_BITS_PER_BYTE / hw->gpus_per_node;
+}
+
+int pb_hw_is_amd(const pb_hw_t *hw)
+{
+    return strcmp(hw->vendor, "amd") == 0;
 }
 
 double pb_hw_lat_depth(double n)

@@ -10,9 +10,14 @@
 typedef struct pb_hw {
     char name[32];
     /* The silicon: presets of one chip (a100: A100 80 and 40 GB; h100:
-     * H100 and H200, the same GH100 die; b200: B200 and GB200) share the
-     * sustained share fitted on their runs. */
+     * H100 and H200, the same GH100 die; b200: B200 and GB200; mi300x:
+     * MI300X and MI325X, one CDNA 3 die) share the sustained share fitted
+     * on their runs. */
     char chip[16];
+    /* "nvidia" or "amd": whose collective library (NCCL or RCCL) the
+     * calibration transfer takes its latency constants from (pb_cost.c,
+     * doc/MODEL.md "Collectives") */
+    char vendor[8];
     double bf16_tflops;  /* dense (no sparsity) peak, 10^12 FLOP/s */
     double fp8_tflops;   /* dense peak; 0 = no fp8 tensor cores */
     double hbm_gib;      /* memory per GPU, GiB */
@@ -88,5 +93,8 @@ void pb_hw_set_gpus_per_node(pb_hw_t *hw, int g);
 double pb_hw_lat_depth(double n);
 
 double pb_hw_net_gbps_per_gpu(const pb_hw_t *hw);
+
+/* 1 for an AMD GPU (vendor "amd": RCCL's tuning), 0 otherwise (NCCL's). */
+int pb_hw_is_amd(const pb_hw_t *hw);
 
 #endif

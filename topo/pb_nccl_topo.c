@@ -43,26 +43,61 @@ static int child(const xmlNode *n, const char *name)
     return 0;
 }
 
-/* <gpu><nvlink target="0000:0b:00.0" count="12" tclass="0x030200"/></gpu> */
-static void nvlinks(const walk_t *w, const xmlNode *pci, pb_ntopo_dev_t *d)
+/* RCCL's gcn attribute: "gfx942" as is, or the numbers older RCCL wrote
+ * (its src/misc/archinfo.cc maps 906, 908, 910, 940, 941, 942 to
+ * gfx906, gfx908, gfx90a, gfx940, gfx941, gfx942). */
+static void arch_of(const char *gcn, char *arch, size_t len)
+{
+    if (strcmp(gcn, "910") == 0)
+        snprintf(arch, len, "gfx90a");
+    else if (gcn[0] >= '0' && gcn[0] <= '9')
+        snprintf(arch, len, "gfx%.8s", gcn);
+    else /* "gfx942:sramecc+:xnack-" keeps its name only */
+        snprintf(arch, len, "%.15s", gcn);
+    arch[strcspn(arch, ":")] = '\0';
+}
+
+/* One <nvlink> or <xgmi> child of a <gpu>. */
+static void gpu_link(const walk_t *w, const xmlNode *l, pb_ntopo_dev_t *d)
 {
     pb_ntopo_t *t = w->t;
     char buf[64];
+    int count = atoi(attr(w, l, "count", buf, sizeof buf));
+    if (is(l, "xgmi")) { /* Infinity Fabric: always GPU to GPU, no switch */
+        t->has_xgmi = 1;
+        if (d->nxg < PB_NTOPO_NV) {
+            attr(w, l, "target", d->xg_target[d->nxg], sizeof d->xg_target[0]);
+            d->xg_count[d->nxg++] = count;
+        }
+        return;
+    }
+    t->has_nvlink = 1;
+    if (strncasecmp(attr(w, l, "tclass", buf, sizeof buf), "0x0680", 6) == 0) {
+        d->nvswitch_links += count; /* a bridge device: NVSwitch */
+    } else if (d->nnv < PB_NTOPO_NV) {
+        attr(w, l, "target", d->nv_target[d->nnv], sizeof d->nv_target[0]);
+        d->nv_count[d->nnv++] = count;
+    }
+}
+
+/* <gpu gcn="gfx942"><nvlink|xgmi target="0000:0b:00.0" count="12"
+ * tclass="0x030200"/></gpu>, and the vendor: the <pci>'s vendor
+ * attribute, else AMD when RCCL wrote a gcn (older RCCL dumps carry no
+ * vendor attribute). */
+static void gpu_links(const walk_t *w, const xmlNode *pci, pb_ntopo_dev_t *d)
+{
+    char buf[64];
+    d->vendor = (unsigned)strtoul(attr(w, pci, "vendor", buf, sizeof buf), NULL, 16);
     for (const xmlNode *g = pci->children; g; g = g->next) {
         if (!is(g, "gpu"))
             continue;
-        for (const xmlNode *l = g->children; l; l = l->next) {
-            if (!is(l, "nvlink"))
-                continue;
-            t->has_nvlink = 1;
-            int count = atoi(attr(w, l, "count", buf, sizeof buf));
-            if (strncasecmp(attr(w, l, "tclass", buf, sizeof buf), "0x0680", 6) == 0) {
-                d->nvswitch_links += count; /* a bridge device: NVSwitch */
-            } else if (d->nnv < PB_NTOPO_NV) {
-                attr(w, l, "target", d->nv_target[d->nnv], sizeof d->nv_target[0]);
-                d->nv_count[d->nnv++] = count;
-            }
+        if (attr(w, g, "gcn", buf, sizeof buf)[0] != '\0') {
+            arch_of(buf, d->arch, sizeof d->arch);
+            d->vendor = d->vendor ? d->vendor : 0x1002;
         }
+        for (const xmlNode *l = g->children; l; l = l->next)
+            if (is(l, "nvlink") || is(l, "xgmi"))
+                gpu_link(w, l, d);
     }
 }
 
@@ -88,7 +123,7 @@ static int add_dev(walk_t *w, const xmlNode *pci, int gpu)
     d->depth = w->depth;
     memcpy(d->path, w->path, sizeof d->path);
     if (gpu)
-        nvlinks(w, pci, d);
+        gpu_links(w, pci, d);
     return 0;
 }
 
@@ -183,7 +218,7 @@ void pb_ntopo_free(pb_ntopo_t *t)
     memset(t, 0, sizeof *t);
 }
 
-/* NVLink as the file states it: 0 when it says nothing of this pair */
+/* Links as the file states them: 0 when it says nothing of this pair */
 static int nv_count(const pb_ntopo_dev_t *a, const pb_ntopo_dev_t *b)
 {
     for (int i = 0; i < a->nnv; i++)
@@ -194,6 +229,14 @@ static int nv_count(const pb_ntopo_dev_t *a, const pb_ntopo_dev_t *b)
     return 0;
 }
 
+static int xg_count(const pb_ntopo_dev_t *a, const pb_ntopo_dev_t *b)
+{
+    for (int i = 0; i < a->nxg; i++)
+        if (strcmp(a->xg_target[i], b->busid) == 0)
+            return a->xg_count[i];
+    return 0;
+}
+
 pb_link_t pb_ntopo_link(const pb_ntopo_t *t, int a, int b, int nvlink)
 {
     const pb_ntopo_dev_t *x = &t->dev[a], *y = &t->dev[b];
@@ -201,9 +244,16 @@ pb_link_t pb_ntopo_link(const pb_ntopo_t *t, int a, int b, int nvlink)
     if (a == b)
         return l;
     if (x->gpu && y->gpu) {
+        int xg = xg_count(x, y);
+        xg = xg ? xg : xg_count(y, x);
+        if (xg > 0) {
+            l.cls = PB_LINK_XGMI;
+            l.nvlinks = xg;
+            return l;
+        }
         int nv = nv_count(x, y);
         nv = nv ? nv : nv_count(y, x);
-        if (nv == 0 && !t->has_nvlink)
+        if (nv == 0 && !t->has_nvlink && !t->has_xgmi)
             nv = nvlink;
         if (nv > 0) {
             l.cls = PB_LINK_NV;

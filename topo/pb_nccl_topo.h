@@ -21,7 +21,12 @@
  *         (through an NVSwitch, tclass 0x068000: the smaller of the two
  *         GPUs' link counts), or every GPU pair when the user states
  *         --nvlink # (files that carry no nvlink elements, as Azure's,
- *         leave NVLink unknown: NCCL reads it from NVML at run time).
+ *         leave NVLink unknown: NCCL reads it from NVML at run time);
+ *   XGMI# GPU pairs joined by <xgmi target=busid count=#> under <gpu>, as
+ *         RCCL (AMD's NCCL) writes the same file for AMD GPUs; the
+ *         <gpu>'s gcn attribute names the architecture ("gfx942", or
+ *         the old numbers 906/908/910/940/941/942, which RCCL's
+ *         src/misc/archinfo.cc maps to gfx906/gfx908/gfx90a/gfx94x).
  * GPUs and NICs are numbered by bus id, as nvidia-smi and
  * CUDA_DEVICE_ORDER=PCI_BUS_ID number them. */
 #ifndef PB_NCCL_TOPO_H
@@ -46,6 +51,12 @@ typedef struct pb_ntopo_dev {
     int nv_count[PB_NTOPO_NV];
     int nnv;
     int nvswitch_links;          /* links to NVSwitches (tclass 0x068000) */
+    /* xGMI as the file states it (RCCL): targets by bus id, counts */
+    char xg_target[PB_NTOPO_NV][32];
+    int xg_count[PB_NTOPO_NV];
+    int nxg;
+    unsigned vendor;             /* PCI vendor: 0x10de, 0x1002 (AMD), 0 unknown */
+    char arch[16];               /* AMD: "gfx942", "gfx90a" from gcn; else "" */
 } pb_ntopo_dev_t;
 
 typedef struct pb_ntopo {
@@ -53,6 +64,7 @@ typedef struct pb_ntopo {
     int n, ngpus, nnics;
     int ncpus;
     int has_nvlink; /* the file has nvlink elements */
+    int has_xgmi;   /* the file has xgmi elements (RCCL, AMD GPUs) */
 } pb_ntopo_t;
 
 /* PB_EINPUT naming the file: unreadable, not XML, no <system>, no GPU. */

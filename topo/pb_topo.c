@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pb_kfd.h"
 #include "pb_nvlink.h"
 #include "pb_pci_path.h"
 
@@ -70,7 +71,8 @@ static int list_devices(pb_topo_t *tp, pb_err_t *err)
     tp->gpus = calloc((size_t)ng + 1, sizeof *tp->gpus);
     tp->nics = calloc((size_t)nn + 1, sizeof *tp->nics);
     tp->nvlinks = calloc((size_t)ng * (size_t)ng + 1, sizeof *tp->nvlinks);
-    if (tp->gpus == NULL || tp->nics == NULL || tp->nvlinks == NULL)
+    tp->xgmi = calloc((size_t)ng * (size_t)ng + 1, sizeof *tp->xgmi);
+    if (tp->gpus == NULL || tp->nics == NULL || tp->nvlinks == NULL || tp->xgmi == NULL)
         return pb_err_set(err, PB_ERUNTIME, "out of memory listing PCI devices");
     /* hwloc lists PCI devices in bus order: GPU numbers follow it, as
      * nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID do */
@@ -122,6 +124,8 @@ static int load(pb_topo_t *tp, const char *xml_path, const char *buf, size_t len
     int code = list_devices(tp, err);
     if (code == PB_OK)
         code = xml_path != NULL ? pb_nvlink_from_distances(tp, err) : pb_nvlink_from_nvml(tp, err);
+    if (code == PB_OK && xml_path == NULL) /* AMD GPUs of the live machine */
+        code = pb_kfd_topo(tp, pb_kfd_sysfs_root(), err);
     if (code != PB_OK)
         pb_topo_free(tp);
     return code;
@@ -194,6 +198,7 @@ void pb_topo_free(pb_topo_t *tp)
     free(tp->gpus);
     free(tp->nics);
     free(tp->nvlinks);
+    free(tp->xgmi);
     memset(tp, 0, sizeof *tp);
 }
 
@@ -202,6 +207,12 @@ pb_link_t pb_topo_gpu_gpu(const pb_topo_t *tp, int a, int b)
     pb_link_t l = {PB_LINK_SELF, 0};
     if (a == b)
         return l;
+    int x = tp->xgmi != NULL ? tp->xgmi[a * tp->ngpus + b] : 0;
+    if (x > 0) {
+        l.cls = PB_LINK_XGMI;
+        l.nvlinks = x;
+        return l;
+    }
     int n = tp->nvlinks[a * tp->ngpus + b];
     if (n > 0) {
         l.cls = PB_LINK_NV;

@@ -1,11 +1,13 @@
 /* pb_topo.h - one node's hardware as parbench needs it: the hwloc tree,
- * its GPUs and NICs in PCI order, and the NVLink counts between GPUs.
+ * its GPUs and NICs in PCI order, and the NVLink and xGMI counts between
+ * GPUs.
  *
  * Loaded from the live machine or from any machine's hwloc XML dump, so
  * classification is testable anywhere without MPI or a GPU.  Debian's
  * hwloc has no CUDA/NVML plugins, so GPUs are found as PCI devices and
  * NVLink comes from the dump's NVLinkBandwidth distances or from NVML
- * loaded at run time. */
+ * loaded at run time; on the live machine AMD GPUs' architecture and
+ * xGMI links come from the kernel's KFD topology in sysfs (pb_kfd.h). */
 #ifndef PB_TOPO_H
 #define PB_TOPO_H
 

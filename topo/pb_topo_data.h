@@ -1,5 +1,5 @@
 /* pb_topo_data.h - what a loaded pb_topo_t holds: the hwloc tree, its
- * GPUs and NICs in PCI order, and the NVLink counts between GPUs.
+ * GPUs and NICs in PCI order, and the NVLink and xGMI counts between GPUs.
  *
  * A header of its own because two parts fill it: the loader (pb_topo.h)
  * finds the devices, the NVLink counters (pb_nvlink.h) the links between
@@ -17,6 +17,7 @@ typedef struct pb_topo_dev {
     char name[PB_TOPO_NAME];  /* GPU0.. / NIC name (mlx5_0, eth0) */
     char busid[PB_TOPO_NAME]; /* 0000:17:00.0 */
     char model[PB_TOPO_NAME]; /* GPU model when the dump says, else "" */
+    char arch[16];            /* AMD GPU architecture from KFD ("gfx942"), else "" */
     hwloc_obj_t pci;          /* the PCI device object */
 } pb_topo_dev_t;
 
@@ -31,6 +32,8 @@ typedef struct pb_topo {
     int ngpus, nnics;
     pb_topo_dev_t *gpus, *nics;
     int *nvlinks; /* ngpus x ngpus link counts (0 = none) */
+    int *xgmi;    /* ngpus x ngpus xGMI link counts (AMD, from KFD; 0 = none) */
+    int has_xgmi; /* the KFD topology was read and named xGMI links */
     pb_nvlink_source_t nvlink_source;
     char nvlink_note[160]; /* why there is no NVLink information */
 } pb_topo_t;

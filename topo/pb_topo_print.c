@@ -24,6 +24,8 @@ void pb_topo_print_matrix(FILE *f, const pb_topo_t *tp, const char *source)
             fprintf(f, "# NVLink from %s\n", tp->nvlink_source == PB_NVLINK_DISTANCES
                                                  ? "the NVLinkBandwidth distances"
                                                  : "NVML");
+        if (tp->has_xgmi)
+            fprintf(f, "# xGMI (AMD Infinity Fabric) from the KFD topology in sysfs\n");
     }
     if (tp->ngpus == 0) {
         fprintf(f, "no GPUs%s\n", tp->nnics ? "" : " and no NICs");
@@ -62,8 +64,8 @@ void pb_topo_print_matrix(FILE *f, const pb_topo_t *tp, const char *source)
     }
     fprintf(f, "\n");
     for (int g = 0; g < tp->ngpus; g++)
-        fprintf(f, "GPU%d: %s%s%s\n", g, tp->gpus[g].busid, tp->gpus[g].model[0] ? "  " : "",
-                tp->gpus[g].model);
+        fprintf(f, "GPU%d: %s%s%s%s%s\n", g, tp->gpus[g].busid, tp->gpus[g].model[0] ? "  " : "",
+                tp->gpus[g].model, tp->gpus[g].arch[0] ? "  " : "", tp->gpus[g].arch);
     if (tp->nnics == 0)
         fprintf(f, "no NICs in this topology\n");
     for (int n = 0; n < tp->nnics; n++)
@@ -71,6 +73,8 @@ void pb_topo_print_matrix(FILE *f, const pb_topo_t *tp, const char *source)
     fprintf(f, "\nLegend: X = self; NV# = # NVLinks; PIX = at most one PCIe switch; PXB = several\n"
                "PCIe switches, no host bridge; PHB = one PCIe host bridge; NODE = across host\n"
                "bridges within a NUMA node; SYS = across NUMA nodes (SMP interconnect)\n");
+    if (tp->has_xgmi) /* AMD only: NVIDIA's output stays as it was */
+        fprintf(f, "XGMI# = # AMD Infinity Fabric (xGMI) links between GPUs\n");
 }
 
 static const char *warning(pb_group_kind_t k, pb_link_t l, int gpus)
@@ -87,8 +91,8 @@ static const char *warning(pb_group_kind_t k, pb_link_t l, int gpus)
             return NULL; /* dp and pp span nodes by design */
         }
     }
-    if (gpus && k == PB_PK_TP && l.cls != PB_LINK_NV && l.cls != PB_LINK_SELF)
-        return "TP group leaves NVLink: its all-reduces run at PCIe/SMP speed";
+    if (gpus && k == PB_PK_TP && !pb_link_counted(l.cls) && l.cls != PB_LINK_SELF)
+        return "TP group leaves NVLink/xGMI: its all-reduces run at PCIe/SMP speed";
     return NULL;
 }
 

@@ -41,7 +41,7 @@ static int parse_one(pb_vexpect_set_t *s, const char *tok, size_t len, pb_err_t 
     errno = 0;
     double v = strtod(num, &end);
     if (!known)
-        return pb_err_set(err, PB_EINPUT, "--expect: '%s' is not a link class (X, NV#, CORE, L3, "
+        return pb_err_set(err, PB_EINPUT, "--expect: '%s' is not a link class (X, NV#, XGMI#, CORE, L3, "
                           "PIX, PXB, PHB, NODE, SOCKET, SYS, NET)", cls);
     if (end == num || *end != '\0' || errno != 0 || !(v > 0.0) || !isfinite(v))
         return pb_err_set(err, PB_EINPUT, "--expect %s: '%s' is not a positive GB/s", cls, num);
@@ -90,6 +90,31 @@ double pb_vexpect_nvlink_per_link(const char *model)
     return 0.0;
 }
 
+/* AMD Infinity Fabric (xGMI) per link and direction, GB/s, by GPU
+ * architecture, as NVLink's rate goes by generation:
+ *  - gfx90a (MI250X, MI250, MI210): 25 GT/s x 16 lanes = 50 GB/s (ROCm's
+ *    "AMD Instinct MI250 microarchitecture"; the MI250X data sheet's
+ *    100 GB/s per link counts both directions; the kernel's KFD states
+ *    the same 16 x 25 Gb/s per link, amdgpu_amdkfd.c);
+ *  - gfx942 (MI300X, MI325X, MI300A): 128 GB/s per link both ways, 64 each
+ *    (MI300X data sheet: 7 links, 896 GB/s aggregate); the MI325X is
+ *    the same gfx942 silicon on the same 8-GPU platform;
+ *  - gfx950 (MI350X, MI355X): 153.6 GB/s per link both ways, 76.8 each
+ *    (AMD's MI350 series launch material: "153.6 GB/s links"; sources in
+ *    doc/topology-and-validate.md, "xGMI rates"). */
+double pb_vexpect_xgmi_per_link(const char *arch)
+{
+    if (arch == NULL)
+        return 0.0;
+    if (strcmp(arch, "gfx90a") == 0)
+        return 50.0;
+    if (strncmp(arch, "gfx94", 5) == 0)
+        return 64.0;
+    if (strcmp(arch, "gfx950") == 0)
+        return 76.8;
+    return 0.0;
+}
+
 static double lower(double a, double b)
 {
     return a > 0.0 && b > 0.0 ? (a < b ? a : b) : 0.0;
@@ -107,11 +132,13 @@ void pb_vexpect_pair(const pb_vexpect_set_t *user, pb_link_t l, const pb_vexpect
         return;
     }
     switch (l.cls) {
-    case PB_LINK_NV: {
+    case PB_LINK_NV:
+    case PB_LINK_XGMI: { /* nvlink_gbps: one link of the GPU's own fabric */
         double per = lower(a->nvlink_gbps, b->nvlink_gbps);
         if (device && per > 0.0 && l.nvlinks > 0) {
             out->gbps = per * l.nvlinks;
-            snprintf(out->src, sizeof out->src, "%d NVLinks x %g GB/s", l.nvlinks, per);
+            snprintf(out->src, sizeof out->src, "%d %s x %g GB/s", l.nvlinks,
+                     l.cls == PB_LINK_NV ? "NVLinks" : "xGMI links", per);
         }
         return;
     }

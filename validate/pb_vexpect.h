@@ -9,6 +9,10 @@
  *    V100 300, A100 600, H100 900 GB/s over 6, 12, 18 links both ways;
  *    50 GB/s for NVLink 5: B200 1.8 TB/s over 18 links; NVIDIA's
  *    datasheets);
+ *  - XGMI#: links x the per-link rate of AMD's Infinity Fabric, found
+ *    from the GPU architecture (50 GB/s per link and direction on gfx90a:
+ *    MI250X; 64 on gfx942: MI300X, MI325X; 76.8 on gfx950: MI355X; AMD's
+ *    data sheets, pb_vexpect_xgmi_per_link);
  *  - PIX, PXB (peer to peer under PCIe switches): the slower GPU's PCIe
  *    link, GT/s x lanes x encoding / 8 (8b/10b up to 5 GT/s, 128b/130b
  *    from 8 GT/s: Gen4 x16 31.5 GB/s, Gen5 x16 63.0 GB/s; PCI-SIG);
@@ -45,8 +49,8 @@
 
 #define PB_VEXPECT_USER 16
 
-/* --expect entries: a class as printed (NV18, PIX, NET, CORE) or a class
- * name alone (NV: every NVLink count), and GB/s per direction. */
+/* --expect entries: a class as printed (NV18, XGMI1, PIX, NET, CORE) or a
+ * class name alone (NV: every NVLink count; XGMI), and GB/s per direction. */
 typedef struct pb_vexpect_user {
     char cls[16];
     double gbps;
@@ -59,7 +63,7 @@ typedef struct pb_vexpect_set {
 
 /* One rank's facts, found on its node (0 = unknown). */
 typedef struct pb_vexpect_rank {
-    double nvlink_gbps; /* one NVLink of its GPU, per direction */
+    double nvlink_gbps; /* one NVLink (NVIDIA) or xGMI link (AMD) of its GPU, per direction */
     double pcie_gbps;   /* its GPU's PCIe link, per direction */
     double nic_gbps;    /* its nearest NIC's line rate, 10^9 B/s */
 } pb_vexpect_rank_t;
@@ -76,6 +80,10 @@ int pb_vexpect_parse(pb_vexpect_set_t *s, const char *spec, pb_err_t *err);
 /* Per-link NVLink rate of a GPU model as hwloc/NVML name it ("NVIDIA
  * H100 80GB HBM3"), 0 when the model is not one this table knows. */
 double pb_vexpect_nvlink_per_link(const char *model);
+
+/* Per-link xGMI rate per direction (GB/s) of an AMD GPU architecture as
+ * KFD or RCCL names it ("gfx942"), 0 when this table does not know it. */
+double pb_vexpect_xgmi_per_link(const char *arch);
 
 /* The expectation of a pair linked by l.  device: the backend moves
  * device memory (the GPU classes' rates apply only then); share_a,

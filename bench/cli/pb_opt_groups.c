@@ -129,11 +129,14 @@ static const pb_opt_spec_t launch_specs[] = {
     {"no-launch", 0, NULL, pb_opt_flag, PB_OFF(run.no_launch), 0,
      "run as a single MPI process instead of re-launching", NULL, NULL},
     {"backend", 0, "NAME", set_backend, 0, 0,
-     "auto (default: nccl when a GPU answers, else mpi), nccl, mpi", "auto mpi nccl", NULL},
+     "auto (default: nccl on NVIDIA GPUs, rccl on AMD GPUs,\n"
+     "else mpi), nccl, rccl, mpi", "auto mpi nccl rccl", NULL},
     {"nccl-lib", 0, "FILE", pb_opt_file, PB_OFF(run.nccl_lib), 0,
      "the libnccl.so.2 the nccl backend loads (default:\n"
      "$PARBENCH_NCCL_LIB, else libnccl.so.2 on the loader's\n"
-     "path, else the active Python environment's)",
+     "path, else the active Python environment's); with\n"
+     "--backend rccl the librccl.so.1 (default: $PARBENCH_RCCL_LIB,\n"
+     "else the loader's path, $ROCM_PATH/lib, /opt/rocm/lib)",
      "@file", NULL},
     {"timeout", 'T', "S", set_timeout, 0, 0,
      "an operation past S seconds is a hang: say where, exit 3\n(default 300; 0 = never)",

@@ -250,11 +250,12 @@ static const pb_opt_spec_t predict_specs[] = {
     {"gpus-per-node", 0, "G", pb_opt_int, PB_OFF(predict.gpus_per_node), 1,
      "GPUs per node (default: the hardware's)", NULL, NULL},
     {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0,
-     "a100, a100-40gb, h100, h200, h800, b200, gb200 (default a100)",
-     "a100 a100-40gb h100 h200 h800 b200 gb200", NULL},
+     "a100, a100-40gb, h100, h200, h800, b200, gb200, mi300x,\n"
+     "mi325x, mi355x (default a100)",
+     "a100 a100-40gb h100 h200 h800 b200 gb200 mi300x mi325x mi355x", NULL},
     {"hw-set", 0, "K=V", set_hw_set, 0, 0,
      "override a hardware field (bf16_tflops, hbm_gib, hbm_tbps,\n"
-     "nvlink_gbps, nics_per_node, nic_gbitps, gpus_per_node,\n"
+     "nvlink_gbps (xGMI on AMD), nics_per_node, nic_gbitps, gpus_per_node,\n"
      "achievable, nvlink_eff, net_eff, lat_intra_us, lat_net_us;\n"
      "memory: hbm_cuda_gib, cuda_ctx_gib, nccl_comm_mib,\n"
      "nccl_nvls_mib, alloc_frag)",

@@ -267,8 +267,8 @@ static const pb_opt_spec_t profile_specs[] = {
      "with --calib: list rows below this share of the curve\n(default 0.5)", NULL,
      "--min-eff " PROFILE_ELSEWHERE},
     {"hw", 0, "NAME", pb_opt_str, PB_OFF(predict.hw), 0,
-     "with --calib: the hardware whose links cap the curves\n(a100, a100-40gb, h100, h200, h800, b200, gb200;\ndefault a100)",
-     "a100 a100-40gb h100 h200 h800 b200 gb200", NULL},
+     "with --calib: the hardware whose links cap the curves\n(a100, a100-40gb, h100, h200, h800, b200, gb200, mi300x,\nmi325x, mi355x; default a100)",
+     "a100 a100-40gb h100 h200 h800 b200 gb200 mi300x mi325x mi355x", NULL},
     {"gpus-per-node", 0, "G", pb_opt_int, PB_OFF(predict.gpus_per_node), 1,
      "with --calib: ranks per node, where the recording does not\n"
      "say how a communicator is placed (default: the hardware's)", NULL, NULL},

@@ -128,8 +128,12 @@ int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
     printf("# NCCL topology %s: %d GPU%s, %d NIC%s, %d CPU%s\n", o->topo.nccl, t.ngpus,
            t.ngpus == 1 ? "" : "s", t.nnics, t.nnics == 1 ? "" : "s", t.ncpus,
            t.ncpus == 1 ? "" : "s");
+    if (t.has_xgmi)
+        printf("# xGMI (AMD Infinity Fabric) from the file's <xgmi> elements\n");
     if (t.has_nvlink)
         printf("# NVLink from the file's <nvlink> elements\n");
+    else if (t.has_xgmi) /* AMD GPUs: --nvlink does not apply */
+        printf("# no NVLink: the file's GPUs are AMD's\n");
     else if (o->topo.nvlink)
         printf("# NVLink: NV%d for every GPU pair, as --nvlink says (the file has none)\n",
                o->topo.nvlink);
@@ -151,10 +155,13 @@ int pb_topo_cmd_nccl(const pb_options_t *o, pb_err_t *err)
             pb_link_format(pb_ntopo_link(&t, a, b, o->topo.nvlink), cell, sizeof cell);
             printf(" %-6s", cell);
         }
-        printf(" %-5d %s\n", t.dev[a].numa, t.dev[a].busid);
+        printf(" %-5d %s%s%s\n", t.dev[a].numa, t.dev[a].busid, t.dev[a].arch[0] ? "  " : "",
+               t.dev[a].arch);
     }
     printf("\n# PIX one PCIe switch; PXB several; PHB through the CPU (NCCL's host bridge);\n"
            "# NODE another <cpu> of the same NUMA node; SYS another NUMA node; NV# NVLinks\n");
+    if (t.has_xgmi)
+        printf("# XGMI# AMD Infinity Fabric (xGMI) links\n");
     if (o->run.csv_path)
         printf("# pairs written to %s\n", o->run.csv_path);
     pb_ntopo_free(&t);
@@ -232,8 +239,9 @@ const pb_cmd_desc_t pb_cmd_topo = {
     "link each group of a layout crosses (--tp N --cp N --ep N --dp N --pp N, in\n"
     "Megatron order, tp fastest; dp defaults to what is left of the world).\n",
     {{&topo_group, NULL}, {&pb_grp_layout, NULL}, {&pb_grp_launch, NULL}, {&pb_grp_help, NULL}},
-    "classes, fastest first: X same GPU; NV# NVLink (# links); PIX one PCIe\n"
-    "switch; PXB several switches; PHB one host bridge; NODE one NUMA node;\n"
-    "SYS across sockets; NET across nodes.  Host ranks: CORE, L3, NODE, SOCKET\n"
-    "(one package, several NUMA nodes), SYS, NET.\n",
+    "classes, fastest first: X same GPU; NV# NVLink (# links); XGMI# AMD\n"
+    "Infinity Fabric (# links); PIX one PCIe switch; PXB several switches;\n"
+    "PHB one host bridge; NODE one NUMA node; SYS across sockets; NET across\n"
+    "nodes.  Host ranks: CORE, L3, NODE, SOCKET (one package, several NUMA\n"
+    "nodes), SYS, NET.\n",
     0, topo_defaults, topo_finish, topo_foreign, topo_alone, pb_topo_cmd, 0, NULL};

@@ -18,7 +18,9 @@ static void my_facts(const pb_ctx_t *ctx, pb_vexpect_rank_t *f)
     memset(f, 0, sizeof *f);
     int g = ctx->map.gpu[ctx->rank];
     if (g >= 0 && g < ctx->topo.ngpus) {
-        f->nvlink_gbps = pb_vexpect_nvlink_per_link(ctx->topo.gpus[g].model);
+        f->nvlink_gbps = ctx->topo.gpus[g].arch[0] /* AMD, named by KFD */
+                             ? pb_vexpect_xgmi_per_link(ctx->topo.gpus[g].arch)
+                             : pb_vexpect_nvlink_per_link(ctx->topo.gpus[g].model);
         f->pcie_gbps = pb_linkrate_pcie(root, ctx->topo.gpus[g].busid);
     }
     f->nic_gbps = pb_linkrate_nic(root, pb_rankmap_nic(&ctx->map, ctx->rank));

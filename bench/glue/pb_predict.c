@@ -96,9 +96,11 @@ int pb_predict_env_rate(const pb_predict_opts_t *h, pb_predict_env_t *e, pb_err_
 
 void pb_print_hw(const pb_hw_t *h)
 {
-    printf("hardware: %s: bf16 %.0f TFLOP/s dense, %.0f GiB HBM at %.2f TB/s, NVLink %.0f GB/s "
+    /* the GPUs' own links are NVLink on NVIDIA, Infinity Fabric (xGMI) on AMD */
+    printf("hardware: %s: bf16 %.0f TFLOP/s dense, %.0f GiB HBM at %.2f TB/s, %s %.0f GB/s "
            "per direction, %d x %.0f Gb/s NIC%s per %d GPU%s\n",
-           h->name, h->bf16_tflops, h->hbm_gib, h->hbm_tbps, h->nvlink_gbps, h->nics_per_node,
+           h->name, h->bf16_tflops, h->hbm_gib, h->hbm_tbps, pb_hw_is_amd(h) ? "xGMI" : "NVLink",
+           h->nvlink_gbps, h->nics_per_node,
            h->nic_gbitps, h->nics_per_node == 1 ? "" : "s", h->gpus_per_node,
            h->gpus_per_node == 1 ? "" : "s");
 }

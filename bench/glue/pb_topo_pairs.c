@@ -11,7 +11,7 @@ static void pair_row(pb_pair_row_t *r, const char *a, const char *b, pb_link_t l
     snprintf(r->a, sizeof r->a, "%s", a);
     snprintf(r->b, sizeof r->b, "%s", b);
     snprintf(r->cls, sizeof r->cls, "%s", pb_link_class_name(l.cls));
-    r->links = l.cls == PB_LINK_NV ? l.nvlinks : 0;
+    r->links = pb_link_counted(l.cls) ? l.nvlinks : 0;
 }
 
 int pb_topo_write_pairs(const char *path, const pb_topo_t *tp, pb_err_t *err)

@@ -79,9 +79,12 @@ static pb_backend_t composed(const pb_comm_ops_t *comm, pb_memory_t memory)
 static void test_require(void)
 {
     pb_backend_t be = composed(pb_backend_find("mpi"), PB_MEM_HOST);
-    /* which backends of this build have graphs and deadlines: nccl where
-     * it was built (the registry lists it), none otherwise */
-    const char *who = pb_backend_find("nccl") ? "nccl" : "none in this build";
+    /* which backends of this build have graphs and deadlines: nccl and
+     * rccl where they were built (the registry lists them, in that
+     * order), none otherwise */
+    int has_nccl = pb_backend_find("nccl") != NULL, has_rccl = pb_backend_find("rccl") != NULL;
+    const char *who = has_nccl && has_rccl ? "nccl, rccl" : has_nccl ? "nccl" : has_rccl ? "rccl"
+                                                                    : "none in this build";
     char want[200];
     pb_err_t err;
 

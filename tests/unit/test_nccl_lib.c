@@ -66,9 +66,58 @@ static void missing(void)
     CHECK(lib.handle == NULL);
 }
 
+/* issue 51: RCCL's candidates (pb_nccl_lib.h): the same option, its own
+ * variable, librccl.so.1 on the loader's path, then $ROCM_PATH/lib and
+ * /opt/rocm/lib (ROCm's default prefix); no Python environment. */
+static void rccl_order(void)
+{
+    const pb_nccl_vendor_t *v = &pb_nccl_vendor_amd;
+    pb_nccl_candidate_t c[PB_NCCL_MAX_CANDIDATES_ANY];
+    /* nothing set: the loader's, then /opt/rocm's; venv and conda unused */
+    CHECK(pb_nccl_lib_candidates_for(v, NULL, NULL, "/venv", "/conda", NULL, c) == 2);
+    CHECK(c[0].from == PB_NCCL_FROM_LOADER && strcmp(c[0].name, "librccl.so.1") == 0);
+    CHECK(c[1].from == PB_NCCL_FROM_ROCM && strcmp(c[1].name, "/opt/rocm/lib/librccl.so.1") == 0);
+    /* ROCM_PATH before /opt/rocm */
+    CHECK(pb_nccl_lib_candidates_for(v, NULL, "", NULL, NULL, "/rocm-6.2", c) == 3);
+    CHECK(c[1].from == PB_NCCL_FROM_ROCM && strcmp(c[1].name, "/rocm-6.2/lib/librccl.so.1") == 0);
+    CHECK(strcmp(c[2].name, "/opt/rocm/lib/librccl.so.1") == 0);
+    /* --nccl-lib names RCCL's file too, and is the only candidate */
+    CHECK(pb_nccl_lib_candidates_for(v, "/x/librccl.so.1", "/y.so", NULL, NULL, "/r", c) == 1);
+    CHECK(c[0].from == PB_NCCL_FROM_OPTION && strcmp(c[0].name, "/x/librccl.so.1") == 0);
+    CHECK(pb_nccl_lib_candidates_for(v, NULL, "/y.so", NULL, NULL, "/r", c) == 1);
+    CHECK(c[0].from == PB_NCCL_FROM_ENV && strcmp(c[0].name, "/y.so") == 0);
+    /* NCCL's through the same function: as pb_nccl_lib_candidates */
+    CHECK(pb_nccl_lib_candidates_for(&pb_nccl_vendor_nvidia, NULL, NULL, "/venv", NULL, "/r",
+                                     c) == 2);
+    CHECK(strcmp(c[1].name, "/venv" SITE) == 0);
+}
+
+/* RCCL's named file, through its own variable; and none found: the
+ * sentence the rccl backend's refusal carries. */
+static void rccl_missing(void)
+{
+    pb_nccl_lib_t lib;
+    char why[480] = "";
+    CHECK(setenv("PARBENCH_RCCL_LIB", "/nonexistent/librccl.so.1", 1) == 0);
+    CHECK(pb_nccl_lib_open_for(&pb_nccl_vendor_amd, NULL, &lib, why, sizeof why) == -1);
+    CHECK(strcmp(why, "PARBENCH_RCCL_LIB=/nonexistent/librccl.so.1: no such file") == 0);
+    CHECK(unsetenv("PARBENCH_RCCL_LIB") == 0);
+    CHECK(setenv("ROCM_PATH", "/nonexistent/rocm", 1) == 0);
+    /* no librccl.so.1 on this machine's loader path nor in /opt/rocm */
+    if (pb_nccl_lib_open_for(&pb_nccl_vendor_amd, NULL, &lib, why, sizeof why) == 0) {
+        pb_nccl_lib_close(&lib); /* a machine with RCCL: nothing to check */
+    } else {
+        CHECK(strncmp(why, "no RCCL: librccl.so.1 not found (", 33) == 0);
+        CHECK(strstr(why, "PARBENCH_RCCL_LIB") != NULL);
+    }
+    CHECK(unsetenv("ROCM_PATH") == 0);
+}
+
 int main(void)
 {
     order();
     missing();
+    rccl_order();
+    rccl_missing();
     PB_TEST_END("unit_nccl_lib");
 }

@@ -14,7 +14,13 @@
 #     one side lacks, a launch-bound size left unjudged, and with nccl-tests
 #     run twice, its spread as the tolerance where wider than 5 % (and not
 #     where narrower).
-# Exit 0 all good, 1 a check failed, 77 no GPU tests in this build (CUDA off).
+#  0. (issue 51) the AMD variant, which needs no build: `pack.sh --amd
+#     --dry-run` configures HIP, ships run-on-amd.sh and scripts that exist
+#     and parse, and says rccl-tests is not built where no RCCL is (as
+#     here); `run-on-amd.sh --list` has the steps the acceptance names
+#     (rccl backend, --memory device, gemm, topo, vs-rccl-tests).
+# Exit 0 all good, 1 a check failed, 77 no GPU tests in this build (CUDA off)
+# and the AMD checks passed.
 # CTEST=path picks the ctest program (default: PATH's).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR SRC_DIR [PARBENCH]" >&2; exit 2; }
@@ -22,14 +28,49 @@ BUILD=$(cd "$1" && pwd) SRC=$(cd "$2" && pwd) PB=${3:-}
 CTEST=${CTEST:-ctest}
 export CTEST
 HERE=$(cd "$(dirname "$0")" && pwd) # the scripts checked: this one's siblings
-[ -f "$BUILD/tests/gpu/CTestTestfile.cmake" ] || { echo "no GPU tests in $BUILD: skipped"; exit 77; }
 TMP=$(mktemp -d /tmp/pb-check-bundle.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
+# ---- 0. the AMD variant (no build needed) -------------------------------------
+amd_checks() {
+    local d=$TMP/amd out steps want s
+    mkdir -p "$d/rccl-tests-src/src" "$d/no-rocm"
+    : >"$d/rccl-tests-src/src/Makefile" # a source, but no RCCL to build it against
+    bash -n "$HERE/run-on-amd.sh" || bad "run-on-amd.sh does not parse (bash -n)"
+    out=$(PB_REPO=$SRC PB_WORK=$d/w RCCL_TESTS_SRC=$d/rccl-tests-src ROCM_PATH=$d/no-rocm \
+          bash "$HERE/pack.sh" --amd --dry-run 2>&1) || bad "pack.sh --amd --dry-run failed: $out"
+    grep -qx 'vendor: amd' <<<"$out" || bad "pack.sh --amd: not the AMD variant"
+    grep -q '^cmake: .*-DPARBENCH_HIP=ON' <<<"$out" || bad "pack.sh --amd: HIP not configured"
+    grep -qx "rccl-tests: not built (no RCCL: no librccl.so\*, rccl.h and hipcc under $d/no-rocm)" <<<"$out" ||
+        bad "pack.sh --amd: without an RCCL, rccl-tests is not said to be left out: $out"
+    for s in $(sed -n 's/^scripts: //p' <<<"$out"); do
+        [ -f "$HERE/$s" ] || bad "pack.sh --amd ships $s, which is not beside it"
+    done
+    grep -q '^scripts: run-on-amd.sh ' <<<"$out" || bad "pack.sh --amd does not ship run-on-amd.sh"
+    out=$(PB_REPO=$SRC PB_WORK=$d/w bash "$HERE/pack.sh" --dry-run 2>&1)
+    grep -qx 'vendor: nvidia' <<<"$out" && grep -q '^cmake: -DPARBENCH_CUDA=ON$' <<<"$out" ||
+        bad "pack.sh without --amd is no longer the NVIDIA bundle: $out"
+    # the steps, in order, and what each must run
+    steps=$(bash "$HERE/run-on-amd.sh" --list 2>&1) || bad "run-on-amd.sh --list failed: $steps"
+    want="rocm-smi rccl-lib gpus1-coll gpus1-step vs-rccl-tests mpi-host mpi-device topo gemm rccl-sweep rccl-graph pattern report"
+    [ "$(awk '$1 == "step" { printf "%s%s", sep, $2; sep = " " }' <<<"$steps")" = "$want" ] ||
+        bad "run-on-amd.sh steps are not: $want"
+    grep -q '^step rccl-lib .*--backend rccl --nccl-lib ' <<<"$steps" || bad "rccl-lib: not --backend rccl --nccl-lib"
+    grep -q '^step mpi-device .*--backend mpi --memory device' <<<"$steps" || bad "mpi-device: not --memory device"
+    grep -q '^step gemm .*/parbench gemm ' <<<"$steps" || bad "gemm: not parbench gemm"
+    grep -q '^step topo .*/parbench topo$' <<<"$steps" || bad "topo: not parbench topo"
+    grep -q '^step vs-rccl-tests .*PB_VS_VENDOR=amd .*vs_nccl_tests.sh' <<<"$steps" || bad "vs-rccl-tests: not the AMD comparison"
+    grep -q -e '--backend nccl' <<<"$steps" && bad "run-on-amd.sh runs the nccl backend"
+    return 0
+}
+amd_checks
+[ -f "$BUILD/tests/gpu/CTestTestfile.cmake" ] ||
+    { [ "$fail" -eq 0 ] || exit 1; echo "no GPU tests in $BUILD: skipped (the AMD checks passed)"; exit 77; }
+
 # ---- 1. syntax --------------------------------------------------------------
-for f in pack.sh run-on-gpu.sh run-lib.sh vs_nccl_tests.sh vs_table.sh relocate_ctest.sh; do
+for f in pack.sh run-on-gpu.sh run-on-amd.sh run-lib.sh vs_nccl_tests.sh vs_table.sh relocate_ctest.sh; do
     bash -n "$HERE/$f" || bad "$f does not parse (bash -n)"
 done
 for f in "$HERE/env.sh" "$HERE/wrapper.sh"; do # sourced or run by sh, not bash

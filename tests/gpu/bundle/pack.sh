@@ -6,6 +6,8 @@
 # acceptance run (doc/gpus.md):
 #
 #   tests/gpu/bundle/pack.sh       # from the project's root: build + bundle + tarball
+#   tests/gpu/bundle/pack.sh --amd # the AMD variant: HIP build, rccl-tests, run-on-amd.sh
+#   tests/gpu/bundle/pack.sh [--amd] --dry-run  # what would be built and shipped; builds nothing
 #
 # It builds the committed HEAD of this checkout (a clone in $W/src), with
 # the scripts beside this one.  Idempotent: the clone is updated, the builds
@@ -23,15 +25,29 @@
 #   SHIP_NCCL=1     also ship libnccl.so.2 (over 200 MB: over any tarball budget)
 #   SHIP_LIBXML2=0  leave out libxml2 + ICU (only `topo --nccl-topo` opens them)
 #   PB_TARBALLS     "xz" (default), "xz zst": which compressed copies to write
+#  --amd only (issue 51; W defaults to .gpub/amd):
+#   RCCL_TESTS_SRC  ROCm/rccl-tests' source (default $W/rccl-tests-src); built with
+#                   ROCm's hipcc only where an RCCL is found ($ROCM_PATH/lib/librccl.so*
+#                   and its rccl.h; Debian packages none), else said so: vs-rccl-tests fails
+#   ROCM_PATH       the ROCm to build rccl-tests against (default /opt/rocm)
 #
 # Output: $W/bundle (the tree), $W/parbench-bundle.tar.xz, $W/bundle/MANIFEST
 # (packages, libraries, nccl-tests' commit, sizes, highest GLIBC_ needed).
 set -euo pipefail
 
+PB_VENDOR=nvidia DRY=0
+for a in "$@"; do
+    case $a in
+    --amd) PB_VENDOR=amd ;;
+    --dry-run) DRY=1 ;;
+    *) echo "[pack] unknown argument '$a' (--amd, --dry-run)" >&2; exit 2 ;;
+    esac
+done
 HERE=$(cd "$(dirname "$0")" && pwd -P) # run-on-gpu.sh and the others live beside this script
 REPO=${PB_REPO:-$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || true)}
 [ -n "$REPO" ] || { echo "[pack] run it from the project's checkout (or set PB_REPO)" >&2; exit 2; }
 W=${PB_WORK:-$REPO/.gpub}
+[ "$PB_VENDOR" = amd ] && W=${PB_WORK:-$REPO/.gpub/amd}
 SRC=$W/src BUILD=$W/build B=$W/bundle DEBS=$W/debs X=$W/debx
 NT_SRC=${NCCL_TESTS_SRC:-$W/nccl-tests-src} NT_BUILD=$W/nccl-tests-build
 NT_GENCODE=${NCCL_TESTS_GENCODE:--gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90}
@@ -42,10 +58,49 @@ log() { printf '[pack] %s\n' "$*" >&2; }
 die() { printf '[pack] ERROR: %s\n' "$*" >&2; exit 1; }
 T0=$(date +%s)
 
+# ---- 0. the vendor: what is configured, built and shipped ---------------------
+# The AMD bundle has no gpu-labelled ctest (tests/gpu is CUDA's), so its run
+# is run-on-amd.sh's steps alone; HIP, RCCL and rocBLAS come from the AMD
+# machine (parbench opens them at run time), so nothing of ROCm is shipped.
+if [ "$PB_VENDOR" = amd ]; then
+    ROCM=${ROCM_PATH:-/opt/rocm}
+    NT_SRC=${RCCL_TESTS_SRC:-$W/rccl-tests-src}
+    CMAKE_GPU=(-DPARBENCH_HIP=ON -DPARBENCH_CUDA=OFF)
+    PROGS=(parbench)
+    RUN_SCRIPTS=(run-on-amd.sh run-lib.sh vs_nccl_tests.sh vs_table.sh README.md)
+else
+    CMAKE_GPU=(-DPARBENCH_CUDA=ON)
+    PROGS=(parbench pb_memcpy_bw)
+    RUN_SCRIPTS=(run-on-gpu.sh run-lib.sh vs_nccl_tests.sh vs_table.sh README.md)
+fi
+# rccl-tests is built where ROCm's hipcc and an RCCL (library and header) are
+rccl_found() {
+    ls "$ROCM"/lib/librccl.so* >/dev/null 2>&1 && [ -x "$ROCM/bin/hipcc" ] &&
+        { [ -f "$ROCM/include/rccl/rccl.h" ] || [ -f "$ROCM/include/rccl.h" ]; }
+}
+tests_plan() { # the line the MANIFEST gets when nothing is built
+    if [ "$PB_VENDOR" != amd ]; then
+        [ -f "$NT_SRC/src/Makefile" ] && echo "nccl-tests: from $NT_SRC" || echo "nccl-tests: not built (no source at $NT_SRC)"
+    elif ! [ -f "$NT_SRC/src/Makefile" ]; then echo "rccl-tests: not built (no source at $NT_SRC)"
+    elif ! rccl_found; then echo "rccl-tests: not built (no RCCL: no librccl.so*, rccl.h and hipcc under $ROCM)"
+    else echo "rccl-tests: from $NT_SRC against $ROCM"; fi
+}
+if [ "$DRY" = 1 ]; then
+    echo "vendor: $PB_VENDOR"
+    echo "work: $W"
+    echo "cmake: ${CMAKE_GPU[*]}"
+    echo "programs: ${PROGS[*]}"
+    echo "scripts: ${RUN_SCRIPTS[*]} env.sh wrapper.sh"
+    tests_plan
+    exit 0
+fi
+
 # ---- 1. the build host's packages -----------------------------------------
 # what the project's setup.sh installs, and patchelf
 need=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc libcsv-dev
       libjansson-dev libplplot-dev libxml2-utils libxml2-dev zlib1g-dev patchelf xz-utils zstd binutils)
+# the AMD build's kernels: Debian's hipcc (HIP 5.2; cmake/hip.cmake says which targets)
+[ "$PB_VENDOR" = amd ] && need+=(hipcc libamdhip64-dev)
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -69,7 +124,7 @@ log "source: $(git -C "$SRC" log -1 --format='%h %cd' --date=short)"
 # programs live in bundle/libexec and find bundle/lib, for their own
 # libraries and for those libraries' dependencies, before anything else.
 # shellcheck disable=SC2016 # $ORIGIN is for the loader, not the shell
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPARBENCH_CUDA=ON \
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${CMAKE_GPU[@]}" \
     -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN/../lib' \
     -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags \
     -DCMAKE_SHARED_LINKER_FLAGS=-Wl,--disable-new-dtags >"$W/cmake-configure.log" ||
@@ -77,12 +132,16 @@ cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPARBENCH_CUDA=ON \
 # The gpu tests, relocated (configure is enough for CTest's files): the
 # programs they run are the ones to build and ship, by name
 rm -rf "$W/ctest"
-CTEST=${CTEST:-ctest} bash "$HERE/relocate_ctest.sh" "$BUILD" "$SRC" "$W/ctest" >&2 ||
-    die "the gpu tests could not be relocated (relocate_ctest.sh above)"
-mapfile -t TEST_PROGS < <(grep -ho '@PB_BUNDLE@/libexec/[^";]*' "$W/ctest"/*.in |
-                          sed 's|.*/||' | sort -u | grep -vx parbench)
+TEST_PROGS=()
+if [ "$PB_VENDOR" = nvidia ]; then
+    CTEST=${CTEST:-ctest} bash "$HERE/relocate_ctest.sh" "$BUILD" "$SRC" "$W/ctest" >&2 ||
+        die "the gpu tests could not be relocated (relocate_ctest.sh above)"
+    mapfile -t TEST_PROGS < <(grep -ho '@PB_BUNDLE@/libexec/[^";]*' "$W/ctest"/*.in |
+                              sed 's|.*/||' | sort -u | grep -vx parbench)
+fi
 # nccl-profiler-parbench: the plugin the nccl-profiler step has NCCL load
 TARGETS=(parbench pb_memcpy_bw nccl-profiler-parbench "${TEST_PROGS[@]}")
+[ "$PB_VENDOR" = amd ] && TARGETS=(parbench)
 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >"$W/cmake-build.log" ||
     { tail -30 "$W/cmake-build.log"; die "build failed"; }
 log "built: ${TARGETS[*]}"
@@ -115,7 +174,22 @@ build_nccl_tests() {
     NT_BUILT=1
     log "built nccl-tests ${ver:-?} (${commit:0:12}): ${NT_BINS[*]}"
 }
-build_nccl_tests
+# rccl-tests (a fork of nccl-tests: the same programs, flags and output, so
+# vs_nccl_tests.sh and `parbench import` read it) with ROCm's hipcc against
+# the RCCL under ROCM_PATH; MPI=0 as above
+build_rccl_tests() {
+    local commit
+    NT_LINE=$(tests_plan)
+    case $NT_LINE in *"not built"*) log "NOTE: $NT_LINE: the run's vs-rccl-tests step will fail"; return 0 ;; esac
+    if [ -e "$NT_SRC/.git" ]; then commit=$(git -C "$NT_SRC" rev-parse HEAD); else commit=unknown; fi
+    make -C "$NT_SRC/src" -j "$(nproc)" MPI=0 ROCM_PATH="$ROCM" NCCL_HOME="$ROCM" \
+        BUILDDIR="$NT_BUILD" "${NT_BINS[@]/#/$NT_BUILD/}" >"$W/rccl-tests-build.log" 2>&1 ||
+        { tail -30 "$W/rccl-tests-build.log"; die "rccl-tests did not build ($NT_SRC)"; }
+    NT_LINE="nccl-tests: rccl-tests ${commit}, MPI=0, against $ROCM: ${NT_BINS[*]}"
+    NT_BUILT=1
+    log "built rccl-tests (${commit:0:12}): ${NT_BINS[*]}"
+}
+if [ "$PB_VENDOR" = amd ]; then build_rccl_tests; else build_nccl_tests; fi
 
 # ---- 4. Debian packages: apt-get download + dpkg -x ------------------------
 mkdir -p "$DEBS" "$X"
@@ -158,8 +232,10 @@ for p in "${BASE_PKGS[@]}"; do fetch_pkg "$p"; done
 rm -rf "$B"
 mkdir -p "$B"/{bin,libexec,lib/hwloc,lib/plplot/drivers,etc,share/plplot,tests,ctest} \
          "$B/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" "$B/pmix2/lib/pmix" "$B/pmix2/share"
-for p in parbench pb_memcpy_bw; do cp "$BUILD/$p" "$B/libexec/"; done
-cp "$BUILD/libnccl-profiler-parbench.so" "$B/lib/" # loaded by NCCL (NCCL_PROFILER_PLUGIN)
+for p in "${PROGS[@]}"; do cp "$BUILD/$p" "$B/libexec/"; done
+if [ "$PB_VENDOR" = nvidia ]; then
+    cp "$BUILD/libnccl-profiler-parbench.so" "$B/lib/" # loaded by NCCL (NCCL_PROFILER_PLUGIN)
+fi
 for p in ${TEST_PROGS[@]+"${TEST_PROGS[@]}"}; do cp "$BUILD/tests/gpu/$p" "$B/libexec/"; done
 for p in orterun orted ompi_info; do cp "$X/usr/bin/$p" "$B/libexec/"; done
 # nccl-tests: stripped (their -g doubles them), RPATH to the bundle's lib/
@@ -198,7 +274,7 @@ cp "$X"/usr/share/plplot5.15.0/*.{fnt,pal} "$B/share/plplot/"
 
 # ---- 6. the shared libraries they need, by closure ---------------------------
 SYS_RE='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libresolv\.so\.2|libutil\.so\.1|libgcc_s\.so\.1|libstdc\+\+\.so\.6|libz\.so\.1|liblzma\.so\.5)$'
-GPU_RE='^(libcuda\.so\.1|libnvidia-.*|libcublas\.so\.13|libcublasLt\.so\.13)$'
+GPU_RE='^(libcuda\.so\.1|libnvidia-.*|libcublas\.so\.13|libcublasLt\.so\.13|libamdhip64\.so\..*|librccl\.so\..*|libhsa-runtime64\.so\..*|librocblas\.so\..*)$'
 [ "$SHIP_NCCL" = 1 ] || GPU_RE="${GPU_RE%)\$}|libnccl\\.so\\.2)\$"
 if [ "$SHIP_NCCL" = 1 ]; then # parbench opens it by dlopen: no ldd names it but nccl-tests'
     cp -L "$CUDA/lib64/libnccl.so.2" "$B/lib/" 2>/dev/null || cp -L "$CUDA/lib/libnccl.so.2" "$B/lib/"
@@ -253,24 +329,27 @@ cp "$HERE/env.sh" "$B/env.sh"
 cp "$HERE/wrapper.sh" "$B/bin/.wrapper"
 for p in "$B"/libexec/*; do ln -s .wrapper "$B/bin/$(basename "$p")"; done
 ln -s .wrapper "$B/bin/mpirun"; ln -s .wrapper "$B/bin/mpiexec"
-for s in run-on-gpu.sh run-lib.sh vs_nccl_tests.sh vs_table.sh README.md; do cp "$HERE/$s" "$B/"; done
+for s in "${RUN_SCRIPTS[@]}"; do cp "$HERE/$s" "$B/"; done
 # the relocated CTest files (@PB_BUNDLE@: run-on-gpu.sh substitutes it),
 # the scripts they name, and a check that every file they name is here
-cp "$W/ctest"/*.in "$W/ctest/tests.txt" "$B/ctest/"
+[ "$PB_VENDOR" = amd ] && mkdir -p "$W/ctest" && : >"$W/ctest/tests.txt" # no gpu ctest on AMD
+cp "$W/ctest"/*.in "$W/ctest/tests.txt" "$B/ctest/" 2>/dev/null || [ "$PB_VENDOR" = amd ]
 cp "$HERE/run_tests.py" "$B/ctest/run_tests.py"
 while read -r n; do
     if [ -f "$SRC/tests/gpu/$n" ]; then cp "$SRC/tests/gpu/$n" "$B/tests/"; else cp "$SRC/tests/$n" "$B/tests/"; fi
-done < <(grep -ho '@PB_BUNDLE@/tests/[^";]*' "$B/ctest"/*.in | sed 's|.*/||' | sort -u)
+done < <(grep -hos '@PB_BUNDLE@/tests/[^";]*' "$B/ctest"/*.in | sed 's|.*/||' | sort -u)
 while read -r p; do
     case $p in ctest/*.csv|ctest/*.log|ctest) continue ;; esac
     [ -e "$B/$p" ] || die "the gpu tests name @PB_BUNDLE@/$p, which the bundle lacks"
-done < <(grep -ho '@PB_BUNDLE@/[^";]*' "$B/ctest"/*.in | sed 's|^@PB_BUNDLE@/||' | sort -u)
+done < <(grep -hos '@PB_BUNDLE@/[^";]*' "$B/ctest"/*.in | sed 's|^@PB_BUNDLE@/||' | sort -u)
 
 # ---- 8. manifest, glibc check, sizes, tarballs ---------------------------------
 # shellcheck disable=SC1091 # os-release is this machine's
 {
     echo "parbench bundle: $(git -C "$SRC" log -1 --format='%H %cd' --date=iso)"
-    echo "built on $(. /etc/os-release; echo "$PRETTY_NAME"), glibc $(ldd --version | head -1 | awk '{print $NF}'), $("$CUDA/bin/nvcc" --version | tail -1)"
+    if [ "$PB_VENDOR" = amd ]; then gpuc="$(hipcc --version 2>/dev/null | grep -m1 'HIP version'), vendor amd"
+    else gpuc=$("$CUDA/bin/nvcc" --version | tail -1); fi
+    echo "built on $(. /etc/os-release; echo "$PRETTY_NAME"), glibc $(ldd --version | head -1 | awk '{print $NF}'), $gpuc"
     echo "$NT_LINE"
     echo "gpu tests: $(wc -l <"$B/ctest/tests.txt") (ctest/tests.txt)"
     echo; echo "## Debian packages shipped from (apt-get download; dpkg -x)"

@@ -18,11 +18,13 @@ left() { echo $((DEADLINE - $(date +%s))); }
 # PASS on exit 0, SKIP on 77, TIMEOUT, else FAIL.  The table's note: on a
 # failure parbench's one-line reason, else the log's last line matching
 # NOTE-REGEX (or its last line).  PB_ONLY=REGEX runs only the steps whose
-# names match (a rerun of the failing ones).
+# names match (a rerun of the failing ones).  PB_LIST_STEPS=1 prints each
+# step (name, limit, command) and runs nothing: check_bundle.sh reads it.
 NSTEP=0
 step() {
     local name=$1 max=$2 re=$3; shift 3
     NSTEP=$((NSTEP + 1))
+    if [ -n "${PB_LIST_STEPS:-}" ]; then printf 'step %s %ss: %s\n' "$name" "$max" "$*"; return 0; fi
     local log rem t s rc dt res note
     if [ -n "${PB_ONLY:-}" ] && ! [[ $name =~ $PB_ONLY ]]; then
         record "$name" SKIP 0 "not in PB_ONLY"; return 0

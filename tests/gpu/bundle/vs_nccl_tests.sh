@@ -9,8 +9,17 @@
 # vs_table.sh).  Exit 0 when every size is within 5 %, else 1.
 # Both programs run the same libnccl.so.2: the one nccl-tests' loader picks
 # (LD_LIBRARY_PATH from env.sh) is given to parbench as --nccl-lib.
+# PB_VS_VENDOR=amd (run-on-amd.sh): rccl-tests (nccl-tests' fork: the same
+# programs, flags and output) against parbench's rccl backend, librccl.so.1.
 set -u
 B=$1 W=$2
+if [ "${PB_VS_VENDOR:-nvidia}" = amd ]; then
+    SONAME=librccl.so.1 BACKEND=rccl
+    gpu_line() { rocm-smi --showproductname 2>/dev/null | grep -m1 -i 'card series\|card model'; }
+else
+    SONAME=libnccl.so.2 BACKEND=nccl
+    gpu_line() { nvidia-smi -L 2>/dev/null | head -1; }
+fi
 PB=$B/libexec/parbench
 here=$(cd "$(dirname "$0")" && pwd -P)
 TOL=${PB_VS_TOL:-5}
@@ -24,9 +33,9 @@ for p in all_reduce_perf sendrecv_perf; do
 done
 sed -n '/^nccl-tests:/p' "$B/MANIFEST"
 
-nccl=$(ldd "$B/libexec/all_reduce_perf" | awk '$1 == "libnccl.so.2" { print $3 }')
-case $nccl in /*) echo "libnccl.so.2 of nccl-tests and parbench: $nccl" ;;
-              *) fail "nccl-tests finds no libnccl.so.2 (LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})" ;; esac
+nccl=$(ldd "$B/libexec/all_reduce_perf" | awk -v so="$SONAME" '$1 == so { print $3 }')
+case $nccl in /*) echo "$SONAME of nccl-tests and parbench: $nccl" ;;
+              *) fail "nccl-tests finds no $SONAME (LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})" ;; esac
 
 # nccl_tests RUN: both programs once, their logs (nccl-tests-<op>[-2].log)
 # read into nccl-tests[-2].csv
@@ -57,8 +66,8 @@ rm -f "$W/vs-parbench.csv"
 # 1-16 MiB out of its 50 MB L2, up to 40 % faster than nccl-tests).
 # One process, no MPI.
 PB_ARGS=(--mode throughput --batch 50 --buffers rotate --place out)
-echo "## parbench coll --gpus 1 ${PB_ARGS[*]}"
-"$PB" coll --backend nccl --gpus 1 --nccl-lib "$nccl" --op allreduce,sendrecv -b 1M -e 1G -f 2 \
+echo "## parbench coll --backend $BACKEND --gpus 1 ${PB_ARGS[*]}"
+"$PB" coll --backend "$BACKEND" --gpus 1 --nccl-lib "$nccl" --op allreduce,sendrecv -b 1M -e 1G -f 2 \
     "${PB_ARGS[@]}" --csv "$W/vs-parbench.csv" >"$W/vs-parbench.log" 2>&1
 rc=$?
 cat "$W/vs-parbench.log"
@@ -68,9 +77,9 @@ nccl_tests -2
 # the table, headed by what was compared (the file doc/gpu-acceptance.md quotes)
 {
     echo "# parbench vs nccl-tests on $(hostname), $(date -u +%FT%TZ)"
-    echo "# GPU: $(nvidia-smi -L 2>/dev/null | head -1)"
+    echo "# GPU: $(gpu_line)"
     sed -n '1s/^/# /p;/^nccl-tests:/s/^/# /p' "$B/MANIFEST"
-    echo "# nccl-tests: ${NT_ARGS[*]}; parbench: coll --backend nccl --gpus 1 ${PB_ARGS[*]}"
+    echo "# nccl-tests: ${NT_ARGS[*]}; parbench: coll --backend $BACKEND --gpus 1 ${PB_ARGS[*]}"
     echo "# parbench's $(grep -m1 -oE 'NCCL [0-9]+\.[0-9]+\.[0-9]+ \(header.*' "$W/vs-parbench.log")"
     echo "# nccl-tests' $(grep -m1 -oE 'nccl-headers=[0-9]+ nccl-library=[0-9]+' "$W/nccl-tests-all_reduce.log")"
 } >"$W/vs-nccl-tests.txt"

@@ -1,6 +1,7 @@
-#include "pb_cuda_bind.h"
+/* pb_gpu_bind.c - pb_gpu_bind.h: a rank's GPU, through the runtime
+ * table. */
+#include "pb_gpu_bind.h"
 
-#include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,24 +11,26 @@
 #define PB_BUSID 32 /* "0000:1B:00.0" and room to spare */
 
 /* This rank's choice: the device index and its bus id, or an error. */
-static int pick_mine(int local, int *device, char *bus, pb_err_t *err)
+static int pick_mine(const pb_gpurt_t *rt, int local, int *device, char *bus, pb_err_t *err)
 {
     int ndev = 0;
-    cudaError_t rc = cudaGetDeviceCount(&ndev);
-    if (rc != cudaSuccess)
-        return pb_err_set(err, PB_EINPUT, "no CUDA device: cudaGetDeviceCount returned %d (%s)",
-                          (int)rc, cudaGetErrorString(rc));
+    const char *none = rt->vendor == PB_GPU_AMD ? "no AMD GPU" : "no CUDA device";
+    int rc = rt->device_count(rt, &ndev);
+    if (rc != 0)
+        return pb_err_set(err, PB_EINPUT, "%s: %sGetDeviceCount returned %d (%s)", none,
+                          rt->name, rc, rt->err_string(rt, rc));
     *device = pb_gpu_pick(local, ndev);
     if (*device < 0)
-        return pb_err_set(err, PB_EINPUT, "no CUDA device: cudaGetDeviceCount found none");
-    rc = cudaDeviceGetPCIBusId(bus, PB_BUSID, *device);
-    if (rc != cudaSuccess)
-        return pb_err_set(err, PB_ERUNTIME, "cudaDeviceGetPCIBusId(%d) failed: %s", *device,
-                          cudaGetErrorString(rc));
+        return pb_err_set(err, PB_EINPUT, "%s: %sGetDeviceCount found none", none, rt->name);
+    rc = rt->bus_id(rt, *device, bus, PB_BUSID);
+    if (rc != 0)
+        return pb_err_set(err, PB_ERUNTIME, "%sDeviceGetPCIBusId(%d) failed: %s", rt->name,
+                          *device, rt->err_string(rt, rc));
     return PB_OK;
 }
 
-int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err_t *err)
+int pb_gpu_bind_local(const pb_gpurt_t *rt, pb_ctl_t *ctl, int *device, char *bus, size_t len,
+                      pb_err_t *err)
 {
     pb_ctl_t *node = NULL;
     int local = 0, nlocal = 1, code = PB_OK;
@@ -39,7 +42,7 @@ int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err
     else
         local = node->rank, nlocal = node->size;
     if (code == PB_OK)
-        code = pick_mine(local, device, mine, err);
+        code = pick_mine(rt, local, device, mine, err);
     /* every rank of the node gathers, also after its own failure (an empty
      * id), so that no rank waits for one that gave up */
     if (node != NULL) {
@@ -58,10 +61,10 @@ int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err
         pb_ctl_free(node);
     }
     if (code == PB_OK) {
-        cudaError_t rc = cudaSetDevice(*device);
-        if (rc != cudaSuccess)
-            code = pb_err_set(err, PB_ERUNTIME, "cudaSetDevice(%d) failed: %s", *device,
-                              cudaGetErrorString(rc));
+        int rc = rt->set_device(rt, *device);
+        if (rc != 0)
+            code = pb_err_set(err, PB_ERUNTIME, "%sSetDevice(%d) failed: %s", rt->name, *device,
+                              rt->err_string(rt, rc));
     }
     /* one verdict for the whole job: a node that failed must not leave the
      * others waiting in the backend's next collective set-up */
@@ -74,3 +77,16 @@ int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err
         snprintf(bus, len, "%s", mine);
     return code;
 }
+
+#ifdef PARBENCH_HAVE_CUDA
+int pb_cuda_bind_local(pb_ctl_t *ctl, int *device, char *bus, size_t len, pb_err_t *err)
+{
+    pb_gpurt_t rt;
+    char why[200];
+    if (pb_gpurt_cuda_open(&rt, why, sizeof why) != 0) /* linked: does not fail */
+        return pb_err_set(err, PB_ERUNTIME, "%s", why);
+    int code = pb_gpu_bind_local(&rt, ctl, device, bus, len, err);
+    pb_gpurt_close(&rt);
+    return code;
+}
+#endif
