@@ -174,11 +174,4 @@ const pb_comm_ops_t *pb_backend_find(const char *name);
 int pb_backend_count(void);
 const pb_comm_ops_t *pb_backend_at(int i);
 
-/* What "--backend auto" comes to on a node with these GPUs and NCCL-API
- * libraries (1: loads): "nccl" where NVIDIA GPUs and NCCL are, else
- * "rccl" where AMD GPUs and RCCL are, else "mpi".  Pure; the registry's
- * order (pb_backend_list.def: nccl, rccl, mpi) and each backend's
- * available() realise it, this states it for a test. */
-const char *pb_backend_auto_pick(int nvidia_gpus, int amd_gpus, int nccl_loads, int rccl_loads);
-
 #endif

@@ -30,14 +30,3 @@ const pb_comm_ops_t *pb_backend_find(const char *name)
     return NULL;
 }
 
-const char *pb_backend_auto_pick(int nvidia_gpus, int amd_gpus, int nccl_loads, int rccl_loads)
-{
-    /* nccl's and rccl's available() each ask their own runtime for
-     * devices and their own library: the first of the list to answer both
-     * is taken (NVIDIA first on a node that has both kinds) */
-    if (nvidia_gpus > 0 && nccl_loads)
-        return "nccl";
-    if (amd_gpus > 0 && rccl_loads)
-        return "rccl";
-    return "mpi";
-}

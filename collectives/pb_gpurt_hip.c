@@ -10,15 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/pb_kfd_node.h"
 #include "pb_dl.h"
 #include "pb_gpu_native.h"
 #include "pb_gpurt.h"
 #include "pb_hip_fns.h"
 #include "pb_hip_kernels.h"
-#include "pb_kfd_arch.h"
 
 #define PB_HIP_ENV   "PARBENCH_HIP_LIB"
-#define PB_KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 /* RTLD_NODELETE: the runtime's own threads and exit-time destructors
  * outlive a close, as NCCL's do (pb_nccl_lib.c) */
 #define PB_HIP_DLFLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
@@ -67,7 +66,7 @@ static int h_bus_id(const pb_gpurt_t *rt, int dev, char *buf, int len)
 
 /* Scalars by attribute and by name, never through hipDeviceProp_t
  * (pb_hip_fns.h); the architecture from the KFD topology
- * (pb_kfd_arch.h), "gfx?" where it cannot be read. */
+ * (core/pb_kfd_node.h), "gfx?" where it cannot be read. */
 static int h_props(const pb_gpurt_t *rt, int dev, pb_gpu_props_t *out)
 {
     const pb_hip_fns_t *f = F(rt);
@@ -83,7 +82,7 @@ static int h_props(const pb_gpurt_t *rt, int dev, pb_gpu_props_t *out)
     if (rc != hipSuccess)
         return (int)rc;
     out->total_mem = (uint64_t)total;
-    if (pb_kfd_arch_of(PB_KFD_NODES, out->bus_id, out->arch, sizeof out->arch) != 0)
+    if (pb_kfd_arch_of(pb_kfd_sysfs_root(), out->bus_id, out->arch, sizeof out->arch) != 0)
         snprintf(out->arch, sizeof out->arch, "gfx?");
     return 0;
 }

@@ -13,9 +13,14 @@
  * small enough to stay out of the way of the ranks' own memory */
 #define CHUNK_BYTES (UINT64_C(16) << 20)
 
-static uint64_t chunk_elems(pb_dtype_t t)
+/* The host buffer one chunk of `count` elements passes through, and in
+ * *per how many elements a chunk holds; never malloc(0), whose NULL
+ * would read as "out of memory" for an empty buffer. */
+static void *chunk_buf(uint64_t count, pb_dtype_t t, uint64_t *per)
 {
-    return CHUNK_BYTES / pb_dtype_size(t);
+    *per = CHUNK_BYTES / pb_dtype_size(t);
+    uint64_t n = count < *per ? count : *per;
+    return malloc((size_t)(n > 0 ? n : 1) * pb_dtype_size(t));
 }
 
 int pb_hip_host_fill(const pb_hip_kern_t *k, void *buf, uint64_t count, pb_dtype_t t,
@@ -23,8 +28,8 @@ int pb_hip_host_fill(const pb_hip_kern_t *k, void *buf, uint64_t count, pb_dtype
                      void *stream)
 {
     size_t es = pb_dtype_size(t);
-    uint64_t per = chunk_elems(t);
-    void *tmp = malloc((size_t)(count < per ? count : per) * es);
+    uint64_t per;
+    void *tmp = chunk_buf(count, t, &per);
     if (tmp == NULL)
         return (int)hipErrorOutOfMemory;
     hipError_t rc = hipSuccess;
@@ -65,9 +70,9 @@ int pb_hip_host_check(const pb_hip_kern_t *k, const void *buf, uint64_t count, p
                       const pb_expect_t *e, unsigned long long *counter, void *stream)
 {
     size_t es = pb_dtype_size(t);
-    uint64_t per = chunk_elems(t), wrong = 0;
+    uint64_t per, wrong = 0;
     hipStream_t s = (hipStream_t)stream;
-    void *tmp = malloc((size_t)(count < per ? count : per) * es);
+    void *tmp = chunk_buf(count, t, &per);
     if (tmp == NULL)
         return (int)hipErrorOutOfMemory;
     hipError_t rc = hipSuccess;

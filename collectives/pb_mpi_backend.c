@@ -226,7 +226,7 @@ static int mpi_available(const pb_backend_config_t *cfg, char *why, size_t len)
     if (cfg->ctl == NULL || pb_ctl_mpi_comm(cfg->ctl) != NULL)
         return 1;
     snprintf(why, len, "the mpi backend needs ranks started by an MPI launcher (mpirun, srun); "
-                       "--gpus N runs threads of one process: use --backend nccl");
+                       "--gpus N runs threads of one process: use --backend nccl or rccl");
     return 0;
 }
 

@@ -13,35 +13,8 @@
 #include "pb_dl.h"
 #include "pb_nccl_ver.h"
 
-/* The required entry points: the member each fills and NCCL's name. */
-#define PB_NCCL_REQUIRED(X)                                                                        \
-    X(GetErrorString, ncclGetErrorString)                                                          \
-    X(GetUniqueId, ncclGetUniqueId)                                                                \
-    X(CommInitRank, ncclCommInitRank)                                                              \
-    X(CommSplit, ncclCommSplit)                                                                    \
-    X(CommDestroy, ncclCommDestroy)                                                                \
-    X(CommAbort, ncclCommAbort)                                                                    \
-    X(CommGetAsyncError, ncclCommGetAsyncError)                                                    \
-    X(CommCount, ncclCommCount)                                                                    \
-    X(CommUserRank, ncclCommUserRank)                                                              \
-    X(GroupStart, ncclGroupStart)                                                                  \
-    X(GroupEnd, ncclGroupEnd)                                                                      \
-    X(AllReduce, ncclAllReduce)                                                                    \
-    X(AllGather, ncclAllGather)                                                                    \
-    X(ReduceScatter, ncclReduceScatter)                                                            \
-    X(Reduce, ncclReduce)                                                                          \
-    X(Broadcast, ncclBroadcast)                                                                    \
-    X(Send, ncclSend)                                                                              \
-    X(Recv, ncclRecv)
-
-/* Each member has nccl.h's type: the assignment is type-checked but,
- * inside sizeof, never evaluated, so no NCCL symbol is referenced and
- * nothing is linked.  The members that take a stream are not checked:
- * they take it as void * (pb_nccl_lib.h), where nccl.h says cudaStream_t
- * and rccl.h hipStream_t, both one opaque pointer passed alike. */
-#define PB_NCCL_SAME_TYPE(member, sym)                                                             \
-    _Static_assert(sizeof(((pb_nccl_lib_t *)0)->member = sym) == sizeof(void *),                   \
-                   #sym ": pb_nccl_lib_t's member differs from nccl.h");
+/* The required entry points, the member each fills and NCCL's name: first
+ * those that take no stream, then those that do. */
 #define PB_NCCL_NO_STREAM(X)                                                                       \
     X(GetErrorString, ncclGetErrorString)                                                          \
     X(GetUniqueId, ncclGetUniqueId)                                                                \
@@ -53,9 +26,27 @@
     X(CommCount, ncclCommCount)                                                                    \
     X(CommUserRank, ncclCommUserRank)                                                              \
     X(GroupStart, ncclGroupStart)                                                                  \
-    X(GroupEnd, ncclGroupEnd)                                                                      \
-    X(GetVersion, ncclGetVersion)
+    X(GroupEnd, ncclGroupEnd)
+#define PB_NCCL_STREAMED(X)                                                                        \
+    X(AllReduce, ncclAllReduce)                                                                    \
+    X(AllGather, ncclAllGather)                                                                    \
+    X(ReduceScatter, ncclReduceScatter)                                                            \
+    X(Reduce, ncclReduce)                                                                          \
+    X(Broadcast, ncclBroadcast)                                                                    \
+    X(Send, ncclSend)                                                                              \
+    X(Recv, ncclRecv)
+#define PB_NCCL_REQUIRED(X) PB_NCCL_NO_STREAM(X) PB_NCCL_STREAMED(X)
+
+/* Each member has nccl.h's type: the assignment is type-checked but,
+ * inside sizeof, never evaluated, so no NCCL symbol is referenced and
+ * nothing is linked.  The members that take a stream are not checked:
+ * they take it as void * (pb_nccl_lib.h), where nccl.h says cudaStream_t
+ * and rccl.h hipStream_t, both one opaque pointer passed alike. */
+#define PB_NCCL_SAME_TYPE(member, sym)                                                             \
+    _Static_assert(sizeof(((pb_nccl_lib_t *)0)->member = sym) == sizeof(void *),                   \
+                   #sym ": pb_nccl_lib_t's member differs from nccl.h");
 PB_NCCL_NO_STREAM(PB_NCCL_SAME_TYPE)
+PB_NCCL_SAME_TYPE(GetVersion, ncclGetVersion)
 
 const pb_nccl_vendor_t pb_nccl_vendor_nvidia = {
     "NCCL", "nccl", PB_NCCL_SONAME, PB_NCCL_ENV, PB_NCCL_PY_LIB, "ncclAlltoAll", 28, 0,
@@ -177,7 +168,7 @@ static int check(const pb_nccl_vendor_t *vd, pb_nccl_lib_t *lib, const char *nam
         snprintf(why, len, "ncclGetVersion failed");
         return -1;
     }
-    if (pb_nccl_version_check(lib->version, why, len))
+    if (pb_nccl_version_check(lib->version, vd->lib_name, vd->backend, why, len))
         return -1;
     pb_nccl_ver_t v = pb_nccl_version_decode(lib->version);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)

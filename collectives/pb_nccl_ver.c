@@ -21,14 +21,14 @@ int pb_nccl_version_at_least(int code, int major, int minor)
     return v.major > major || (v.major == major && v.minor >= minor);
 }
 
-int pb_nccl_version_check(int code, char *why, size_t len)
+int pb_nccl_version_check(int code, const char *lib, const char *backend, char *why, size_t len)
 {
     if (pb_nccl_version_at_least(code, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR))
         return 0;
     pb_nccl_ver_t v = pb_nccl_version_decode(code);
     /* the caller names the file (pb_nccl_lib.c) and how to name another */
     snprintf(why, len,
-             "NCCL %d.%d.%d is too old: the nccl backend needs %d.%d or newer (ncclCommSplit)",
-             v.major, v.minor, v.patch, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR);
+             "%s %d.%d.%d is too old: the %s backend needs %d.%d or newer (ncclCommSplit)", lib,
+             v.major, v.minor, v.patch, backend, PB_NCCL_MIN_MAJOR, PB_NCCL_MIN_MINOR);
     return 1;
 }

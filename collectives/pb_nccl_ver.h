@@ -27,7 +27,8 @@ pb_nccl_ver_t pb_nccl_version_decode(int code);
 int pb_nccl_version_at_least(int code, int major, int minor);
 
 /* 0 when the library of `code` is new enough, else 1 with one line in
- * `why`. */
-int pb_nccl_version_check(int code, char *why, size_t len);
+ * `why` naming it as `lib` ("NCCL", "RCCL": RCCL reports NCCL's version
+ * it is based on, in NCCL's code) and the `backend` that needs more. */
+int pb_nccl_version_check(int code, const char *lib, const char *backend, char *why, size_t len);
 
 #endif

@@ -124,7 +124,7 @@ static void backend_names(char *buf, size_t len)
 }
 
 /* "auto" takes the first backend of the registry that is available on
- * every rank (nccl before mpi), so all ranks agree; a named one must be
+ * every rank (nccl, then rccl, then mpi), so all ranks agree; a named one must be
  * available everywhere, else the first rank's reason is the message. */
 static int select_backend(pb_ctx_t *ctx, const char *name, const pb_backend_config_t *cfg,
                           const pb_comm_ops_t **out, pb_err_t *err)

@@ -15,18 +15,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/pb_kfd_node.h"
 #include "../glue/pb_pattern_plan.h"
 #include "../glue/pb_replay_plan.h"
 #include "pb_launch_status.h"
 
 int pb_launch_local_gpus(void)
 {
-    /* one directory per GPU the NVIDIA kernel driver manages; reading it
-     * needs no CUDA and cannot hang on a broken device */
+    /* one directory per GPU the NVIDIA kernel driver manages, and one KFD
+     * node with a nonzero gfx_target_version per AMD GPU (a GCD each on
+     * MI250X, as ROCm counts devices): both are the kernel's own files,
+     * so reading them needs neither CUDA nor ROCm and cannot hang on a
+     * broken device */
+    int n = pb_kfd_gpu_count(pb_kfd_sysfs_root());
     DIR *d = opendir("/proc/driver/nvidia/gpus");
     if (d == NULL)
-        return 0;
-    int n = 0;
+        return n;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
         if (e->d_name[0] != '.')
@@ -84,8 +88,8 @@ int pb_launch_threads(const pb_options_t *o, int *n, pb_err_t *err)
      * backend refuses that too, but later and less plainly) */
     int local = pb_launch_local_gpus();
     if (local > 0 && *n > local)
-        return pb_err_set(err, PB_EINPUT, "%d ranks as threads need %d GPUs; this host's driver "
-                          "lists %d", *n, *n, local);
+        return pb_err_set(err, PB_EINPUT, "%d ranks as threads need %d GPUs; this host has %d "
+                          "(NVIDIA driver and AMD KFD together)", *n, *n, local);
     return PB_OK;
 }
 

@@ -9,7 +9,10 @@
 #include "../cli/pb_options.h"
 #include "pb_launch_env.h"
 
-/* NVIDIA GPUs the driver lists on this host (0 without a driver). */
+/* GPUs on this host: NVIDIA's as its driver lists them
+ * (/proc/driver/nvidia/gpus) plus AMD's as the KFD topology lists them
+ * (core/pb_kfd_node.h, under PB_SYSFS_ROOT when set, else /sys); 0
+ * without either driver. */
 int pb_launch_local_gpus(void);
 
 /* The ranks to start without a launcher: --np, else a layout that fixes
@@ -27,7 +30,7 @@ int pb_launch_world(const pb_options_t *o, int *np, pb_err_t *err);
  * else --np, else what pb_launch_world picks; the model and layout are
  * checked on that world as for a launch.  Refused (PB_EINPUT): under an
  * MPI launcher (start one rank per GPU there instead), --gpus and --np
- * naming different counts, more threads than the driver lists GPUs. */
+ * naming different counts, more threads than pb_launch_local_gpus. */
 int pb_launch_threads(const pb_options_t *o, int *n, pb_err_t *err);
 
 /* NAME=VALUE (a command's launch_env) into this process's environment,

@@ -26,11 +26,16 @@ int main(void)
     CHECK(pb_nccl_version_at_least(30001, 2, 28)); /* a 3.x library */
 
     char why[300] = "";
-    CHECK(pb_nccl_version_check(21805, why, sizeof why) == 0);
-    CHECK(pb_nccl_version_check(22803, why, sizeof why) == 0);
-    CHECK(pb_nccl_version_check(21703, why, sizeof why) == 1);
-    CHECK(strstr(why, "2.17.3") != NULL && strstr(why, "2.18") != NULL);
-    CHECK(pb_nccl_version_check(2804, why, sizeof why) == 1);
+    CHECK(pb_nccl_version_check(21805, "NCCL", "nccl", why, sizeof why) == 0);
+    CHECK(pb_nccl_version_check(22803, "NCCL", "nccl", why, sizeof why) == 0);
+    CHECK(pb_nccl_version_check(21703, "NCCL", "nccl", why, sizeof why) == 1);
+    CHECK(strstr(why, "NCCL 2.17.3") != NULL && strstr(why, "2.18") != NULL);
+    CHECK(pb_nccl_version_check(2804, "NCCL", "nccl", why, sizeof why) == 1);
     CHECK(strstr(why, "2.8.4") != NULL);
+    /* RCCL 2.17.1 is ROCm 5.7's (rccl CHANGELOG.md, "RCCL 2.17.1-1 for
+     * ROCm 5.7.0"), the last without ncclCommSplit's 2.18 base (ROCm 6.0):
+     * named as RCCL, for the rccl backend */
+    CHECK(pb_nccl_version_check(21701, "RCCL", "rccl", why, sizeof why) == 1);
+    CHECK(strstr(why, "RCCL 2.17.1 is too old: the rccl backend") != NULL);
     PB_TEST_END("unit_nccl_ver");
 }

@@ -18,7 +18,7 @@
 #     --dry-run` configures HIP, ships run-on-amd.sh and scripts that exist
 #     and parse, and says rccl-tests is not built where no RCCL is (as
 #     here); `run-on-amd.sh --list` has the steps the acceptance names
-#     (rccl backend, --memory device, gemm, topo, vs-rccl-tests).
+#     (rccl backend, gemm, topo, vs-rccl-tests).
 # Exit 0 all good, 1 a check failed, 77 no GPU tests in this build (CUDA off)
 # and the AMD checks passed.
 # CTEST=path picks the ctest program (default: PATH's).
@@ -54,11 +54,10 @@ amd_checks() {
         bad "pack.sh without --amd is no longer the NVIDIA bundle: $out"
     # the steps, in order, and what each must run
     steps=$(bash "$HERE/run-on-amd.sh" --list 2>&1) || bad "run-on-amd.sh --list failed: $steps"
-    want="rocm-smi rccl-lib gpus1-coll gpus1-step vs-rccl-tests mpi-host mpi-device topo gemm rccl-sweep rccl-graph pattern report"
+    want="rocm-smi rccl-lib gpus1-coll gpus1-step vs-rccl-tests mpi-host topo gemm rccl-sweep rccl-graph pattern report"
     [ "$(awk '$1 == "step" { printf "%s%s", sep, $2; sep = " " }' <<<"$steps")" = "$want" ] ||
         bad "run-on-amd.sh steps are not: $want"
     grep -q '^step rccl-lib .*--backend rccl --nccl-lib ' <<<"$steps" || bad "rccl-lib: not --backend rccl --nccl-lib"
-    grep -q '^step mpi-device .*--backend mpi --memory device' <<<"$steps" || bad "mpi-device: not --memory device"
     grep -q '^step gemm .*/parbench gemm ' <<<"$steps" || bad "gemm: not parbench gemm"
     grep -q '^step topo .*/parbench topo$' <<<"$steps" || bad "topo: not parbench topo"
     grep -q '^step vs-rccl-tests .*PB_VS_VENDOR=amd .*vs_nccl_tests.sh' <<<"$steps" || bad "vs-rccl-tests: not the AMD comparison"

@@ -85,6 +85,39 @@ t.extractall(sys.argv[2], **({"filter": "tar"} if hasattr(tarfile, "tar_filter")
 
 # Python environments' site-packages, one a line (where pip puts the
 # nvidia-* wheels PyTorch runs with); bounded, a broken Python costs 20 s
+# The bundle: a folder used in place, or a tarball unpacked (into
+# PB_UNPACK_DIR, default /tmp/pb-bundle); looked for beside the script
+# when not given.  Sets B, the bundle's folder ("" when none), and
+# records the unpack row.  Both run-on-gpu.sh and run-on-amd.sh start here.
+# shellcheck disable=SC2154 # here, LIB, WORK: set by the caller
+unpack_bundle() { # [FOLDER|TARBALL]
+    local src=${1:-} c s D
+    B=
+    if [ -z "$src" ]; then
+        for c in "$here" "$here/bundle" "$here"/parbench-bundle.tar.xz "$here"/parbench-bundle.tar.zst \
+                 "$here"/parbench-bundle.tar.gz; do
+            if [ -f "$c/env.sh" ] && [ -x "$c/libexec/parbench" ]; then src=$c; break; fi
+            if [ -f "$c" ]; then src=$c; break; fi
+        done
+    fi
+    s=$(date +%s)
+    if [ -z "$src" ] || [ ! -e "$src" ]; then
+        record unpack FAIL 0 "no bundle (give its folder or tarball as the argument)"
+    elif [ -d "$src" ]; then
+        B=$(cd "$src" && pwd -P)
+        record unpack PASS 0 "folder $B (used in place)"
+    else
+        D=${PB_UNPACK_DIR:-/tmp/pb-bundle}
+        if timeout 120 bash "$LIB" unpack "$src" "$D" >"$WORK/logs/00-unpack.log" 2>&1 &&
+           [ -f "$D/bundle/env.sh" ]; then
+            B=$D/bundle
+            record unpack PASS $(($(date +%s) - s)) "$(du -sh "$B" | cut -f1) into $B from $(basename "$src")"
+        else
+            record unpack FAIL $(($(date +%s) - s)) "$(tail -1 "$WORK/logs/00-unpack.log")"
+        fi
+    fi
+}
+
 site_dirs() {
     local py
     for py in python3 /opt/*/.venv/bin/python3 /opt/*/bin/python3 /opt/conda/bin/python3 \

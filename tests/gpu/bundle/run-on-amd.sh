@@ -35,34 +35,8 @@ mkdir -p "$WORK/logs"
 : >"$OUT/run.log"
 # shellcheck source=run-lib.sh
 . "$here/run-lib.sh"
+# shellcheck disable=SC2034 # read by run-lib.sh (unpack_bundle)
 LIB=$here/run-lib.sh
-
-# ---- 1. the bundle (as run-on-gpu.sh) --------------------------------------
-unpack_bundle() {
-    local src=${1:-${BUNDLE:-}} c s D
-    if [ -z "$src" ]; then
-        for c in "$here" "$here/bundle" "$here"/parbench-bundle.tar.xz "$here"/parbench-bundle.tar.zst; do
-            if [ -f "$c/env.sh" ] && [ -x "$c/libexec/parbench" ]; then src=$c; break; fi
-            if [ -f "$c" ]; then src=$c; break; fi
-        done
-    fi
-    s=$(date +%s)
-    if [ -z "$src" ] || [ ! -e "$src" ]; then
-        record unpack FAIL 0 "no bundle (give its folder or tarball as the argument)"
-    elif [ -d "$src" ]; then
-        B=$(cd "$src" && pwd -P)
-        record unpack PASS 0 "folder $B (used in place)"
-    else
-        D=${PB_UNPACK_DIR:-/tmp/pb-bundle}
-        if timeout 120 bash "$LIB" unpack "$src" "$D" >"$WORK/logs/00-unpack.log" 2>&1 &&
-           [ -f "$D/bundle/env.sh" ]; then
-            B=$D/bundle
-            record unpack PASS $(($(date +%s) - s)) "$(du -sh "$B" | cut -f1) into $B"
-        else
-            record unpack FAIL $(($(date +%s) - s)) "$(tail -1 "$WORK/logs/00-unpack.log")"
-        fi
-    fi
-}
 
 # ---- 2. ROCm's libraries on this machine: RCCL, rocBLAS, HIP ---------------
 # parbench opens all three with dlopen (doc/gpus.md), rccl-tests links
@@ -95,7 +69,7 @@ amd_libs() {
 }
 if [ "$LIST" = 0 ]; then
     B=
-    unpack_bundle "${1:-}"
+    unpack_bundle "${1:-${BUNDLE:-}}"
     export T0 DEADLINE OUT WORK B
     [ -n "$B" ] && amd_libs
 fi
@@ -118,9 +92,6 @@ if [ -n "$B" ]; then
     step vs-rccl-tests 150 '^# verdict' env PB_VS_VENDOR=amd bash "$here/vs_nccl_tests.sh" "$B" "$WORK"
     step mpi-host 45 'Wrong elements' mpirun -np 2 "$PB" coll --backend mpi --op allreduce \
          -b 8 -e 1M --check --time-budget 0.2 --csv "$WORK/mpi.csv"
-    # the HIP memory side under the MPI backend (device buffers, HIP kernels)
-    step mpi-device 45 'Wrong elements' mpirun -np 1 "$PB" coll --backend mpi --memory device \
-         --op allreduce -b 8 -e 16M --check --time-budget 0.2
     # topology: GPUs and xGMI links from the KFD topology in sysfs
     step topo 30 'topology of this node|XGMI' "$PB" topo
     # rocBLAS: one GPU, a 7B-like layer, forward and backward

@@ -35,31 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 LIB=$here/run-lib.sh
 
 # ---- 1. the bundle --------------------------------------------------------
-SRC_BUNDLE=${1:-${BUNDLE:-}}
-if [ -z "$SRC_BUNDLE" ]; then
-    for c in "$here" "$here/bundle" "$here"/parbench-bundle.tar.xz "$here"/parbench-bundle.tar.zst \
-             "$here"/parbench-bundle.tar.gz; do
-        if [ -f "$c/env.sh" ] && [ -x "$c/libexec/parbench" ]; then SRC_BUNDLE=$c; break; fi
-        if [ -f "$c" ]; then SRC_BUNDLE=$c; break; fi
-    done
-fi
-s=$(date +%s)
-B=
-if [ -z "$SRC_BUNDLE" ] || [ ! -e "$SRC_BUNDLE" ]; then
-    record unpack FAIL 0 "no bundle (give its folder or tarball as the argument)"
-elif [ -d "$SRC_BUNDLE" ]; then
-    B=$(cd "$SRC_BUNDLE" && pwd -P)
-    record unpack PASS 0 "folder $B (used in place)"
-else
-    D=${PB_UNPACK_DIR:-/tmp/pb-bundle}
-    if timeout 120 bash "$LIB" unpack "$SRC_BUNDLE" "$D" >"$WORK/logs/00-unpack.log" 2>&1 &&
-       [ -f "$D/bundle/env.sh" ]; then
-        B=$D/bundle
-        record unpack PASS $(($(date +%s) - s)) "$(du -sh "$B" | cut -f1) into $B from $(basename "$SRC_BUNDLE")"
-    else
-        record unpack FAIL $(($(date +%s) - s)) "$(tail -1 "$WORK/logs/00-unpack.log")"
-    fi
-fi
+unpack_bundle "${1:-${BUNDLE:-}}"
 export T0 DEADLINE OUT WORK B
 
 # ---- 2. CUDA libraries from this machine: NCCL, cuBLAS, the driver ------
