@@ -80,16 +80,13 @@ static int cuda_devices(pb_gpurt_t *rt, int *n, char *none, size_t len, pb_err_t
 #endif
 
 #ifdef PB_GEMM_ROCBLAS
-/* HIP's devices, as cuda_devices; any failure of the runtime (not
- * installed, no device, no driver) is "no AMD GPU" with its reason. */
+/* HIP's devices, as cuda_devices: none listed by the kernel ("no AMD
+ * GPU: ..."), no runtime ("no HIP runtime: ..."), or none it can use. */
 static void hip_devices(pb_gpurt_t *rt, int *n, char *none, size_t len)
 {
-    char why[256] = "";
     *n = 0;
-    if (pb_gpurt_hip_open(rt, why, sizeof why) != 0) {
-        snprintf(none, len, "no AMD GPU: %s", why);
+    if (pb_gpurt_hip_open(rt, none, len) != 0)
         return;
-    }
     int rc = rt->device_count(rt, n);
     if (rc != 0)
         snprintf(none, len, "no AMD GPU: hipGetDeviceCount returned %d (%s)", rc,

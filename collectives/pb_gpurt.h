@@ -110,11 +110,13 @@ struct pb_gpurt {
  * device_count's answer). */
 int pb_gpurt_cuda_open(pb_gpurt_t *out, char *why, size_t len);
 
-/* HIP builds: opens libamdhip64 (PARBENCH_HIP_LIB=PATH, else
- * libamdhip64.so.6, .so.5, .so on the loader's path), resolves every entry
- * point, loads the kernels for device 0's architecture.  0 with *out
- * filled, else -1 with one line in `why` naming the file or symbol;
- * nothing stays open then. */
+/* HIP builds: where the kernel's KFD topology lists an AMD GPU (else -1
+ * and "no AMD GPU: ...", the library never loaded), opens libamdhip64
+ * (PARBENCH_HIP_LIB=PATH, else libamdhip64.so.6, .so.5, .so on the
+ * loader's path) and resolves every entry point; the kernels are loaded
+ * at first use on the device the rank binds (pb_gpu_mem.c).  0 with *out
+ * filled, else -1 with one line in `why` naming the missing GPU, file or
+ * symbol; nothing stays open then. */
 int pb_gpurt_hip_open(pb_gpurt_t *out, char *why, size_t len);
 
 /* Releases what open took (no-op on a zeroed table). */

@@ -350,8 +350,29 @@ int pb_gpurt_hip_kern_load(const pb_gpurt_t *rt, char *why, size_t len)
     return -1;
 }
 
+/* Whether the kernel's KFD topology lists an AMD GPU, asked before the
+ * runtime is loaded: loading libamdhip64 starts ROCm's HSA runtime (its
+ * threads, its allocations kept until exit) in every process that merely
+ * asks "is there an AMD GPU?" - every `--backend auto` run on an NVIDIA or
+ * CPU node - and ROCm itself computes on no GPU the KFD does not list.
+ * The sysfs tree is the kernel's and cannot hang (pb_kfd_node.h). */
+static int kfd_lists_gpus(char *why, size_t len)
+{
+    const char *root = pb_kfd_sysfs_root();
+    if (pb_kfd_gpu_count(root) > 0)
+        return 1;
+    snprintf(why, len,
+             "no AMD GPU: the kernel's KFD topology (%.200s/%s) lists none (no amdgpu driver, "
+             "or no AMD GPU)",
+             root, PB_KFD_NODES);
+    return 0;
+}
+
 int pb_gpurt_hip_open(pb_gpurt_t *out, char *why, size_t len)
 {
+    memset(out, 0, sizeof *out);
+    if (!kfd_lists_gpus(why, len))
+        return -1;
     *out = hip_table;
     hip_priv_t *p = calloc(1, sizeof *p);
     if (p == NULL) {

@@ -79,9 +79,10 @@ static int gpu_available(const pb_gpurt_t *rt, char *why, size_t len)
 
 /* nccl: the library first: a missing, old or incomplete NCCL is the
  * reason given also on a machine without a GPU, where it is checked too.
- * rccl: the runtime, then the GPU, then the library: "no HIP runtime"
- * and "no AMD GPU" say more on a machine without ROCm or without an AMD
- * GPU than the library's absence, which follows from them. */
+ * rccl: an AMD GPU in the kernel's KFD topology (before HIP is loaded:
+ * pb_gpurt.h), the runtime, a device it can use, then the library: "no
+ * AMD GPU" and "no HIP runtime" say more on a machine without an AMD GPU
+ * or without ROCm than the library's absence, which follows from them. */
 static int vendor_available(const pb_nccl_vendor_t *vd, const pb_backend_config_t *cfg,
                             char *why, size_t len)
 {
