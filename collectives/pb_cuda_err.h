@@ -32,16 +32,6 @@ static inline pb_poll_t pb_gpu_poll_state(int rc, int not_ready)
  * ready" is an answer, not an error, and must not reach a later check. */
 static inline int pb_gpu_poll_must_clear(int rc, int not_ready) { return rc == not_ready; }
 
-/* CUDA's: cudaEventQuery/cudaStreamQuery. */
-static inline pb_poll_t pb_cuda_poll_state(int rc)
-{
-    return pb_gpu_poll_state(rc, PB_CUDA_NOT_READY);
-}
-static inline int pb_cuda_poll_must_clear(int rc)
-{
-    return pb_gpu_poll_must_clear(rc, PB_CUDA_NOT_READY);
-}
-
 /* The verdict of a launch check: `before` is cudaGetLastError() read just
  * before the launch, `after` just after it.  Reading `before` cleared any
  * non-sticky code an earlier call left (a poll's "not ready", a handled

@@ -88,7 +88,7 @@ static int vendor_available(const pb_nccl_vendor_t *vd, const pb_backend_config_
 {
     pb_nccl_lib_t lib;
     pb_gpurt_t rt;
-    if (!vd->rocm && pb_nccl_lib_open_for(vd, cfg->lib_path, &lib, why, len) != 0)
+    if (!vd->rocm && pb_nccl_lib_open(vd, cfg->lib_path, &lib, why, len) != 0)
         return 0;
     if (!vd->rocm)
         pb_nccl_lib_close(&lib);
@@ -98,7 +98,7 @@ static int vendor_available(const pb_nccl_vendor_t *vd, const pb_backend_config_
     pb_gpurt_close(&rt);
     if (!ok || !vd->rocm)
         return ok;
-    if (pb_nccl_lib_open_for(vd, cfg->lib_path, &lib, why, len) != 0)
+    if (pb_nccl_lib_open(vd, cfg->lib_path, &lib, why, len) != 0)
         return 0;
     pb_nccl_lib_close(&lib);
     return 1;
@@ -135,7 +135,7 @@ static int init_state(pb_nccl_state_t *st, const pb_backend_config_t *cfg, pb_er
     /* the library's version, not the header's, is checked by the open:
      * they differ when parbench runs with another libnccl.so.2 than the
      * one it was built against */
-    if (pb_nccl_lib_open_for(st->vendor, cfg->lib_path, &st->lib, why, sizeof why) != 0 ||
+    if (pb_nccl_lib_open(st->vendor, cfg->lib_path, &st->lib, why, sizeof why) != 0 ||
         !gpu_available(st->rt, why, sizeof why))
         return pb_err_set(err, PB_EINPUT, "%s", why);
     st->world = cfg->ctl;

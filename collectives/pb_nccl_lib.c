@@ -96,10 +96,10 @@ static int set(pb_nccl_candidate_t *c, pb_nccl_from_t from, const char *prefix, 
 
 static int given(const char *s) { return s != NULL && s[0] != '\0'; }
 
-int pb_nccl_lib_candidates_for(const pb_nccl_vendor_t *v, const char *option,
+int pb_nccl_lib_candidates(const pb_nccl_vendor_t *v, const char *option,
                                const char *env_lib, const char *venv, const char *conda,
                                const char *rocm,
-                               pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES_ANY])
+                               pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES])
 {
     /* a named file is the only candidate (pb_nccl_lib.h) */
     if (given(option))
@@ -126,17 +126,6 @@ int pb_nccl_lib_candidates_for(const pb_nccl_vendor_t *v, const char *option,
         if (set(&out[n++], PB_NCCL_FROM_ROCM, "/opt/rocm", file))
             return -1;
     }
-    return n;
-}
-
-int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *venv,
-                           const char *conda, pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES])
-{
-    pb_nccl_candidate_t all[PB_NCCL_MAX_CANDIDATES_ANY];
-    int n = pb_nccl_lib_candidates_for(&pb_nccl_vendor_nvidia, option, env_lib, venv, conda,
-                                       NULL, all);
-    for (int i = 0; i < n; i++)
-        out[i] = all[i]; /* NCCL's are at most PB_NCCL_MAX_CANDIDATES */
     return n;
 }
 
@@ -267,12 +256,12 @@ static void none_found(const pb_nccl_vendor_t *vd, char *why, size_t len)
                  vd->soname, vd->env);
 }
 
-int pb_nccl_lib_open_for(const pb_nccl_vendor_t *vd, const char *explicit_path,
+int pb_nccl_lib_open(const pb_nccl_vendor_t *vd, const char *explicit_path,
                          pb_nccl_lib_t *out, char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
-    pb_nccl_candidate_t c[PB_NCCL_MAX_CANDIDATES_ANY];
-    int n = pb_nccl_lib_candidates_for(vd, explicit_path, getenv(vd->env), getenv("VIRTUAL_ENV"),
+    pb_nccl_candidate_t c[PB_NCCL_MAX_CANDIDATES];
+    int n = pb_nccl_lib_candidates(vd, explicit_path, getenv(vd->env), getenv("VIRTUAL_ENV"),
                                        getenv("CONDA_PREFIX"), getenv("ROCM_PATH"), c);
     if (n < 0) {
         snprintf(why, len, "the %s library's path is longer than %zu characters", vd->lib_name,
@@ -300,7 +289,3 @@ int pb_nccl_lib_open_for(const pb_nccl_vendor_t *vd, const char *explicit_path,
     return -1;
 }
 
-int pb_nccl_lib_open(const char *explicit_path, pb_nccl_lib_t *out, char *why, size_t len)
-{
-    return pb_nccl_lib_open_for(&pb_nccl_vendor_nvidia, explicit_path, out, why, len);
-}

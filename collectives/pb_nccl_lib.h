@@ -121,41 +121,35 @@ typedef struct pb_nccl_lib {
                              void *stream);
 } pb_nccl_lib_t;
 
-#define PB_NCCL_MAX_CANDIDATES 3
-/* RCCL: the loader's, $ROCM_PATH's and /opt/rocm's */
-#define PB_NCCL_MAX_CANDIDATES_ANY 5
+/* NCCL: the loader's, a virtualenv's, conda's; RCCL: the loader's,
+ * $ROCM_PATH's and /opt/rocm's (a named file is the only candidate) */
+#define PB_NCCL_MAX_CANDIDATES 5
 
 typedef struct pb_nccl_candidate {
     pb_nccl_from_t from;
     char name[512]; /* a path, the loader's name, or a glob(3) pattern */
 } pb_nccl_candidate_t;
 
-/* The candidates in search order for these values of --nccl-lib,
- * PARBENCH_NCCL_LIB, VIRTUAL_ENV and CONDA_PREFIX (each NULL or "" when
- * unset).  Pure: no file is looked at.  Returns how many (1 to
- * PB_NCCL_MAX_CANDIDATES) were written to out. */
-int pb_nccl_lib_candidates(const char *option, const char *env_lib, const char *venv,
-                           const char *conda, pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES]);
-
-/* The same for either vendor; `rocm`: $ROCM_PATH (NULL or "" when
- * unset; read only when v->rocm).  Up to PB_NCCL_MAX_CANDIDATES_ANY. */
-int pb_nccl_lib_candidates_for(const pb_nccl_vendor_t *v, const char *option,
-                               const char *env_lib, const char *venv, const char *conda,
-                               const char *rocm,
-                               pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES_ANY]);
+/* The candidates of vendor `v` in search order for these values of
+ * --nccl-lib, the vendor's variable (PARBENCH_NCCL_LIB, PARBENCH_RCCL_LIB),
+ * VIRTUAL_ENV, CONDA_PREFIX and, for RCCL, ROCM_PATH (each NULL or ""
+ * when unset; `rocm` read only when v->rocm).  Pure: no file is looked
+ * at.  Returns how many (1 to PB_NCCL_MAX_CANDIDATES) were written to
+ * out, -1 for a path that does not fit. */
+int pb_nccl_lib_candidates(const pb_nccl_vendor_t *v, const char *option, const char *env_lib,
+                           const char *venv, const char *conda, const char *rocm,
+                           pb_nccl_candidate_t out[PB_NCCL_MAX_CANDIDATES]);
 
 /* Where a candidate came from, for messages: "--nccl-lib", ... */
 const char *pb_nccl_from_name(pb_nccl_from_t from);
 
-/* Opens the first candidate that loads (explicit_path: --nccl-lib, or
- * NULL; the environment is read here), resolves every entry point and
- * checks the version (2.18 or newer).  0 with *out filled, else -1 with
- * one line in `why` naming the file, the missing symbol or the version;
- * nothing stays open then. */
-int pb_nccl_lib_open(const char *explicit_path, pb_nccl_lib_t *out, char *why, size_t len);
-/* The same for either vendor (pb_nccl_lib_open is NCCL's). */
-int pb_nccl_lib_open_for(const pb_nccl_vendor_t *v, const char *explicit_path,
-                         pb_nccl_lib_t *out, char *why, size_t len);
+/* Opens vendor v's first candidate that loads (explicit_path:
+ * --nccl-lib, or NULL; the environment is read here), resolves every
+ * entry point and checks the version (2.18 or newer).  0 with *out
+ * filled, else -1 with one line in `why` naming the file, the missing
+ * symbol or the version; nothing stays open then. */
+int pb_nccl_lib_open(const pb_nccl_vendor_t *v, const char *explicit_path, pb_nccl_lib_t *out,
+                     char *why, size_t len);
 
 /* Releases the handle (no-op on a closed or zeroed one). */
 void pb_nccl_lib_close(pb_nccl_lib_t *lib);

@@ -111,7 +111,7 @@ int pb_imp_bad(pb_imp_src_t *s, size_t line, pb_err_t *err, const char *fmt, ...
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (!s->o->partial)
-        return pb_err_set(err, PB_EINPUT, "%s:%zu: %s", s->name, line + 1, why);
+        return pb_imp_need(s, line, err, "%s", why);
     if (s->out->skipped++ == 0)
         snprintf(s->out->first_skip, sizeof s->out->first_skip, "%s:%zu: %s", s->name, line + 1,
                  why);

@@ -7,12 +7,12 @@
 int main(void)
 {
     /* polling: 0 done, 600 pending (and cleared), anything else failed */
-    CHECK(pb_cuda_poll_state(0) == PB_POLL_DONE);
-    CHECK(pb_cuda_poll_state(600) == PB_POLL_PENDING);
-    CHECK(pb_cuda_poll_state(700) == PB_POLL_FAILED); /* illegal address */
-    CHECK(pb_cuda_poll_must_clear(600));
-    CHECK(!pb_cuda_poll_must_clear(0));
-    CHECK(!pb_cuda_poll_must_clear(700));
+    CHECK(pb_gpu_poll_state(0, PB_CUDA_NOT_READY) == PB_POLL_DONE);
+    CHECK(pb_gpu_poll_state(600, PB_CUDA_NOT_READY) == PB_POLL_PENDING);
+    CHECK(pb_gpu_poll_state(700, PB_CUDA_NOT_READY) == PB_POLL_FAILED); /* illegal address */
+    CHECK(pb_gpu_poll_must_clear(600, PB_CUDA_NOT_READY));
+    CHECK(!pb_gpu_poll_must_clear(0, PB_CUDA_NOT_READY));
+    CHECK(!pb_gpu_poll_must_clear(700, PB_CUDA_NOT_READY));
 
     int stale = -1;
     /* the case: a poll left 600, the launch itself went well */
